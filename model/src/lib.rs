@@ -1,0 +1,17 @@
+//! The Plant Store contract (`shared/spec/plant-store-interface.md`) as Rust: its data shapes and the
+//! rules a client checks before sending and a server checks on arrival.
+//!
+//! Nothing here touches JavaScript or the network, so every rule is tested natively with `cargo test`
+//! and the same code runs inside the wasm client and the reference server.
+#![deny(missing_docs, missing_debug_implementations)]
+#![forbid(unsafe_code)]
+
+pub mod endpoint;
+pub mod shapes;
+pub mod token;
+pub mod validate;
+
+pub use endpoint::{plants_url, BaseUrlError};
+pub use shapes::{ApiError, NewPlant, Plant};
+pub use token::{check_bearer_token, Token, TokenError};
+pub use validate::{validate_new_plant, Field, Issue, IssueCode, RawNewPlant};

@@ -1,0 +1,96 @@
+//! The bearer token: its RFC 6750 form, and a wrapper that keeps it out of every `Debug` print.
+
+use std::fmt;
+
+/// A bearer token known to be a valid RFC 6750 `b64token`. Its `Debug` form is redacted.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Token(String);
+
+impl Token {
+    /// Checks `token` and wraps it.
+    ///
+    /// # Errors
+    /// When the token is empty or not a `b64token`; the error never holds the token.
+    pub fn new(token: String) -> Result<Token, TokenError> {
+        check_bearer_token(&token)?;
+        Ok(Token(token))
+    }
+
+    /// The token itself, for the `Authorization` header and nothing else.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Token {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Token([redacted])")
+    }
+}
+
+/// Why a token was refused. It never holds the token, nor any character of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenError {
+    /// The token is the empty string.
+    Empty,
+    /// The token holds a character outside the `b64token` alphabet (CR, LF, a space, …) or has `=`
+    /// before its end.
+    NotB64Token,
+}
+
+impl fmt::Display for TokenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TokenError::Empty => "token is empty",
+            TokenError::NotB64Token => {
+                "token is not a valid bearer token (RFC 6750 b64token: letters, digits, - . _ ~ + / \
+                 and only trailing =); its value is not shown"
+            }
+        })
+    }
+}
+
+impl std::error::Error for TokenError {}
+
+/// Checks that `token` is an RFC 6750 `b64token`: `1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" /
+/// "/" ) *"="`.
+///
+/// # Errors
+/// [`TokenError::Empty`] or [`TokenError::NotB64Token`].
+pub fn check_bearer_token(token: &str) -> Result<(), TokenError> {
+    let body = token.trim_end_matches('=');
+    if token.is_empty() {
+        Err(TokenError::Empty)
+    } else if body.is_empty()
+        || !body.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._~+/".contains(&b))
+    {
+        Err(TokenError::NotB64Token)
+    } else {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn b64token_form() {
+        for ok in ["abc", "A-Z.a_z~0+9/", "abc==", "x="] {
+            assert_eq!(check_bearer_token(ok), Ok(()), "{ok}");
+        }
+        assert_eq!(check_bearer_token(""), Err(TokenError::Empty));
+        for bad in ["=", "a b", "a\r\nX-Evil: 1", "a=b", "tök", "a\0", "a\t", " a", "a,b", "\"a\""] {
+            assert_eq!(check_bearer_token(bad), Err(TokenError::NotB64Token), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn debug_and_errors_never_show_the_token() {
+        let token = Token::new("s3cr3t-value".into()).unwrap();
+        assert_eq!(format!("{token:?}"), "Token([redacted])");
+        assert_eq!(token.expose(), "s3cr3t-value");
+        let err = Token::new("s3cr3t value".into()).unwrap_err();
+        assert!(!format!("{err} {err:?}").contains("s3cr3t"));
+    }
+}

@@ -1,0 +1,423 @@
+//! The NewPlant rules, checked over a small, language-neutral picture of the input.
+//!
+//! The wasm client builds a [`RawNewPlant`] from a JavaScript object and the server builds one from
+//! parsed JSON; both then call [`validate_new_plant`], so the two sides cannot drift apart. Every
+//! problem is reported at once, each naming its field. Nothing is coerced: a string is never read as
+//! a number, and a lone surrogate is never replaced.
+
+use crate::NewPlant;
+use serde::Serialize;
+use std::fmt::Write as _;
+
+/// The largest integer a JavaScript number holds exactly: 2^53 − 1.
+pub const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// One field of the input, as far as the rules care.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Field {
+    /// Not there (in JavaScript: absent or `undefined`).
+    Absent,
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool,
+    /// A floating-point number (a JavaScript number, or a JSON number with a fraction or exponent).
+    Number(f64),
+    /// An exact integer inside the int64 range (a BigInt, or a JSON integer).
+    Int(i64),
+    /// An exact integer outside the int64 range.
+    IntOutOfRange,
+    /// A well-formed string.
+    Str(String),
+    /// A string holding a lone UTF-16 surrogate: not well-formed Unicode.
+    MalformedStr,
+    /// Reading the field failed (a getter or a Proxy trap threw).
+    Unreadable,
+    /// Any other kind of value; the text names it for messages ("object", "array", "function", …).
+    Other(&'static str),
+}
+
+impl Field {
+    /// The name of this value's type, as messages show it.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Field::Absent => "undefined",
+            Field::Null => "null",
+            Field::Bool => "boolean",
+            Field::Number(_) => "number",
+            Field::Int(_) | Field::IntOutOfRange => "integer",
+            Field::Str(_) | Field::MalformedStr => "string",
+            Field::Unreadable => "unreadable value",
+            Field::Other(name) => name,
+        }
+    }
+}
+
+/// The input of [`validate_new_plant`]: the three known fields and the names of any others.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawNewPlant {
+    /// The `id` field.
+    pub id: Field,
+    /// The `name` field.
+    pub name: Field,
+    /// The `tag` field.
+    pub tag: Field,
+    /// Keys the contract does not name, in the order they were found.
+    pub unknown: Vec<String>,
+}
+
+/// What kind of problem an [`Issue`] is; stable strings for code to branch on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IssueCode {
+    /// The value has the wrong type (including a root that is not a plain object).
+    InvalidType,
+    /// A required field is missing.
+    Required,
+    /// A key the contract does not name.
+    UnknownField,
+    /// A number that is not an integer: a fraction, NaN or ±Infinity.
+    NotInteger,
+    /// A number beyond ±(2^53 − 1): its digits may already be lost.
+    UnsafeInteger,
+    /// An integer outside the int64 range.
+    OutOfRange,
+    /// A string that is not well-formed Unicode (a lone surrogate).
+    MalformedString,
+    /// The field could not be read (a getter or Proxy trap threw).
+    Unreadable,
+}
+
+impl IssueCode {
+    /// The code as the string JavaScript sees.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IssueCode::InvalidType => "invalid_type",
+            IssueCode::Required => "required",
+            IssueCode::UnknownField => "unknown_field",
+            IssueCode::NotInteger => "not_integer",
+            IssueCode::UnsafeInteger => "unsafe_integer",
+            IssueCode::OutOfRange => "out_of_range",
+            IssueCode::MalformedString => "malformed_string",
+            IssueCode::Unreadable => "unreadable",
+        }
+    }
+}
+
+/// One problem with the input: where, what kind, and a sentence for a person.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Issue {
+    /// The field's name (`""` for the value as a whole).
+    pub path: String,
+    /// The kind of problem.
+    pub code: IssueCode,
+    /// A sentence that names the field.
+    pub message: String,
+}
+
+impl Issue {
+    fn new(path: &str, code: IssueCode, message: String) -> Issue {
+        Issue { path: path.to_owned(), code, message }
+    }
+
+    /// The issue for an input that is not a plain object at all; `got` names what it is.
+    pub fn not_an_object(got: &str) -> Issue {
+        Issue::new(
+            "",
+            IssueCode::InvalidType,
+            format!("a NewPlant must be a plain object like {{ id, name, tag }}, got {got}"),
+        )
+    }
+}
+
+/// Checks a NewPlant against the contract and returns it, or every problem found.
+///
+/// Only what the contract states is enforced: an empty name and a negative id are valid.
+///
+/// # Errors
+/// The list of issues, never empty, in field order (`id`, `name`, `tag`, then unknown keys).
+pub fn validate_new_plant(raw: RawNewPlant) -> Result<NewPlant, Vec<Issue>> {
+    let mut issues = Vec::new();
+    let id = check_id(raw.id, &mut issues);
+    let name = check_string("name", raw.name, true, &mut issues);
+    let tag = check_string("tag", raw.tag, false, &mut issues);
+    for key in &raw.unknown {
+        issues.push(Issue::new(key, IssueCode::UnknownField, unknown_field_message(key)));
+    }
+    match (id, name, issues.is_empty()) {
+        (Some(id), Some(name), true) => Ok(NewPlant { id, name, tag }),
+        _ => Err(issues),
+    }
+}
+
+fn check_id(field: Field, issues: &mut Vec<Issue>) -> Option<i64> {
+    let problem = match field {
+        Field::Int(id) => return Some(id),
+        Field::Number(n) if n.is_finite() && n.trunc() == n && n.abs() <= MAX_SAFE_INTEGER => {
+            // Exact: a safe integer converts without loss (and -0 is 0).
+            return Some(n as i64);
+        }
+        Field::Number(n) if n.is_nan() => {
+            (IssueCode::NotInteger, "id must be an integer, got NaN".to_owned())
+        }
+        Field::Number(n) if n.is_infinite() => {
+            let sign = if n < 0.0 { "-" } else { "" };
+            (IssueCode::NotInteger, format!("id must be an integer, got {sign}Infinity"))
+        }
+        Field::Number(n) if n.trunc() != n => (
+            IssueCode::NotInteger,
+            "id must be an integer, got a number with a fractional part".to_owned(),
+        ),
+        Field::Number(_) => (
+            IssueCode::UnsafeInteger,
+            "id is beyond ±(2^53−1) (Number.MAX_SAFE_INTEGER), so as a floating-point number its \
+             digits may already be lost; pass it as a BigInt (for example 9007199254740993n)"
+                .to_owned(),
+        ),
+        Field::IntOutOfRange => (
+            IssueCode::OutOfRange,
+            "id must fit in int64 (from -9223372036854775808 to 9223372036854775807)".to_owned(),
+        ),
+        Field::Absent => (IssueCode::Required, "id is required".to_owned()),
+        Field::Unreadable => (IssueCode::Unreadable, "id could not be read: reading it threw".to_owned()),
+        other => (
+            IssueCode::InvalidType,
+            format!("id must be an integer (a number or a BigInt), got {}", other.type_name()),
+        ),
+    };
+    issues.push(Issue::new("id", problem.0, problem.1));
+    None
+}
+
+fn check_string(path: &str, field: Field, required: bool, issues: &mut Vec<Issue>) -> Option<String> {
+    let (code, message) = match field {
+        Field::Str(s) => return Some(s),
+        Field::Absent if !required => return None,
+        Field::Absent => (IssueCode::Required, format!("{path} is required")),
+        Field::MalformedStr => (
+            IssueCode::MalformedString,
+            format!("{path} is not well-formed Unicode: it holds a lone surrogate"),
+        ),
+        Field::Unreadable => (IssueCode::Unreadable, format!("{path} could not be read: reading it threw")),
+        other if required => (
+            IssueCode::InvalidType,
+            format!("{path} must be a string, got {}", other.type_name()),
+        ),
+        other => (
+            IssueCode::InvalidType,
+            format!("{path} must be a string or be left out, got {}", other.type_name()),
+        ),
+    };
+    issues.push(Issue::new(path, code, message));
+    None
+}
+
+const KNOWN_FIELDS: [&str; 3] = ["id", "name", "tag"];
+/// How much of an unknown key a message repeats; the issue's `path` keeps the whole key.
+const KEY_SHOWN: usize = 40;
+
+fn unknown_field_message(key: &str) -> String {
+    let mut message = String::from("unknown field \"");
+    match key.char_indices().nth(KEY_SHOWN) {
+        Some((cut, _)) => {
+            message.push_str(&key[..cut]);
+            message.push('…');
+        }
+        None => message.push_str(key),
+    }
+    message.push_str("\": a NewPlant has only id, name and tag");
+    if let Some(known) = KNOWN_FIELDS.iter().find(|known| is_near(key, known)) {
+        let _ = write!(message, " (did you mean \"{known}\"?)");
+    }
+    message
+}
+
+/// A likely typo: equal ignoring case, or one edit (insert, delete, substitute) apart.
+fn is_near(key: &str, known: &str) -> bool {
+    if key.len() > known.len() + 2 {
+        return false;
+    }
+    let key = key.to_ascii_lowercase();
+    if key == known {
+        return true;
+    }
+    let (a, b) = (key.as_bytes(), known.as_bytes());
+    let (long, short) = if a.len() >= b.len() { (a, b) } else { (b, a) };
+    match long.len() - short.len() {
+        0 => long.iter().zip(short).filter(|(x, y)| x != y).count() == 1,
+        1 => (0..long.len()).any(|skip| {
+            long.iter().enumerate().filter(|(i, _)| *i != skip).map(|(_, c)| c).eq(short.iter())
+        }),
+        _ => false,
+    }
+}
+
+#[cfg(feature = "json-value")]
+mod json_value {
+    use super::{Field, Issue, RawNewPlant};
+    use serde_json::Value;
+
+    impl RawNewPlant {
+        /// Reads parsed JSON into the validation input, keeping integers exact.
+        ///
+        /// # Errors
+        /// An issue when the JSON value is not an object.
+        pub fn from_json_value(value: Value) -> Result<RawNewPlant, Issue> {
+            let Value::Object(mut map) = value else {
+                return Err(Issue::not_an_object(json_type(&value)));
+            };
+            let mut take = |key: &str| map.remove(key).map_or(Field::Absent, field_of);
+            let (id, name, tag) = (take("id"), take("name"), take("tag"));
+            Ok(RawNewPlant { id, name, tag, unknown: map.keys().cloned().collect() })
+        }
+    }
+
+    fn json_type(value: &Value) -> &'static str {
+        match value {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Number(_) => "number",
+            Value::String(_) => "string",
+            Value::Array(_) => "array",
+            Value::Object(_) => "object",
+        }
+    }
+
+    fn field_of(value: Value) -> Field {
+        match value {
+            Value::Null => Field::Null,
+            Value::Bool(_) => Field::Bool,
+            Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+                (Some(i), _, _) => Field::Int(i),
+                (None, Some(_), _) => Field::IntOutOfRange,
+                (_, _, Some(f)) => float_field(f),
+                _ => Field::Other("number"),
+            },
+            Value::String(s) => Field::Str(s),
+            Value::Array(_) => Field::Other("array"),
+            Value::Object(_) => Field::Other("object"),
+        }
+    }
+
+    /// A JSON number written with a fraction or exponent. `1.0` and `1e3` are integers (as JSON
+    /// Schema says) when the float holds them exactly; beyond 2^53 it may not, so it stays a float
+    /// and the rules reject it rather than guess digits.
+    fn float_field(f: f64) -> Field {
+        if f.is_finite() && f.trunc() == f && f.abs() > 9.3e18 {
+            Field::IntOutOfRange
+        } else {
+            Field::Number(f)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(id: Field, name: Field, tag: Field) -> RawNewPlant {
+        RawNewPlant { id, name, tag, unknown: vec![] }
+    }
+
+    fn codes(result: Result<NewPlant, Vec<Issue>>) -> Vec<(String, &'static str)> {
+        result.unwrap_err().into_iter().map(|i| (i.path, i.code.as_str())).collect()
+    }
+
+    #[test]
+    fn accepts_what_the_contract_allows() {
+        let ok = validate_new_plant(raw(Field::Int(-5), Field::Str(String::new()), Field::Absent));
+        assert_eq!(ok, Ok(NewPlant { id: -5, name: String::new(), tag: None }));
+        let ok = validate_new_plant(raw(Field::Number(-0.0), Field::Str("a".into()), Field::Str("t".into())));
+        assert_eq!(ok.unwrap(), NewPlant { id: 0, name: "a".into(), tag: Some("t".into()) });
+        for id in [MAX_SAFE_INTEGER, -MAX_SAFE_INTEGER] {
+            let ok = validate_new_plant(raw(Field::Number(id), Field::Str("a".into()), Field::Absent));
+            assert_eq!(ok.unwrap().id as f64, id);
+        }
+        for id in [i64::MAX, i64::MIN] {
+            let ok = validate_new_plant(raw(Field::Int(id), Field::Str("a".into()), Field::Absent));
+            assert_eq!(ok.unwrap().id, id);
+        }
+    }
+
+    #[test]
+    fn id_rules() {
+        let cases = [
+            (Field::Number(f64::NAN), "not_integer"),
+            (Field::Number(f64::INFINITY), "not_integer"),
+            (Field::Number(f64::NEG_INFINITY), "not_integer"),
+            (Field::Number(1.5), "not_integer"),
+            (Field::Number(9_007_199_254_740_992.0), "unsafe_integer"),
+            (Field::Number(-9_007_199_254_740_992.0), "unsafe_integer"),
+            (Field::Number(1e21), "unsafe_integer"),
+            (Field::IntOutOfRange, "out_of_range"),
+            (Field::Str("12".into()), "invalid_type"),
+            (Field::Null, "invalid_type"),
+            (Field::Bool, "invalid_type"),
+            (Field::Other("object"), "invalid_type"),
+            (Field::Absent, "required"),
+            (Field::Unreadable, "unreadable"),
+        ];
+        for (id, code) in cases {
+            let got = codes(validate_new_plant(raw(id.clone(), Field::Str("a".into()), Field::Absent)));
+            assert_eq!(got, vec![("id".to_owned(), code)], "{id:?}");
+        }
+    }
+
+    #[test]
+    fn unsafe_number_message_says_to_pass_a_bigint() {
+        let issues = validate_new_plant(raw(Field::Number(2f64.powi(53)), Field::Str("a".into()), Field::Absent))
+            .unwrap_err();
+        assert!(issues[0].message.contains("BigInt"), "{}", issues[0].message);
+        assert!(issues[0].message.starts_with("id "));
+    }
+
+    #[test]
+    fn every_problem_is_reported_at_once_and_names_its_field() {
+        let mut input = raw(Field::Str("12".into()), Field::Null, Field::Null);
+        input.unknown = vec!["tags".into(), "__proto__".into()];
+        let issues = validate_new_plant(input).unwrap_err();
+        let got: Vec<_> = issues.iter().map(|i| (i.path.as_str(), i.code.as_str())).collect();
+        assert_eq!(
+            got,
+            [
+                ("id", "invalid_type"),
+                ("name", "invalid_type"),
+                ("tag", "invalid_type"),
+                ("tags", "unknown_field"),
+                ("__proto__", "unknown_field"),
+            ]
+        );
+        for issue in &issues {
+            assert!(issue.message.contains(&issue.path[..]), "{issue:?}");
+        }
+        assert!(issues[3].message.contains("did you mean \"tag\""), "{}", issues[3].message);
+        assert!(!issues[4].message.contains("did you mean"), "{}", issues[4].message);
+        assert_eq!(issues[2].message, "tag must be a string or be left out, got null");
+    }
+
+    #[test]
+    fn strings_must_be_well_formed() {
+        let got = codes(validate_new_plant(raw(Field::Int(1), Field::MalformedStr, Field::MalformedStr)));
+        assert_eq!(got, [("name".to_owned(), "malformed_string"), ("tag".to_owned(), "malformed_string")]);
+        let got = codes(validate_new_plant(raw(Field::Int(1), Field::Absent, Field::Int(3))));
+        assert_eq!(got, [("name".to_owned(), "required"), ("tag".to_owned(), "invalid_type")]);
+    }
+
+    #[test]
+    fn long_unknown_keys_are_cut_in_the_message_but_kept_in_the_path() {
+        let key = "k".repeat(10_000);
+        let mut input = raw(Field::Int(1), Field::Str("a".into()), Field::Absent);
+        input.unknown = vec![key.clone()];
+        let issue = &validate_new_plant(input).unwrap_err()[0];
+        assert_eq!(issue.path, key);
+        assert!(issue.message.len() < 200);
+    }
+
+    #[test]
+    fn typo_detection() {
+        for (key, near) in [("tags", true), ("Name", true), ("nme", true), ("ID", true), ("idx", true),
+            ("color", false), ("", false), ("nametag", false)] {
+            assert_eq!(KNOWN_FIELDS.iter().any(|k| is_near(key, k)), near, "{key}");
+        }
+    }
+}

@@ -1,0 +1,64 @@
+//! `plant-store-server [--port N] [--token T] [--test-routes] [--www DIR] [--pkg DIR]`
+//!
+//! Listens on 127.0.0.1 only. Prints `listening on http://127.0.0.1:PORT` once ready (tests read
+//! that line to learn a port chosen with `--port 0`), and stops cleanly on Ctrl-C or SIGTERM.
+
+use plant_store_server::{app, serve, Config};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: plant-store-server [--port N] [--token T] [--test-routes] [--www DIR] [--pkg DIR]";
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    match run().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("plant-store-server: {message}\n{USAGE}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> Result<(), String> {
+    let mut port: u16 = 4010;
+    let mut config = Config { token: "demo-token".into(), test_routes: false, static_dirs: vec![] };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().ok_or_else(|| format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--port" => port = value()?.parse().map_err(|_| "--port takes a number from 0 to 65535")?,
+            "--token" => config.token = value()?,
+            "--test-routes" => config.test_routes = true,
+            "--www" => config.static_dirs.push(("/".into(), PathBuf::from(value()?))),
+            "--pkg" => config.static_dirs.push(("/pkg".into(), PathBuf::from(value()?))),
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return Ok(());
+            }
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    plant_store_model::check_bearer_token(&config.token).map_err(|e| e.to_string())?;
+    let (router, _store) = app(config);
+    let ready = |addr| {
+        println!("listening on http://{addr}");
+    };
+    serve(router, port, ready, shutdown_signal()).await.map_err(|e| format!("cannot listen on port {port}: {e}"))
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            s.recv().await;
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { () = ctrl_c => {}, () = term => {} }
+    println!("plant-store-server: stopped");
+}
