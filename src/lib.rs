@@ -1,1 +1,207 @@
+//! plant-store-client: the Plant Store's `createPlant`, compiled to WebAssembly for browsers and
+//! edge runtimes.
+//!
+//! This file holds only what JavaScript sees: `createPlant`, `PlantStoreClient`, `validateNewPlant`
+//! and their TypeScript types. The rules live in the `plant-store-model` crate (shared with the
+//! reference server); reading caller values is in [`input`], options in [`options`], the request and
+//! the answer in [`call`], and the one error type in [`error`].
+#![deny(missing_debug_implementations)]
+#![forbid(unsafe_code)]
 
+mod call;
+pub mod error;
+pub mod input;
+mod js;
+pub mod options;
+
+use error::Error;
+use js_sys::{Object, Promise, Reflect};
+use options::{call_signal, Config};
+use plant_store_model::{validate_new_plant, NewPlant};
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TYPES: &str = r#"
+/** The request body of plant creation. */
+export interface NewPlant {
+  /** int64. A number must be a safe integer; pass a BigInt for ids beyond ±(2^53−1). */
+  id: number | bigint;
+  /** The name of the plant (any string, including empty). */
+  name: string;
+  /** Tag that specifies the type of the plant; leave it out (or undefined) for none. */
+  tag?: string;
+}
+
+/** The created plant, as the Plant Store answered it. */
+export interface Plant {
+  name: string;
+  tag?: string;
+}
+
+/** How the token is given: a fixed string, or a function called before every request. */
+export type PlantStoreAuth =
+  | { /** The bearer token (an RFC 6750 b64token). */ token: string; getToken?: undefined }
+  | { token?: undefined; /** Returns the bearer token; called per request. */ getToken: () => string | Promise<string> };
+
+/** Options of `createPlant` and `new PlantStoreClient`. Unknown keys are a `config` error. */
+export type PlantStoreOptions = PlantStoreAuth & {
+  /** Absolute http(s) URL, optionally with a path prefix: `https://host/api/v1`. No query or fragment. */
+  baseUrl: string;
+  /** A fetch implementation to use instead of `globalThis.fetch`. */
+  fetch?: (input: Request) => Promise<Response>;
+  /** Aborts every call made with these options. */
+  signal?: AbortSignal;
+  /** Timeout of one call in milliseconds, from 1 to 2147483647 (default 10000). */
+  timeoutMs?: number;
+  /** Extra request headers; they cannot replace Authorization or Content-Type. */
+  headers?: Record<string, string>;
+};
+
+/** Options of one `client.createPlant` call. */
+export interface CallOptions {
+  /** Aborts this call. */
+  signal?: AbortSignal;
+}
+
+/** What a validation issue is about. */
+export type ValidationIssueCode =
+  | "invalid_type" | "required" | "unknown_field" | "not_integer"
+  | "unsafe_integer" | "out_of_range" | "malformed_string" | "unreadable";
+
+/** One problem with a NewPlant. */
+export interface ValidationIssue {
+  /** The field's name: "id", "name", "tag", an unknown key, or "" for the value as a whole. */
+  path: string;
+  code: ValidationIssueCode;
+  /** A sentence that names the field. */
+  message: string;
+}
+
+/** The answer of `validateNewPlant`. */
+export type ValidationResult =
+  | { ok: true; value: NewPlant }
+  | { ok: false; issues: ValidationIssue[] };
+
+/** What went wrong; see the README for each. */
+export type PlantStoreErrorKind =
+  | "validation" | "config" | "network" | "timeout" | "aborted"
+  | "rejected" | "unexpected_status" | "invalid_response";
+
+/** Every failure of this package. The token never appears in it. */
+export declare class PlantStoreError extends Error {
+  readonly name: "PlantStoreError";
+  readonly kind: PlantStoreErrorKind;
+  /** The HTTP status, for `rejected`, `unexpected_status` and `invalid_response`. */
+  readonly status?: number;
+  /** The service's `error` value, when it sent an Error body. */
+  readonly code?: number;
+  /** Every problem found, for `validation`. */
+  readonly issues?: ValidationIssue[];
+  /** The original JavaScript failure, when there was one. */
+  readonly cause?: unknown;
+  /** True for a PlantStoreError, also from another realm or copy of this package. */
+  static is(value: unknown): value is PlantStoreError;
+  toJSON(): { name: "PlantStoreError"; kind: PlantStoreErrorKind; message: string; status?: number; code?: number; issues?: ValidationIssue[] };
+}
+"#;
+
+/// Serializes a value for JavaScript (plain objects, no Maps).
+pub(crate) fn to_js<T: serde::Serialize + ?Sized>(value: &T) -> JsValue {
+    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::UNDEFINED)
+}
+
+fn reject(error: Error) -> Promise {
+    Promise::reject(&error.into_js())
+}
+
+fn validate(plant: &JsValue) -> Result<(NewPlant, bool), Error> {
+    let input = input::read_new_plant(plant).map_err(|issue| Error::validation(vec![issue]))?;
+    let valid = validate_new_plant(input.raw).map_err(Error::validation)?;
+    Ok((valid, input.id_is_bigint))
+}
+
+/// Validates `plant` locally, then sends it to `POST {baseUrl}/plants`.
+///
+/// Resolves to the created Plant; rejects with a `PlantStoreError`. The options are checked on every
+/// call; a `PlantStoreClient` checks them once.
+#[wasm_bindgen(js_name = createPlant, unchecked_return_type = "Promise<Plant>")]
+pub fn create_plant(
+    #[wasm_bindgen(unchecked_param_type = "NewPlant")] plant: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "PlantStoreOptions")] options: JsValue,
+) -> Promise {
+    let config = match Config::from_js(&options) {
+        Ok(config) => config,
+        Err(error) => return reject(error),
+    };
+    send(Rc::new(config), &plant, None)
+}
+
+fn send(config: Rc<Config>, plant: &JsValue, signal: Option<web_sys::AbortSignal>) -> Promise {
+    match validate(plant) {
+        Ok((plant, _)) => wasm_bindgen_futures::future_to_promise(call::create(config, plant, signal)),
+        Err(error) => reject(error),
+    }
+}
+
+/// Checks a NewPlant without sending anything: for forms.
+#[wasm_bindgen(js_name = validateNewPlant, unchecked_return_type = "ValidationResult")]
+pub fn validate_new_plant_js(#[wasm_bindgen(unchecked_param_type = "unknown")] value: JsValue) -> JsValue {
+    let result = Object::new();
+    let set = |key: &str, value: &JsValue| {
+        let _ = Reflect::set(&result, &JsValue::from_str(key), value);
+    };
+    match validate(&value) {
+        Ok((plant, id_is_bigint)) => {
+            let value = Object::new();
+            let id = if id_is_bigint { JsValue::from(plant.id) } else { JsValue::from(plant.id as f64) };
+            let _ = Reflect::set(&value, &JsValue::from_str("id"), &id);
+            let _ = Reflect::set(&value, &JsValue::from_str("name"), &JsValue::from_str(&plant.name));
+            if let Some(tag) = &plant.tag {
+                let _ = Reflect::set(&value, &JsValue::from_str("tag"), &JsValue::from_str(tag));
+            }
+            set("ok", &JsValue::TRUE);
+            set("value", &value);
+        }
+        Err(error) => {
+            set("ok", &JsValue::FALSE);
+            set("issues", &to_js(error.issues()));
+        }
+    }
+    result.into()
+}
+
+/// A client with checked options, for many calls.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct PlantStoreClient {
+    config: Rc<Config>,
+}
+
+#[wasm_bindgen]
+impl PlantStoreClient {
+    /// Checks the options once.
+    ///
+    /// # Errors
+    /// Throws a `PlantStoreError` of kind `config`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "PlantStoreOptions")] options: JsValue,
+    ) -> Result<PlantStoreClient, JsValue> {
+        let config = Config::from_js(&options).map_err(Error::into_js)?;
+        Ok(PlantStoreClient { config: Rc::new(config) })
+    }
+
+    /// Validates `plant` locally, then sends it; `options.signal` aborts this call.
+    #[wasm_bindgen(js_name = createPlant, unchecked_return_type = "Promise<Plant>")]
+    pub fn create_plant(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "NewPlant")] plant: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "CallOptions")] options: Option<JsValue>,
+    ) -> Promise {
+        match call_signal(options) {
+            Ok(signal) => send(self.config.clone(), &plant, signal),
+            Err(error) => reject(error),
+        }
+    }
+}

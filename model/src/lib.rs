@@ -14,4 +14,4 @@ pub mod validate;
 pub use endpoint::{plants_url, BaseUrlError};
 pub use shapes::{ApiError, NewPlant, Plant};
 pub use token::{check_bearer_token, Token, TokenError};
-pub use validate::{validate_new_plant, Field, Issue, IssueCode, RawNewPlant};
+pub use validate::{suggest, validate_new_plant, Field, Issue, IssueCode, RawNewPlant};

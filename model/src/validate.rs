@@ -226,10 +226,15 @@ fn unknown_field_message(key: &str) -> String {
         None => message.push_str(key),
     }
     message.push_str("\": a NewPlant has only id, name and tag");
-    if let Some(known) = KNOWN_FIELDS.iter().find(|known| is_near(key, known)) {
+    if let Some(known) = suggest(key, &KNOWN_FIELDS) {
         let _ = write!(message, " (did you mean \"{known}\"?)");
     }
     message
+}
+
+/// The known name that `key` is most likely a typo of, if any.
+pub fn suggest<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> {
+    known.iter().copied().find(|k| is_near(key, k))
 }
 
 /// A likely typo: equal ignoring case, or one edit (insert, delete, substitute) apart.

@@ -1,0 +1,203 @@
+//! The client's options, checked once: a bad option is a `config` error before anything is sent.
+
+use crate::error::Error;
+use crate::input::{type_name, well_formed_string, PlainObject};
+use js_sys::Function;
+use plant_store_model::{plants_url, suggest, Token};
+use std::fmt;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::AbortSignal;
+
+/// The timeout when `timeoutMs` is not given: 10 seconds.
+pub const DEFAULT_TIMEOUT_MS: u32 = 10_000;
+/// The longest timeout `setTimeout` can hold (2^31 − 1 ms, about 24.8 days).
+const MAX_TIMEOUT_MS: f64 = 2_147_483_647.0;
+
+const CLIENT_OPTIONS: [&str; 7] = ["baseUrl", "token", "getToken", "fetch", "signal", "timeoutMs", "headers"];
+const CALL_OPTIONS: [&str; 1] = ["signal"];
+
+/// Where the token comes from.
+pub enum Auth {
+    /// A fixed token, checked at construction.
+    Token(Token),
+    /// A function called before each request; its answer is checked each time.
+    Getter(Function),
+}
+
+impl fmt::Debug for Auth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Auth::Token(token) => write!(f, "{token:?}"),
+            Auth::Getter(_) => f.write_str("getToken(…)"),
+        }
+    }
+}
+
+/// Checked options of a client.
+pub struct Config {
+    /// `{baseUrl}/plants`.
+    pub url: String,
+    /// The token source.
+    pub auth: Auth,
+    /// The injected fetch, or `None` for the global one.
+    pub fetch: Option<Function>,
+    /// The client-wide signal.
+    pub signal: Option<AbortSignal>,
+    /// The timeout of one call, in milliseconds.
+    pub timeout_ms: u32,
+    /// Extra headers, already accepted by a `Headers` object.
+    pub headers: Vec<(String, String)>,
+}
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Config")
+            .field("url", &self.url)
+            .field("auth", &self.auth)
+            .field("fetch", &self.fetch.as_ref().map(|_| "injected"))
+            .field("timeout_ms", &self.timeout_ms)
+            .field("headers", &self.headers.iter().map(|(k, _)| k).collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+fn options_object<'a>(value: &'a JsValue, what: &str, known: &[&str]) -> Result<PlainObject<'a>, Error> {
+    let object = PlainObject::new(value).map_err(|got| Error::config(format!("{what} must be a plain object, got {got}")))?;
+    let keys = object.keys().map_err(|e| Error::config(format!("{what}' keys could not be listed")).with_cause(e))?;
+    if let Some(key) = keys.iter().find(|k| !known.contains(&k.as_str())) {
+        let mut message = format!("unknown option \"{}\" in {what}", key.chars().take(40).collect::<String>());
+        if let Some(near) = suggest(key, known) {
+            message.push_str(&format!(" (did you mean \"{near}\"?)"));
+        }
+        return Err(Error::config(message));
+    }
+    Ok(object)
+}
+
+fn read(object: &PlainObject<'_>, key: &str) -> Result<Option<JsValue>, Error> {
+    let value = object
+        .get(key)
+        .map_err(|e| Error::config(format!("options.{key} could not be read: reading it threw")).with_cause(e))?;
+    Ok((!value.is_undefined()).then_some(value))
+}
+
+fn wrong_type(key: &str, expected: &str, got: &JsValue) -> Error {
+    Error::config(format!("options.{key} must be {expected}, got {}", type_name(got)))
+}
+
+fn signal(object: &PlainObject<'_>) -> Result<Option<AbortSignal>, Error> {
+    match read(object, "signal")? {
+        None => Ok(None),
+        Some(value) => match value.dyn_into::<AbortSignal>() {
+            Ok(signal) => Ok(Some(signal)),
+            Err(value) => Err(wrong_type("signal", "an AbortSignal", &value)),
+        },
+    }
+}
+
+/// Checks a token string (from `token` or from `getToken`); the error never holds the token.
+pub fn token_from(value: &JsValue, source: &str) -> Result<Token, Error> {
+    match well_formed_string(value) {
+        Some(Ok(s)) => Token::new(s).map_err(|e| Error::config(format!("{source}: {e}"))),
+        Some(Err(())) => Err(Error::config(format!("{source}: token is not well-formed Unicode; its value is not shown"))),
+        None => Err(Error::config(format!("{source} must be a string, got {}", type_name(value)))),
+    }
+}
+
+impl Config {
+    /// Checks the options of `createPlant` or `new PlantStoreClient`.
+    ///
+    /// # Errors
+    /// A `config` error naming the first wrong option.
+    pub fn from_js(options: &JsValue) -> Result<Config, Error> {
+        let object = options_object(options, "options", &CLIENT_OPTIONS)?;
+        let url = match read(&object, "baseUrl")? {
+            None => return Err(Error::config("options.baseUrl is required, for example https://plants.example/api")),
+            Some(value) => match well_formed_string(&value) {
+                Some(Ok(base)) => plants_url(&base).map_err(|e| Error::config(format!("options.{e}")))?,
+                Some(Err(())) => return Err(Error::config("options.baseUrl is not well-formed Unicode")),
+                None => return Err(wrong_type("baseUrl", "a string", &value)),
+            },
+        };
+        let auth = match (read(&object, "token")?, read(&object, "getToken")?) {
+            (Some(_), Some(_)) => return Err(Error::config("pass options.token or options.getToken, not both")),
+            (None, None) => return Err(Error::config("options.token (a string) or options.getToken (a function) is required")),
+            (Some(token), None) => Auth::Token(token_from(&token, "options.token")?),
+            (None, Some(getter)) => match getter.dyn_into::<Function>() {
+                Ok(getter) => Auth::Getter(getter),
+                Err(value) => return Err(wrong_type("getToken", "a function", &value)),
+            },
+        };
+        let fetch = match read(&object, "fetch")? {
+            None => None,
+            Some(value) => match value.dyn_into::<Function>() {
+                Ok(fetch) => Some(fetch),
+                Err(value) => return Err(wrong_type("fetch", "a function", &value)),
+            },
+        };
+        let timeout_ms = match read(&object, "timeoutMs")? {
+            None => DEFAULT_TIMEOUT_MS,
+            Some(value) => match value.as_f64() {
+                Some(ms) if ms.trunc() == ms && (1.0..=MAX_TIMEOUT_MS).contains(&ms) => ms as u32,
+                Some(_) => return Err(Error::config("options.timeoutMs must be a whole number of milliseconds from 1 to 2147483647")),
+                None => return Err(wrong_type("timeoutMs", "a number", &value)),
+            },
+        };
+        let headers = match read(&object, "headers")? {
+            None => Vec::new(),
+            Some(value) => extra_headers(&value)?,
+        };
+        Ok(Config { url, auth, fetch, signal: signal(&object)?, timeout_ms, headers })
+    }
+
+    /// The global `fetch`, unless one was injected.
+    ///
+    /// # Errors
+    /// A `config` error when there is neither.
+    pub fn fetch_function(&self) -> Result<Function, Error> {
+        if let Some(fetch) = &self.fetch {
+            return Ok(fetch.clone());
+        }
+        js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("fetch"))
+            .ok()
+            .and_then(|f| f.dyn_into::<Function>().ok())
+            .ok_or_else(|| Error::config("this runtime has no global fetch; pass options.fetch"))
+    }
+}
+
+/// The per-call options of `client.createPlant(plant, { signal })`.
+///
+/// # Errors
+/// A `config` error for anything but an optional `signal`.
+pub fn call_signal(options: Option<JsValue>) -> Result<Option<AbortSignal>, Error> {
+    match options {
+        None => Ok(None),
+        Some(value) if value.is_undefined() || value.is_null() => Ok(None),
+        Some(value) => signal(&options_object(&value, "call options", &CALL_OPTIONS)?),
+    }
+}
+
+fn extra_headers(value: &JsValue) -> Result<Vec<(String, String)>, Error> {
+    let object = PlainObject::new(value)
+        .map_err(|got| Error::config(format!("options.headers must be a plain object of strings, got {got}")))?;
+    let keys = object.keys().map_err(|e| Error::config("options.headers' keys could not be listed").with_cause(e))?;
+    let check = web_sys::Headers::new().map_err(|e| Error::config("cannot create Headers").with_cause(e))?;
+    let mut headers = Vec::with_capacity(keys.len());
+    for name in keys {
+        let shown: String = name.chars().take(40).collect();
+        if name.eq_ignore_ascii_case("authorization") || name.eq_ignore_ascii_case("content-type") {
+            return Err(Error::config(format!("options.headers cannot set {shown}: the client sets it")));
+        }
+        let value = object
+            .get(&name)
+            .map_err(|e| Error::config(format!("options.headers[\"{shown}\"] could not be read")).with_cause(e))?;
+        let Some(Ok(text)) = well_formed_string(&value) else {
+            return Err(Error::config(format!("options.headers[\"{shown}\"] must be a string, got {}", type_name(&value))));
+        };
+        check
+            .set(&name, &text)
+            .map_err(|e| Error::config(format!("options.headers[\"{shown}\"] is not a valid header name and value")).with_cause(e))?;
+        headers.push((name, text));
+    }
+    Ok(headers)
+}
