@@ -106,6 +106,13 @@ export declare class PlantStoreError extends Error {
 }
 "#;
 
+#[wasm_bindgen]
+extern "C" {
+    /// `CallOptions` of the TypeScript types: `{ signal?: AbortSignal }`.
+    #[wasm_bindgen(typescript_type = "CallOptions")]
+    pub type CallOptionsJs;
+}
+
 /// Serializes a value for JavaScript (plain objects, no Maps).
 pub(crate) fn to_js<T: serde::Serialize + ?Sized>(value: &T) -> JsValue {
     value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::UNDEFINED)
@@ -197,9 +204,9 @@ impl PlantStoreClient {
     pub fn create_plant(
         &self,
         #[wasm_bindgen(unchecked_param_type = "NewPlant")] plant: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "CallOptions")] options: Option<JsValue>,
+        options: Option<CallOptionsJs>,
     ) -> Promise {
-        match call_signal(options) {
+        match call_signal(options.map(JsValue::from)) {
             Ok(signal) => send(self.config.clone(), &plant, signal),
             Err(error) => reject(error),
         }

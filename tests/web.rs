@@ -1,0 +1,319 @@
+//! The client in a real browser against the reference server on loopback.
+//!
+//! Run by `scripts/test` as `wasm-pack test --headless --chrome` (and `--firefox`), with the server
+//! started first on the port in `PLANT_STORE_TEST_URL` (read at compile time: wasm has no env).
+//! Values are written in JavaScript source (`js("…")`), so each test reads like a caller's code.
+#![cfg(target_arch = "wasm32")]
+
+use js_sys::{Function, Promise, Reflect, JSON};
+use plant_store_client::{create_plant, validate_new_plant_js, PlantStoreClient};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const SERVER: &str = match option_env!("PLANT_STORE_TEST_URL") {
+    Some(url) => url,
+    None => "http://127.0.0.1:4010",
+};
+const TOKEN: &str = "test-token-0123";
+
+/// Evaluates JavaScript source with `SERVER`, `TOKEN` and `uid()` (a fresh id) in scope.
+fn js(source: &str) -> JsValue {
+    let body = format!(
+        "const SERVER = {server:?}; const TOKEN = {TOKEN:?}; \
+         globalThis.__uid = (globalThis.__uid ?? Date.now() * 1000); \
+         const uid = () => ++globalThis.__uid; return ({source});",
+        server = SERVER
+    );
+    Function::new_no_args(&body).call0(&JsValue::UNDEFINED).expect("test source must evaluate")
+}
+
+fn get(value: &JsValue, key: &str) -> JsValue {
+    Reflect::get(value, &JsValue::from_str(key)).unwrap()
+}
+
+fn text(value: &JsValue, key: &str) -> String {
+    get(value, key).as_string().unwrap_or_default()
+}
+
+async fn settle(promise: Promise) -> Result<JsValue, JsValue> {
+    JsFuture::from(promise).await
+}
+
+async fn server_json(path: &str) -> JsValue {
+    let response = gloo_net::http::Request::get(&format!("{SERVER}{path}")).send().await.unwrap();
+    let body = response.text().await.unwrap();
+    JSON::parse(&body).unwrap()
+}
+
+async fn request_count() -> f64 {
+    get(&server_json("/__test/stats").await, "requests").as_f64().unwrap()
+}
+
+fn options() -> JsValue {
+    js("({ baseUrl: SERVER, token: TOKEN })")
+}
+
+/// Asserts `result` is a PlantStoreError of `kind`, that it is a real Error, and that the token
+/// appears nowhere in it; returns it.
+fn expect_error(result: Result<JsValue, JsValue>, kind: &str) -> JsValue {
+    let error = result.expect_err("the call should fail");
+    let check = js(
+        "(e, kind, token) => {
+           const { PlantStoreError } = e.constructor === undefined ? {} : { PlantStoreError: e.constructor };
+           if (!(e instanceof Error)) return 'not an Error';
+           if (!(e instanceof PlantStoreError) || PlantStoreError.name !== 'PlantStoreError') return 'not a PlantStoreError';
+           if (!PlantStoreError.is(e)) return 'PlantStoreError.is says no';
+           if (e.name !== 'PlantStoreError') return 'name is ' + e.name;
+           if (e.kind !== kind) return 'kind is ' + e.kind + ': ' + e.message;
+           const texts = [e.message, String(e), JSON.stringify(e), e.stack];
+           if (texts.some((t) => typeof t !== 'string' || t.includes(token))) return 'the token leaked';
+           return 'ok';
+         }",
+    );
+    let verdict = check
+        .unchecked_ref::<Function>()
+        .call3(&JsValue::UNDEFINED, &error, &JsValue::from_str(kind), &JsValue::from_str(TOKEN))
+        .unwrap();
+    assert_eq!(verdict.as_string().unwrap(), "ok", "{}", text(&error, "message"));
+    error
+}
+
+#[wasm_bindgen_test]
+async fn creates_a_plant() {
+    let plant = js("({ id: uid(), name: 'Monstera', tag: 'tropical' })");
+    let id = get(&plant, "id").as_f64().unwrap();
+    let created = settle(create_plant(plant, options())).await.unwrap();
+    assert_eq!(JSON::stringify(&created).unwrap(), r#"{"name":"Monstera","tag":"tropical"}"#);
+    assert_eq!(JsValue::from(Reflect::get_prototype_of(&created).unwrap()), js("Object.prototype"));
+    let stored = server_json(&format!("/__test/plants/{id}")).await;
+    assert_eq!(text(&stored, "name"), "Monstera");
+    let last = server_json("/__test/last").await;
+    let headers = get(&last, "headers");
+    assert_eq!(text(&headers, "authorization"), format!("Bearer {TOKEN}"));
+    assert_eq!(text(&headers, "content-type"), "application/json");
+    assert_eq!(text(&headers, "accept"), "application/json");
+}
+
+#[wasm_bindgen_test]
+async fn a_plant_without_tag_comes_back_without_tag() {
+    let created = settle(create_plant(js("({ id: uid(), name: '' })"), options())).await.unwrap();
+    assert_eq!(JSON::stringify(&created).unwrap(), r#"{"name":""}"#);
+}
+
+#[wasm_bindgen_test]
+async fn an_id_beyond_2_pow_53_arrives_exact_as_a_bigint() {
+    for id in ["9007199254740993", "9223372036854775807", "-9223372036854775808"] {
+        let call = create_plant(js(&format!("({{ id: {id}n, name: 'Big' }})")), options());
+        match settle(call).await {
+            Ok(_) => {}
+            // A rerun against the same server finds the plant already there.
+            Err(e) => assert_eq!(text(&e, "kind"), "rejected"),
+        }
+        let stored = server_json(&format!("/__test/plants/{id}")).await;
+        assert_eq!(text(&stored, "id"), id);
+    }
+    let _ = settle(create_plant(js("({ id: 9007199254740995n, name: 'Raw' })"), options())).await;
+    let last = server_json("/__test/last").await;
+    assert!(text(&last, "body").contains(r#""id":9007199254740995,"#), "{}", text(&last, "body"));
+}
+
+#[wasm_bindgen_test]
+async fn validation_fails_locally_and_sends_nothing() {
+    let before = request_count().await;
+    let cases = [
+        ("({ id: '12', name: 'a' })", "id", "invalid_type"),
+        ("({ id: 1.5, name: 'a' })", "id", "not_integer"),
+        ("({ id: 2 ** 53, name: 'a' })", "id", "unsafe_integer"),
+        ("({ id: 2n ** 63n, name: 'a' })", "id", "out_of_range"),
+        ("({ name: 'a' })", "id", "required"),
+        ("({ id: 1, name: 'a\\uD800b' })", "name", "malformed_string"),
+        ("({ id: 1, name: 'a', tag: null })", "tag", "invalid_type"),
+        ("({ id: 1, name: 'a', tags: 'x' })", "tags", "unknown_field"),
+        ("({ id: 1, get name() { throw new Error('boom') } })", "name", "unreadable"),
+        ("[1, 'a']", "", "invalid_type"),
+        ("new Date()", "", "invalid_type"),
+    ];
+    for (source, path, code) in cases {
+        let error = expect_error(settle(create_plant(js(source), options())).await, "validation");
+        let issue = get(&get(&error, "issues"), "0");
+        assert_eq!((text(&issue, "path"), text(&issue, "code")), (path.into(), code.into()), "{source}");
+        assert!(text(&issue, "message").contains(path), "{source}");
+    }
+    let error = expect_error(settle(create_plant(js("({ id: 'x', name: 5, tag: null })"), options())).await, "validation");
+    assert_eq!(js_sys::Array::from(&get(&error, "issues")).length(), 3, "every problem at once");
+    assert_eq!(request_count().await, before, "no request may reach the server");
+    // The module keeps working after failures.
+    settle(create_plant(js("({ id: uid(), name: 'after' })"), options())).await.unwrap();
+}
+
+#[wasm_bindgen_test]
+fn validate_new_plant_reports_and_normalizes() {
+    let ok = validate_new_plant_js(js("({ id: 5n, name: 'a', tag: undefined })"));
+    assert_eq!(get(&ok, "ok"), JsValue::TRUE);
+    assert!(get(&get(&ok, "value"), "id").is_bigint());
+    assert!(!js("(v) => 'tag' in v.value").unchecked_ref::<Function>().call1(&JsValue::NULL, &ok).unwrap().is_truthy());
+    let bad = validate_new_plant_js(js("({ id: NaN })"));
+    assert_eq!(get(&bad, "ok"), JsValue::FALSE);
+    assert_eq!(JSON::stringify(&get(&bad, "issues")).unwrap().as_string().unwrap().matches("\"path\"").count(), 2);
+}
+
+#[wasm_bindgen_test]
+async fn config_errors_send_nothing_and_never_show_the_token() {
+    let before = request_count().await;
+    let plant = || js("({ id: uid(), name: 'cfg' })");
+    for source in [
+        "({ baseUrl: SERVER + '?x=1', token: TOKEN })",
+        "({ baseUrl: 'ftp://127.0.0.1', token: TOKEN })",
+        "({ baseUrl: 'http://user:' + TOKEN + '@127.0.0.1', token: TOKEN })",
+        "({ baseUrl: SERVER, token: TOKEN + '\\r\\nX-Evil: 1' })",
+        "({ baseUrl: SERVER, token: TOKEN + ' x' })",
+        "({ baseUrl: SERVER, token: '' })",
+        "({ baseUrl: SERVER })",
+        "({ baseUrl: SERVER, token: TOKEN, getToken: () => TOKEN })",
+        "({ baseURL: SERVER, token: TOKEN })",
+        "({ baseUrl: SERVER, token: TOKEN, timeoutMs: 0 })",
+        "({ baseUrl: SERVER, token: TOKEN, headers: { Authorization: 'Bearer other' } })",
+        "({ baseUrl: SERVER, token: TOKEN, headers: { 'bad header': 'x' } })",
+        "({ baseUrl: SERVER, token: TOKEN, fetch: 'nope' })",
+        "({ baseUrl: SERVER, getToken: () => TOKEN + '\\n' })",
+        "({ baseUrl: SERVER, getToken: async () => { throw new Error('vault down') } })",
+        "null",
+    ] {
+        let error = expect_error(settle(create_plant(plant(), js(source))).await, "config");
+        assert!(!text(&error, "message").is_empty(), "{source}");
+    }
+    let error = expect_error(settle(create_plant(plant(), js("({ baseURL: SERVER, token: TOKEN })"))).await, "config");
+    assert!(text(&error, "message").contains("did you mean \"baseUrl\""), "{}", text(&error, "message"));
+    assert_eq!(request_count().await, before);
+}
+
+#[wasm_bindgen_test]
+async fn the_client_checks_options_once_at_construction() {
+    let thrown = PlantStoreClient::new(js("({ baseUrl: 'nope', token: TOKEN })"));
+    expect_error(thrown.map(JsValue::from), "config");
+    let client = PlantStoreClient::new(js("({ baseUrl: SERVER + '/api/v1/', getToken: async () => TOKEN })")).unwrap();
+    let created = settle(client.create_plant(js("({ id: uid(), name: 'prefixed' })"), None)).await.unwrap();
+    assert_eq!(text(&created, "name"), "prefixed");
+    assert_eq!(text(&server_json("/__test/last").await, "path"), "/plants");
+}
+
+#[wasm_bindgen_test]
+async fn a_duplicate_id_is_rejected_with_the_servers_code_and_message() {
+    let plant = js("({ id: uid(), name: 'twice' })");
+    settle(create_plant(plant.clone(), options())).await.unwrap();
+    let error = expect_error(settle(create_plant(plant, options())).await, "rejected");
+    assert_eq!(get(&error, "status"), JsValue::from(400));
+    assert_eq!(get(&error, "code"), JsValue::from(3));
+    assert!(text(&error, "message").contains("already exists"));
+}
+
+#[wasm_bindgen_test]
+async fn a_wrong_token_is_an_unexpected_401() {
+    let error = expect_error(
+        settle(create_plant(js("({ id: uid(), name: 'x' })"), js("({ baseUrl: SERVER, token: 'wrong' })"))).await,
+        "unexpected_status",
+    );
+    assert_eq!(get(&error, "status"), JsValue::from(401));
+    assert_eq!(get(&error, "code"), JsValue::from(4));
+}
+
+#[wasm_bindgen_test]
+async fn broken_answers_have_their_own_kinds() {
+    for (fault, kind, status) in [
+        ("200-wrong-shape", "invalid_response", 200),
+        ("200-not-json", "invalid_response", 200),
+        ("200-tag-null", "invalid_response", 200),
+        ("200-lone-surrogate", "invalid_response", 200),
+        ("400-html", "invalid_response", 400),
+        ("500-html", "unexpected_status", 500),
+        ("404", "unexpected_status", 404),
+        ("204", "unexpected_status", 204),
+    ] {
+        let options = js(&format!("({{ baseUrl: SERVER + '/__test/fault/{fault}', token: TOKEN }})"));
+        let error = expect_error(settle(create_plant(js("({ id: uid(), name: 'f' })"), options)).await, kind);
+        assert_eq!(get(&error, "status"), JsValue::from(status), "{fault}");
+    }
+    settle(create_plant(js("({ id: uid(), name: 'still works' })"), options())).await.unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn an_unreachable_server_is_a_network_error() {
+    let options = js("({ baseUrl: 'http://127.0.0.1:9', token: TOKEN })");
+    let error = expect_error(settle(create_plant(js("({ id: uid(), name: 'n' })"), options)).await, "network");
+    assert!(get(&error, "cause").is_instance_of::<js_sys::Error>());
+}
+
+#[wasm_bindgen_test]
+async fn a_slow_server_times_out() {
+    let options = js("({ baseUrl: SERVER + '/__test/delay/3000', token: TOKEN, timeoutMs: 200 })");
+    let error = expect_error(settle(create_plant(js("({ id: uid(), name: 'slow' })"), options)).await, "timeout");
+    assert!(text(&error, "message").contains("200 ms"));
+}
+
+#[wasm_bindgen_test]
+async fn the_callers_signal_aborts() {
+    let options = js("(() => { const c = new AbortController(); setTimeout(() => c.abort(new Error('stop')), 100); \
+                      return { baseUrl: SERVER + '/__test/delay/3000', token: TOKEN, signal: c.signal }; })()");
+    let error = expect_error(settle(create_plant(js("({ id: uid(), name: 'a' })"), options)).await, "aborted");
+    assert_eq!(text(&get(&error, "cause"), "message"), "stop");
+
+    let before = request_count().await;
+    let options = js("({ baseUrl: SERVER, token: TOKEN, signal: AbortSignal.abort('already') })");
+    let error = expect_error(settle(create_plant(js("({ id: uid(), name: 'a' })"), options)).await, "aborted");
+    assert_eq!(get(&error, "cause").as_string().as_deref(), Some("already"), "a non-Error reason is kept");
+    assert_eq!(request_count().await, before, "an aborted signal sends nothing");
+
+    let client = PlantStoreClient::new(options_for_delay()).unwrap();
+    let call = js("({ signal: AbortSignal.timeout(50) })").unchecked_into();
+    expect_error(settle(client.create_plant(js("({ id: uid(), name: 'a' })"), Some(call))).await, "aborted");
+}
+
+fn options_for_delay() -> JsValue {
+    js("({ baseUrl: SERVER + '/__test/delay/3000', token: TOKEN })")
+}
+
+#[wasm_bindgen_test]
+async fn an_injected_fetch_sees_the_exact_request() {
+    let seen = js("({})");
+    let fetch = js("(seen) => async (request) => { \
+          seen.method = request.method; seen.url = request.url; seen.credentials = request.credentials; \
+          seen.redirect = request.redirect; seen.auth = request.headers.get('authorization'); \
+          seen.type = request.headers.get('content-type'); seen.accept = request.headers.get('accept'); \
+          seen.extra = request.headers.get('x-trace'); seen.body = await request.text(); \
+          return new Response(JSON.stringify({ name: 'Canned', id: 1 }), { status: 200 }); }")
+    .unchecked_into::<Function>()
+    .call1(&JsValue::UNDEFINED, &seen)
+    .unwrap();
+    let options = js("({ baseUrl: 'https://plants.example/api/', token: TOKEN, headers: { 'X-Trace': 't-1' } })");
+    Reflect::set(&options, &"fetch".into(), &fetch).unwrap();
+    let created = settle(create_plant(js("({ id: 9223372036854775807n, name: 'Q\"\\n', tag: 't' })"), options)).await.unwrap();
+    assert_eq!(JSON::stringify(&created).unwrap(), r#"{"name":"Canned"}"#);
+    assert_eq!(text(&seen, "method"), "POST");
+    assert_eq!(text(&seen, "url"), "https://plants.example/api/plants");
+    assert_eq!(text(&seen, "credentials"), "omit");
+    assert_eq!(text(&seen, "redirect"), "manual");
+    assert_eq!(text(&seen, "auth"), format!("Bearer {TOKEN}"));
+    assert_eq!(text(&seen, "type"), "application/json");
+    assert_eq!(text(&seen, "accept"), "application/json");
+    assert_eq!(text(&seen, "extra"), "t-1");
+    assert_eq!(text(&seen, "body"), r#"{"id":9223372036854775807,"name":"Q\"\n","tag":"t"}"#);
+}
+
+#[wasm_bindgen_test]
+async fn a_misbehaving_injected_fetch_cannot_break_the_module() {
+    for (source, kind) in [
+        ("() => { throw 'a string, not an Error' }", "network"),
+        ("() => Promise.reject(Symbol('odd'))", "network"),
+        ("() => ({ status: 200 })", "invalid_response"),
+        ("() => 42", "invalid_response"),
+        ("() => new Response('{\"error\":1,\"message\":\"echo ' + TOKEN + '\"}', { status: 400 })", "rejected"),
+        ("() => new Promise(() => {})", "timeout"),
+    ] {
+        let options = js(&format!("({{ baseUrl: SERVER, token: TOKEN, timeoutMs: 100, fetch: {source} }})"));
+        expect_error(settle(create_plant(js("({ id: uid(), name: 'm' })"), options)).await, kind);
+    }
+    settle(create_plant(js("({ id: uid(), name: 'fine' })"), options())).await.unwrap();
+}
