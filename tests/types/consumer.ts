@@ -1,0 +1,86 @@
+// A TypeScript consumer of the package: right calls compile, wrong ones are `@ts-expect-error`.
+// Checked by `tsc --noEmit -p tests/types` (scripts/test); never run.
+import {
+  createPlant, validateNewPlant, PlantStoreClient, PlantStoreError,
+  type NewPlant, type Plant, type PlantStoreOptions, type PlantStoreErrorKind, type ValidationIssue,
+} from 'plant-store-client';
+
+const options: PlantStoreOptions = { baseUrl: 'https://plants.example/api', token: 't0ken' };
+
+async function rightUses(): Promise<void> {
+  const plant: Plant = await createPlant({ id: 1, name: 'Fern' }, options);
+  const name: string = plant.name;
+  const tag: string | undefined = plant.tag;
+  await createPlant({ id: 9007199254740993n, name: 'Big', tag: 'x' }, options);
+  await createPlant({ id: 2, name: 'N' }, { baseUrl: 'http://127.0.0.1:4010', getToken: async () => 't' });
+  await createPlant({ id: 3, name: 'N' }, {
+    ...options, fetch: (request: Request) => fetch(request), signal: new AbortController().signal,
+    timeoutMs: 5000, headers: { 'X-Trace': '1' },
+  });
+
+  const client = new PlantStoreClient({ baseUrl: 'https://plants.example', getToken: () => 't' });
+  await client.createPlant({ id: 4, name: 'C' });
+  await client.createPlant({ id: 5, name: 'C' }, { signal: AbortSignal.timeout(100) });
+
+  const result = validateNewPlant(JSON.parse('{}') as unknown);
+  if (result.ok) {
+    const valid: NewPlant = result.value;
+    const id: number | bigint = valid.id;
+  } else {
+    const issues: ValidationIssue[] = result.issues;
+    const codes: string[] = issues.map((i) => i.code + i.path + i.message);
+  }
+
+  try {
+    await createPlant({ id: 6, name: 'E' }, options);
+  } catch (e) {
+    if (e instanceof PlantStoreError) {
+      const kind: PlantStoreErrorKind = e.kind;
+      const status: number | undefined = e.status;
+      const code: number | undefined = e.code;
+      const issues: ValidationIssue[] | undefined = e.issues;
+      const base: Error = e;
+      switch (e.kind) {
+        case 'validation': case 'config': case 'network': case 'timeout': case 'aborted':
+        case 'rejected': case 'unexpected_status': case 'invalid_response': break;
+        // @ts-expect-error: not a kind
+        case 'server_error': break;
+      }
+    }
+    if (PlantStoreError.is(e)) {
+      const kind: PlantStoreErrorKind = e.kind;
+    }
+  }
+}
+
+async function wrongUses(): Promise<void> {
+  // @ts-expect-error: id must be a number or a bigint
+  await createPlant({ id: '12', name: 'Fern' }, options);
+  // @ts-expect-error: name is required
+  await createPlant({ id: 1 }, options);
+  // @ts-expect-error: tag must be a string
+  await createPlant({ id: 1, name: 'a', tag: null }, options);
+  // @ts-expect-error: unknown field
+  await createPlant({ id: 1, name: 'a', tags: 'x' }, options);
+  // @ts-expect-error: options are required
+  await createPlant({ id: 1, name: 'a' });
+  // @ts-expect-error: baseUrl is required
+  await createPlant({ id: 1, name: 'a' }, { token: 't' });
+  // @ts-expect-error: a token or getToken is required
+  await createPlant({ id: 1, name: 'a' }, { baseUrl: 'https://h' });
+  // @ts-expect-error: not both
+  await createPlant({ id: 1, name: 'a' }, { baseUrl: 'https://h', token: 't', getToken: () => 't' });
+  // @ts-expect-error: headers are strings
+  await createPlant({ id: 1, name: 'a' }, { ...options, headers: { 'X-N': 1 } });
+  // @ts-expect-error: timeoutMs is a number
+  await createPlant({ id: 1, name: 'a' }, { ...options, timeoutMs: '100' });
+  // @ts-expect-error: the result has no id
+  (await createPlant({ id: 1, name: 'a' }, options)).id;
+  // @ts-expect-error: call options only take a signal
+  await new PlantStoreClient(options).createPlant({ id: 1, name: 'a' }, { timeoutMs: 1 });
+  const result = validateNewPlant({});
+  // @ts-expect-error: value exists only when ok is true
+  result.value;
+}
+
+export { rightUses, wrongUses };
