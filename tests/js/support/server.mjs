@@ -7,6 +7,8 @@ import { join } from 'node:path';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const TOKEN = 'test-token-0123';
+/** The built package: $PKG_DIR (set by scripts/test), else pkg/. */
+export const PKG = process.env.PKG_DIR ?? join(ROOT, 'pkg');
 
 /** @returns {Promise<{ url: string, stop: () => Promise<void>, stats: () => Promise<{requests: number, plants: number}>, json: (path: string) => Promise<any> }>} */
 export async function startServer({ token = TOKEN, testRoutes = true, www, pkg, port = 0 } = {}) {
