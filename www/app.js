@@ -1,0 +1,178 @@
+// The demo page: validates the form as the user types, sends it with createPlant, shows the answer
+// and a short history. The token stays in its input: it is never logged, stored or put in a URL.
+import { PLANT_FIELDS, readPlant, groupIssues, describeError, summarize } from './present.js';
+
+const DEMO_TOKEN = 'demo-token';
+const HISTORY_LIMIT = 8;
+
+const $ = (id) => document.getElementById(id);
+const form = $('plant-form');
+const inputs = { id: $('plant-id'), name: $('plant-name'), tag: $('plant-tag') };
+const baseUrlInput = $('base-url');
+const tokenInput = $('token');
+const submitButton = $('submit');
+const formStatus = $('form-status');
+const resultBody = $('result-body');
+const historyList = $('history');
+
+/** Builds an element: `h('p', { class: 'x' }, 'text', child)`. Text is always set as text. */
+function h(tag, props = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (value === undefined || value === false) continue;
+    if (key === 'class') el.className = value;
+    else el.setAttribute(key, value === true ? '' : value);
+  }
+  for (const child of children.flat()) {
+    if (child !== undefined && child !== null && child !== false) el.append(child);
+  }
+  return el;
+}
+
+baseUrlInput.value = location.origin;
+tokenInput.value = DEMO_TOKEN;
+
+$('token-toggle').addEventListener('click', (event) => {
+  const show = tokenInput.type === 'password';
+  tokenInput.type = show ? 'text' : 'password';
+  event.currentTarget.textContent = show ? 'Hide' : 'Show';
+  event.currentTarget.setAttribute('aria-pressed', String(show));
+});
+
+let client;
+try {
+  client = await import('./pkg/index.js');
+} catch (err) {
+  formStatus.textContent = 'The client package could not be loaded from /pkg/. Build it with scripts/demo.';
+  formStatus.classList.add('bad');
+  console.error('plant-store-client did not load:', err);
+  throw err;
+}
+const { createPlant, validateNewPlant } = client;
+submitButton.disabled = false;
+formStatus.textContent = '';
+
+// A field shows its problems once the user has typed in it or left it, and all of them after a submit.
+const touched = new Set();
+
+const currentPlant = () =>
+  readPlant({ id: inputs.id.value, name: inputs.name.value, tag: inputs.tag.value });
+
+function showIssues(issues, fields = touched) {
+  const byField = groupIssues(issues);
+  for (const field of PLANT_FIELDS) {
+    const messages = fields.has(field) ? byField[field] ?? [] : [];
+    const input = inputs[field];
+    $(`${input.id}-error`).textContent = messages.join(' ');
+    if (messages.length) input.setAttribute('aria-invalid', 'true');
+    else input.removeAttribute('aria-invalid');
+  }
+  return byField;
+}
+
+function revalidate() {
+  const check = validateNewPlant(currentPlant());
+  showIssues(check.ok ? [] : check.issues);
+  return check;
+}
+
+for (const [field, input] of Object.entries(inputs)) {
+  input.addEventListener('input', () => { touched.add(field); revalidate(); });
+  input.addEventListener('blur', () => {
+    if (input.value !== '' && !touched.has(field)) { touched.add(field); revalidate(); }
+  });
+}
+
+let busy = false;
+let historyTotal = 0;
+function setBusy(on) {
+  busy = on;
+  form.setAttribute('aria-busy', String(on));
+  submitButton.classList.toggle('busy', on);
+  submitButton.setAttribute('aria-disabled', String(on));
+  submitButton.querySelector('.label').textContent = on ? 'Creating…' : 'Create plant';
+}
+
+function showResult(card) {
+  resultBody.replaceChildren(card);
+}
+
+function detailsList(rows) {
+  return h('dl', { class: 'details' }, rows.map(([term, value]) => h('div', {}, h('dt', {}, term), h('dd', {}, value))));
+}
+
+function successCard(plant, sentId) {
+  return h('div', { class: 'outcome ok' },
+    h('p', { class: 'outcome-title' }, h('span', { class: 'badge ok', 'aria-hidden': 'true' }, '✓'), `Created “${plant.name}”`),
+    h('p', {}, 'The Plant Store answered 200 with this Plant:'),
+    detailsList([
+      ['Name', plant.name],
+      ['Tag', plant.tag ?? '— none —'],
+      ['Id sent', String(sentId)],
+    ]),
+  );
+}
+
+function errorCard(err, baseUrl) {
+  const card = describeError(err, { baseUrl });
+  const tone = err?.kind === 'validation' || err?.kind === 'config' ? 'warn' : 'bad';
+  return h('div', { class: `outcome ${tone}` },
+    h('p', { class: 'outcome-title' }, h('span', { class: `badge ${tone}`, 'aria-hidden': 'true' }, '!'), card.title),
+    h('p', {}, card.text),
+    card.message && h('blockquote', { class: 'message' }, card.message),
+    err?.kind === 'validation' && err.issues?.length
+      ? h('ul', { class: 'issues' }, err.issues.map((i) => h('li', {}, i.message)))
+      : null,
+    card.details.length ? detailsList(card.details) : null,
+    card.advice && h('p', { class: 'advice' }, card.advice),
+  );
+}
+
+function addHistory(entry) {
+  const { tone, text } = summarize(entry);
+  const meta = [];
+  if (entry.id !== undefined) meta.push(`id ${String(entry.id)}`);
+  if (entry.plant) meta.push('200');
+  if (entry.error?.status !== undefined) meta.push(String(entry.error.status));
+  if (entry.error?.code !== undefined) meta.push(`code ${entry.error.code}`);
+  if (entry.error?.kind) meta.push(entry.error.kind);
+  const time = entry.at.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  historyList.prepend(h('li', { class: `entry ${tone}` },
+    h('span', { class: 'dot', 'aria-hidden': 'true' }),
+    h('span', { class: 'entry-text' }, text),
+    h('span', { class: 'entry-meta' }, h('time', { datetime: entry.at.toISOString() }, time), meta.length ? ` · ${meta.join(' · ')}` : ''),
+  ));
+  while (historyList.children.length > HISTORY_LIMIT) historyList.lastElementChild.remove();
+  $('history-empty').hidden = true;
+  $('history-count').textContent = String(++historyTotal);
+}
+
+form.addEventListener('submit', async (event) => {
+  event.preventDefault();
+  if (busy) return;
+  for (const field of PLANT_FIELDS) touched.add(field);
+  const plant = currentPlant();
+  const check = revalidate();
+  const at = new Date();
+  if (!check.ok) {
+    const error = { kind: 'validation', issues: check.issues };
+    showResult(errorCard(error));
+    addHistory({ at, id: plant.id, error });
+    PLANT_FIELDS.map((f) => inputs[f]).find((input) => input.getAttribute('aria-invalid') === 'true')?.focus();
+    return;
+  }
+  const baseUrl = baseUrlInput.value.trim();
+  setBusy(true);
+  showResult(h('p', { class: 'pending' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), 'Sending to the Plant Store…'));
+  try {
+    const created = await createPlant(plant, { baseUrl, token: tokenInput.value });
+    showResult(successCard(created, plant.id));
+    addHistory({ at, id: plant.id, plant: created });
+  } catch (err) {
+    if (err?.kind === 'validation') showIssues(err.issues, new Set(PLANT_FIELDS));
+    showResult(errorCard(err, baseUrl));
+    addHistory({ at, id: plant.id, error: err });
+  } finally {
+    setBusy(false);
+  }
+});
