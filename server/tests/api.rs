@@ -146,3 +146,43 @@ async fn test_routes_are_off_unless_asked_for() {
     let response = router.oneshot(Request::get("/__test/stats").body(Body::empty()).unwrap()).await.unwrap();
     assert_eq!(response.status(), StatusCode::NOT_FOUND);
 }
+
+#[tokio::test]
+async fn redirects_point_where_asked_and_refuse_nonsense() {
+    let (router, store) = server();
+    let to = "http://127.0.0.1:9/elsewhere/plants";
+    for status in faults::REDIRECTS {
+        let path = format!("/__test/redirect/{status}/plants?to={}", "http%3A%2F%2F127.0.0.1%3A9%2Felsewhere%2Fplants");
+        let response = router.clone().oneshot(Request::post(path).body(Body::empty()).unwrap()).await.unwrap();
+        assert_eq!(response.status().as_u16(), *status);
+        assert_eq!(response.headers()["location"], to);
+    }
+    for path in [
+        "/__test/redirect/200/plants?to=http%3A%2F%2Fa",
+        "/__test/redirect/307/plants",
+        "/__test/redirect/307/plants?to=javascript%3Aalert(1)",
+        "/__test/redirect/307/plants?to=http%3A%2F%2Fa%0D%0AX-Evil%3A%201",
+    ] {
+        let response = router.clone().oneshot(Request::post(path).body(Body::empty()).unwrap()).await.unwrap();
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{path}");
+    }
+    assert_eq!(store.plant_count(), 0);
+}
+
+#[tokio::test]
+async fn echo_faults_repeat_the_authorization_header() {
+    let (router, _) = server();
+    for name in ["echo-token-400", "echo-token-401", "echo-token-500"] {
+        let request = Request::post(format!("/__test/fault/{name}/plants"))
+            .header("authorization", "Bearer s3cret-t0ken")
+            .body(Body::empty())
+            .unwrap();
+        let response = router.clone().oneshot(request).await.unwrap();
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        let body = String::from_utf8_lossy(&body);
+        assert!(body.contains("Bearer s3cret-t0ken"), "{name}: {body}");
+        if name == "echo-token-500" {
+            assert_eq!(body.find("s3cret"), Some(290), "the token straddles character 300");
+        }
+    }
+}
