@@ -136,7 +136,10 @@ export function summarize(outcome) {
     case 'timeout': return { tone: 'bad', text: 'No answer in time' };
     case 'aborted': return { tone: 'muted', text: 'Cancelled' };
     case 'config': return { tone: 'muted', text: 'Not sent: connection settings' };
-    case 'unexpected_status': return { tone: 'bad', text: `Unexpected status ${err.status}` };
+    case 'unexpected_status':
+      return err.status === 401 || err.status === 403
+        ? { tone: 'bad', text: 'Token not accepted' }
+        : { tone: 'bad', text: `Unexpected status ${err.status}` };
     case 'invalid_response': return { tone: 'bad', text: 'Unreadable answer' };
     default: return { tone: 'bad', text: 'Failed' };
   }
