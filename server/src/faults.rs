@@ -2,18 +2,17 @@
 //! with a server that does not keep the contract.
 
 use axum::body::{Body, Bytes};
-use axum::extract::{Path, Query};
+use axum::extract::Path;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use futures_util::stream;
-use std::collections::HashMap;
 use std::io;
 
 /// The fault names this route knows.
 pub const NAMES: &[&str] = &[
     "200-not-json", "200-wrong-shape", "200-empty", "204", "400-not-error", "400-html",
     "500-html", "401", "403", "404", "409", "503-error", "huge-error", "close-mid-body",
-    "200-lone-surrogate", "200-tag-null", "echo-token-400", "echo-token-401", "echo-token-500",
+    "200-lone-surrogate", "200-tag-null", "200-huge", "echo-token-400", "echo-token-401", "echo-token-500",
 ];
 
 /// Answers with the fault named in the path (404 for an unknown name). The `echo-token-*` faults
@@ -43,6 +42,11 @@ pub async fn answer(Path(name): Path<String>, headers: HeaderMap) -> Response {
         "404" => json(StatusCode::NOT_FOUND, r#"{"error":6,"message":"no such route"}"#),
         "409" => json(StatusCode::CONFLICT, r#"{"error":7,"message":"conflict"}"#),
         "503-error" => json(StatusCode::SERVICE_UNAVAILABLE, r#"{"error":8,"message":"try later"}"#),
+        "200-huge" => {
+            // A Plant of 2 MiB: a client reads at most 1 MiB of a 200 and refuses the rest.
+            let body = format!(r#"{{"name":"{}"}}"#, "n".repeat(2 * 1024 * 1024));
+            with_type(StatusCode::OK, "application/json", body)
+        }
         "huge-error" => {
             let body = "E".repeat(8 * 1024 * 1024);
             with_type(StatusCode::INTERNAL_SERVER_ERROR, "text/plain", body)
@@ -70,23 +74,19 @@ pub async fn answer(Path(name): Path<String>, headers: HeaderMap) -> Response {
     }
 }
 
-/// The redirect statuses `/__test/redirect/{status}/plants` answers with.
+/// The redirect statuses `/__test/redirect/{status}/{port}/plants` answers with.
 pub const REDIRECTS: &[u16] = &[301, 302, 303, 307, 308];
 
-/// `POST /__test/redirect/{status}/plants?to=URL`: a redirect to `URL` (any origin), so a test can
-/// check on that origin whether a client followed it and what it carried along. 400 for a status
-/// that is not a redirect or a `to` that is not an absolute http(s) URL.
-pub async fn redirect(Path(status): Path<u16>, Query(query): Query<HashMap<String, String>>) -> Response {
-    let status = match StatusCode::from_u16(status) {
-        Ok(status) if REDIRECTS.contains(&status.as_u16()) => status,
-        _ => return (StatusCode::BAD_REQUEST, "the status must be one of 301, 302, 303, 307, 308").into_response(),
-    };
-    let to = query.get("to").map(String::as_str).unwrap_or_default();
-    let location = match HeaderValue::from_str(to) {
-        Ok(value) if to.starts_with("http://") || to.starts_with("https://") => value,
-        _ => return (StatusCode::BAD_REQUEST, "?to= must be an absolute http(s) URL").into_response(),
-    };
-    (status, [(header::LOCATION, location)]).into_response()
+/// `POST /__test/redirect/{status}/{port}/plants`: a redirect to `http://127.0.0.1:{port}/plants`, so
+/// a test can check on that other origin whether a client followed it and what it carried along.
+/// The target is in the path because a client's base URL cannot carry a query. 400 for a status that
+/// is not a redirect.
+pub async fn redirect(Path((status, port)): Path<(u16, u16)>) -> Response {
+    if !REDIRECTS.contains(&status) {
+        return (StatusCode::BAD_REQUEST, "the status must be one of 301, 302, 303, 307, 308").into_response();
+    }
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::TEMPORARY_REDIRECT);
+    (status, [(header::LOCATION, format!("http://127.0.0.1:{port}/plants"))]).into_response()
 }
 
 fn with_type(status: StatusCode, content_type: &'static str, body: impl Into<Body>) -> Response {

@@ -3,7 +3,7 @@
 //!
 //! With `test_routes` on it also answers under `/__test/`: request counters, the last request as it
 //! arrived, stored plants with exact ids, a slow variant of the endpoint, a set of faults and
-//! redirects to another origin (`/__test/redirect/{status}/plants?to=URL`). Those
+//! redirects to another loopback origin (`/__test/redirect/{status}/{port}/plants`). Those
 //! routes exist so tests can check on the server side what the client really sent.
 #![deny(missing_docs, missing_debug_implementations)]
 #![forbid(unsafe_code)]
@@ -110,7 +110,7 @@ pub fn app(config: Config) -> (Router, Arc<Store>) {
             .route("/__test/plants/{id}", get(stored_plant))
             .route("/__test/delay/{ms}/plants", post(delayed_create))
             .route("/__test/fault/{name}/plants", post(faults::answer))
-            .route("/__test/redirect/{status}/plants", post(faults::redirect));
+            .route("/__test/redirect/{status}/{port}/plants", post(faults::redirect));
     }
     for (prefix, dir) in config.static_dirs {
         let files = ServeDir::new(dir).append_index_html_on_directories(true);

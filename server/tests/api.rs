@@ -148,21 +148,15 @@ async fn test_routes_are_off_unless_asked_for() {
 }
 
 #[tokio::test]
-async fn redirects_point_where_asked_and_refuse_nonsense() {
+async fn redirects_point_to_another_loopback_port() {
     let (router, store) = server();
-    let to = "http://127.0.0.1:9/elsewhere/plants";
     for status in faults::REDIRECTS {
-        let path = format!("/__test/redirect/{status}/plants?to={}", "http%3A%2F%2F127.0.0.1%3A9%2Felsewhere%2Fplants");
+        let path = format!("/__test/redirect/{status}/4321/plants");
         let response = router.clone().oneshot(Request::post(path).body(Body::empty()).unwrap()).await.unwrap();
         assert_eq!(response.status().as_u16(), *status);
-        assert_eq!(response.headers()["location"], to);
+        assert_eq!(response.headers()["location"], "http://127.0.0.1:4321/plants");
     }
-    for path in [
-        "/__test/redirect/200/plants?to=http%3A%2F%2Fa",
-        "/__test/redirect/307/plants",
-        "/__test/redirect/307/plants?to=javascript%3Aalert(1)",
-        "/__test/redirect/307/plants?to=http%3A%2F%2Fa%0D%0AX-Evil%3A%201",
-    ] {
+    for path in ["/__test/redirect/200/4321/plants", "/__test/redirect/307/99999/plants", "/__test/redirect/307/x/plants"] {
         let response = router.clone().oneshot(Request::post(path).body(Body::empty()).unwrap()).await.unwrap();
         assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{path}");
     }
