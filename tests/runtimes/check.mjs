@@ -1,0 +1,25 @@
+// What every runtime's consumer does with the installed package: one real createPlant against the
+// reference server, and one NewPlant that fails validation (nothing is sent). Returns a plain,
+// JSON-able summary that tests/js/runtimes.test.mjs checks.
+export async function check(api, { baseUrl, token, id, where }) {
+  // `init` is exported by every entry and is a no-op once loaded; calling it twice at once is safe.
+  await Promise.all([api.init(), api.init()]);
+  const options = { baseUrl, token };
+  const plant = await api.createPlant({ id: BigInt(id), name: 'Fern', tag: where }, options);
+
+  let invalid;
+  try {
+    await api.createPlant({ id: 1.5, name: 'Fern' }, options);
+    invalid = { threw: false };
+  } catch (err) {
+    invalid = {
+      threw: true,
+      isPlantStoreError: err instanceof api.PlantStoreError,
+      isError: err instanceof Error,
+      name: err.name,
+      kind: err.kind,
+      paths: (err.issues ?? []).map((issue) => issue.path),
+    };
+  }
+  return { plant, invalid, hasWindow: typeof window !== 'undefined' };
+}
