@@ -5,7 +5,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::Path;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use futures_util::stream;
+use futures_util::stream::{self, StreamExt};
 use std::io;
 
 /// The fault names this route knows.
@@ -52,12 +52,19 @@ pub async fn answer(Path(name): Path<String>, headers: HeaderMap) -> Response {
             with_type(StatusCode::INTERNAL_SERVER_ERROR, "text/plain", body)
         }
         "close-mid-body" => {
-            // Promise 1000 bytes, send 14, then fail the stream: hyper cuts the connection.
+            // Promise 1000 bytes, send 14, wait so they (and the head) leave, then fail the stream:
+            // hyper cuts the connection mid-body, after the client has seen the status.
             let chunks: Vec<Result<Bytes, io::Error>> = vec![
                 Ok(Bytes::from_static(br#"{"name":"Fern"#)),
                 Err(io::Error::new(io::ErrorKind::ConnectionReset, "cut")),
             ];
-            let mut response = Response::new(Body::from_stream(stream::iter(chunks)));
+            let paced = stream::iter(chunks).then(|chunk| async move {
+                if chunk.is_err() {
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                }
+                chunk
+            });
+            let mut response = Response::new(Body::from_stream(paced));
             let headers = response.headers_mut();
             headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
             headers.insert(header::CONTENT_LENGTH, HeaderValue::from_static("1000"));

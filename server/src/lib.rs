@@ -249,5 +249,9 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     on_ready(listener.local_addr()?);
+    // Without TCP_NODELAY a small answer can wait for a delayed ACK: tens of ms per request.
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     axum::serve(listener, router).with_graceful_shutdown(shutdown).await
 }
