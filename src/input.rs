@@ -2,7 +2,7 @@
 //! Proxy trap) is caught, and nothing is coerced.
 
 use crate::js;
-use js_sys::{Array, JsString, Reflect};
+use js_sys::{JsString, Reflect};
 use plant_store_model::{Field, Issue, IssueCode, RawNewPlant};
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -19,8 +19,10 @@ impl<'a> PlainObject<'a> {
         if !value.is_object() {
             return Err(type_name(value));
         }
-        if Array::is_array(value) {
-            return Err("array");
+        match js::is_array(value) {
+            Ok(false) => {}
+            Ok(true) => return Err("array"),
+            Err(_) => return Err("a revoked Proxy"),
         }
         // A plain object's prototype is null or has no prototype itself (Object.prototype of any realm).
         let proto = js::prototype_of(value).map_err(|_| "an object whose prototype cannot be read")?;
@@ -67,7 +69,7 @@ pub fn type_name(value: &JsValue) -> &'static str {
         "symbol"
     } else if value.is_function() {
         "function"
-    } else if Array::is_array(value) {
+    } else if js::is_array(value).unwrap_or(false) {
         "array"
     } else {
         "object"

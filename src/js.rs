@@ -41,6 +41,10 @@ extern "C" {
     #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
     pub fn object_keys(value: &JsValue) -> Result<js_sys::Array, JsValue>;
 
+    /// `Array.isArray`: throws for a revoked Proxy.
+    #[wasm_bindgen(catch, js_namespace = Array, js_name = isArray)]
+    pub fn is_array(value: &JsValue) -> Result<bool, JsValue>;
+
     /// `Object.getPrototypeOf`: a Proxy's `getPrototypeOf` trap may throw.
     #[wasm_bindgen(catch, js_namespace = Object, js_name = getPrototypeOf)]
     pub fn prototype_of(value: &JsValue) -> Result<JsValue, JsValue>;

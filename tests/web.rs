@@ -317,3 +317,16 @@ async fn a_misbehaving_injected_fetch_cannot_break_the_module() {
     }
     settle(create_plant(js("({ id: uid(), name: 'fine' })"), options())).await.unwrap();
 }
+
+#[wasm_bindgen_test]
+async fn a_revoked_proxy_is_refused_not_thrown() {
+    // `Array.isArray` throws on a revoked Proxy; the client must turn that into an issue.
+    let revoked = "(() => { const { proxy, revoke } = Proxy.revocable({}, {}); revoke(); return proxy; })()";
+    let error = expect_error(settle(create_plant(js(revoked), options())).await, "validation");
+    assert_eq!(text(&get(&get(&error, "issues"), "0"), "code"), "invalid_type");
+    let error = expect_error(settle(create_plant(js(&format!("({{ id: 1, name: {revoked} }})")), options())).await, "validation");
+    assert_eq!(text(&get(&get(&error, "issues"), "0"), "path"), "name");
+    assert_eq!(get(&validate_new_plant_js(js(revoked)), "ok"), JsValue::FALSE);
+    expect_error(settle(create_plant(js("({ id: uid(), name: 'x' })"), js(revoked))).await, "config");
+    settle(create_plant(js("({ id: uid(), name: 'after' })"), options())).await.unwrap();
+}
