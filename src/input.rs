@@ -42,12 +42,17 @@ impl<'a> PlainObject<'a> {
         Ok(keys.iter().filter_map(|k| k.as_string()).collect())
     }
 
-    /// The value under `key`.
+    /// The value of the own property `key` (`undefined` when it is not an own property: a value
+    /// inherited from a polluted `Object.prototype` is not the caller's).
     ///
     /// # Errors
-    /// When reading it threw (a getter or a Proxy's `get` trap).
+    /// When reading it threw (a getter, or a Proxy's `getOwnPropertyDescriptor` or `get` trap).
     pub fn get(&self, key: &str) -> Result<JsValue, JsValue> {
-        Reflect::get(self.0, &JsValue::from_str(key))
+        let key = JsValue::from_str(key);
+        if Reflect::get_own_property_descriptor(self.0.unchecked_ref::<js_sys::Object>(), &key)?.is_undefined() {
+            return Ok(JsValue::UNDEFINED);
+        }
+        Reflect::get(self.0, &key)
     }
 }
 

@@ -330,3 +330,20 @@ async fn a_revoked_proxy_is_refused_not_thrown() {
     expect_error(settle(create_plant(js("({ id: uid(), name: 'x' })"), js(revoked))).await, "config");
     settle(create_plant(js("({ id: uid(), name: 'after' })"), options())).await.unwrap();
 }
+
+#[wasm_bindgen_test]
+async fn values_inherited_from_a_polluted_prototype_are_not_read() {
+    let pollute = js("(on) => { for (const [k, v] of Object.entries({ tag: 'polluted', getToken: () => 'x', timeoutMs: 1 })) {
+        if (on) Object.defineProperty(Object.prototype, k, { value: v, configurable: true, writable: true }); else delete Object.prototype[k]; } }");
+    let pollute = pollute.unchecked_ref::<Function>();
+    pollute.call1(&JsValue::NULL, &JsValue::TRUE).unwrap();
+    let plant = js("({ id: uid(), name: 'clean' })");
+    let id = get(&plant, "id").as_f64().unwrap();
+    let result = settle(create_plant(plant, options())).await;
+    let inherited = validate_new_plant_js(js("Object.setPrototypeOf({}, Object.assign(Object.create(null), { id: 1, name: 'x' }))"));
+    pollute.call1(&JsValue::NULL, &JsValue::FALSE).unwrap();
+    let created = result.expect("neither the inherited getToken nor timeoutMs is an option");
+    assert_eq!(JSON::stringify(&created).unwrap(), r#"{"name":"clean"}"#);
+    assert!(get(&server_json(&format!("/__test/plants/{id}")).await, "tag").is_null(), "no inherited tag was sent");
+    assert_eq!(get(&inherited, "ok"), JsValue::FALSE, "inherited id and name are not the caller's");
+}
