@@ -49,7 +49,7 @@ async fn send(config: &Config, plant: &NewPlant, guard: &CallGuard) -> Result<Js
     let response = response.dyn_into::<web_sys::Response>().map_err(|_| {
         Error::new(Kind::InvalidResponse, "fetch resolved to a value that is not a Response")
     })?;
-    interpret(&response, guard, config).await.map_err(|e| e.redact(secret))
+    interpret(&response, guard, config, secret).await.map_err(|e| e.redact(secret))
 }
 
 async fn settle(guard: &CallGuard, promise: &Promise) -> Result<JsValue, JsValue> {
@@ -122,7 +122,7 @@ fn build_request(config: &Config, plant: &NewPlant, token: &Token, signal: &Abor
 }
 
 /// Maps the response onto the contract.
-async fn interpret(response: &web_sys::Response, guard: &CallGuard, config: &Config) -> Result<JsValue, Error> {
+async fn interpret(response: &web_sys::Response, guard: &CallGuard, config: &Config, secret: &str) -> Result<JsValue, Error> {
     let status = response.status();
     if response.type_() == ResponseType::Opaqueredirect || (300..400).contains(&status) {
         if let Some(body) = response.body() {
@@ -136,12 +136,16 @@ async fn interpret(response: &web_sys::Response, guard: &CallGuard, config: &Con
     }
     let limit = if status == 200 { SUCCESS_BODY_LIMIT } else { ERROR_BODY_LIMIT };
     let (body, complete) = read_body(response, limit, guard).await.map_err(|e| failed(guard, config, e))?;
-    outcome(status, &body, complete).map(|plant| crate::to_js(&plant))
+    outcome(status, &body, complete, secret).map(|plant| crate::to_js(&plant))
 }
 
 /// What a status and (at most `limit` bytes of) body mean under the contract: only 200 with a Plant
 /// is success; 400 with an Error body is a rejection; anything else is reported, never guessed at.
-pub(crate) fn outcome(status: u16, body: &[u8], complete: bool) -> Result<Plant, Error> {
+/// `secret` (the token) is removed from the server's text before it is cut to an excerpt, so a cut
+/// cannot leave a piece of it that a later redaction of the whole token would miss.
+pub(crate) fn outcome(status: u16, body: &[u8], complete: bool, secret: &str) -> Result<Plant, Error> {
+    let excerpt = |text: &str| excerpt(&scrub(text, secret));
+    let body_excerpt = |body: &[u8], complete| body_excerpt(scrub(&String::from_utf8_lossy(body), secret).as_bytes(), complete);
     match status {
         200 if !complete => Err(Error::new(
             Kind::InvalidResponse,
@@ -201,6 +205,15 @@ async fn read_body(response: &web_sys::Response, limit: usize, guard: &CallGuard
     }
 }
 
+/// `text` with every occurrence of `secret` replaced.
+fn scrub(text: &str, secret: &str) -> String {
+    if secret.is_empty() {
+        text.to_owned()
+    } else {
+        text.replace(secret, "[redacted]")
+    }
+}
+
 /// A bounded, single-line piece of text for a message.
 fn excerpt(text: &str) -> String {
     let mut out: String = text
@@ -232,18 +245,18 @@ mod tests {
     use super::*;
 
     fn failure(status: u16, body: &str) -> Error {
-        outcome(status, body.as_bytes(), true).unwrap_err()
+        outcome(status, body.as_bytes(), true, "").unwrap_err()
     }
 
     #[test]
     fn only_200_with_a_plant_is_success() {
-        let plant = outcome(200, br#"{"name":"Fern","tag":"green","id":1}"#, true).unwrap();
+        let plant = outcome(200, br#"{"name":"Fern","tag":"green","id":1}"#, true, "").unwrap();
         assert_eq!(plant, Plant { name: "Fern".into(), tag: Some("green".into()) });
         for body in ["", "not json", r#"{"nom":"x"}"#, r#"{"name":"a","tag":null}"#, r#"["a"]"#, r#"{"name":"\ud800"}"#] {
             let e = failure(200, body);
             assert_eq!((e.kind(), e.status()), (Kind::InvalidResponse, Some(200)), "{body}");
         }
-        let e = outcome(200, br#"{"name":"#, false).unwrap_err();
+        let e = outcome(200, br#"{"name":"#, false, "").unwrap_err();
         assert_eq!(e.kind(), Kind::InvalidResponse);
         assert!(e.message().contains("over 1048576 bytes"));
     }
@@ -276,11 +289,23 @@ mod tests {
     #[test]
     fn excerpts_are_bounded() {
         let huge = "E".repeat(ERROR_BODY_LIMIT);
-        let e = outcome(500, huge.as_bytes(), false).unwrap_err();
+        let e = outcome(500, huge.as_bytes(), false, "").unwrap_err();
         assert!(e.message().len() < 400, "{}", e.message().len());
         assert!(e.message().contains("body starting"));
         let long = format!(r#"{{"error":1,"message":"{}"}}"#, "m".repeat(10_000));
         assert!(failure(400, &long).message().chars().count() <= EXCERPT_CHARS + 1);
+    }
+
+    #[test]
+    fn a_token_across_the_excerpts_end_leaves_no_piece() {
+        let token = "s3cret-t0ken-abcdef";
+        // The token starts 5 characters before the cut: an excerpt taken first would keep "s3cre".
+        let body = format!("{}{token} {token}", "x".repeat(EXCERPT_CHARS - 5));
+        let json = format!(r#"{{"error":1,"message":"{body}"}}"#);
+        for (status, body) in [(500, &body), (400, &body), (400, &json), (503, &json)] {
+            let e = outcome(status, body.as_bytes(), true, token).unwrap_err().redact(token);
+            assert!(!e.message().contains("s3cre"), "{status}: {}", e.message());
+        }
     }
 
     #[test]
