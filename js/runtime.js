@@ -73,12 +73,59 @@ export class CallGuard {
   }
 }
 
-/** Lets a promise we do not wait for (a cancelled body) settle without an unhandled rejection. */
-export function ignore(promise) {
-  promise.then(undefined, () => {});
+/**
+ * One exchange with the server: `fetch(url, init)`, then at most `okLimit` (status 200) or
+ * `errorLimit` (any other status) bytes of the body; the rest is cancelled unread. Every wait is
+ * raced against the guard. Resolves to an Exchange; rejects with what fetch or the body threw (the
+ * caller tells network, timeout and abort apart through the guard). `headers` is the client's frozen
+ * header object; `authorization` is set only when the token comes from getToken.
+ */
+export async function exchange(fetch, url, headers, authorization, body, guard, okLimit, errorLimit) {
+  const h = authorization === undefined ? headers : { ...headers, Authorization: authorization };
+  const init = { method: 'POST', headers: h, body, credentials: 'omit', redirect: 'manual', signal: guard.signal };
+  const response = await guard.race(Promise.resolve(fetch(url, init)));
+  if (!(response instanceof Response)) return new Exchange(-1, false, EMPTY, true);
+  const status = response.status;
+  if (response.type === 'opaqueredirect' || (status >= 300 && status < 400)) {
+    if (response.body !== null) response.body.cancel().catch(() => {});
+    return new Exchange(status, true, EMPTY, true);
+  }
+  const limit = status === 200 ? okLimit : errorLimit;
+  const stream = response.body;
+  if (stream === null) return new Exchange(status, false, EMPTY, true);
+  const reader = stream.getReader();
+  const chunks = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await guard.race(reader.read());
+    if (done) return new Exchange(status, false, join(chunks, size), true);
+    if (!(value instanceof Uint8Array)) throw new TypeError('the body stream yielded a chunk that is not bytes');
+    if (size + value.length > limit) {
+      chunks.push(value.subarray(0, limit - size));
+      reader.cancel().catch(() => {});
+      return new Exchange(status, false, join(chunks, limit), false);
+    }
+    chunks.push(value);
+    size += value.length;
+  }
 }
 
-/** `stream.getReader()`, called from wasm with its exception caught. */
-export function getReader(stream) {
-  return stream.getReader();
+const EMPTY = new Uint8Array(0);
+
+function join(chunks, size) {
+  if (chunks.length === 1) return chunks[0];
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) { bytes.set(chunk, at); at += chunk.length; }
+  return bytes;
+}
+
+/** What the server answered: its status (-1: fetch resolved to no Response), and the body read. */
+export class Exchange {
+  constructor(status, redirect, body, complete) {
+    this.status = status;
+    this.redirect = redirect;
+    this.body = body;
+    this.complete = complete;
+  }
 }

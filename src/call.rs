@@ -4,14 +4,13 @@
 
 use crate::error::{js_message, Error, Kind};
 use crate::js::{self, CallGuard};
-use crate::options::{token_from, Auth, Config};
-use gloo_net::http::{Headers, Method, RequestBuilder};
-use js_sys::{Array, Promise, Uint8Array};
+use crate::options::{bearer, token_from, Auth, Config};
+use js_sys::{Array, Promise};
 use plant_store_model::{ApiError, NewPlant, Plant, Token};
 use std::rc::Rc;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortSignal, ReadableStreamDefaultReader, RequestCredentials, RequestRedirect, ResponseType};
+use web_sys::AbortSignal;
 
 /// The most of a 200 body read: a Plant larger than this is refused, not buffered without end.
 const SUCCESS_BODY_LIMIT: usize = 1024 * 1024;
@@ -21,7 +20,11 @@ const ERROR_BODY_LIMIT: usize = 64 * 1024;
 const EXCERPT_CHARS: usize = 300;
 
 /// Sends `plant` as the options say and maps the answer.
-pub async fn create(config: Rc<Config>, plant: NewPlant, call_signal: Option<AbortSignal>) -> Result<JsValue, JsValue> {
+pub async fn create(
+    config: Rc<Config>,
+    plant: NewPlant,
+    call_signal: Option<AbortSignal>,
+) -> Result<JsValue, JsValue> {
     let signals = Array::new();
     for signal in config.signal.iter().chain(call_signal.iter()) {
         signals.push(signal);
@@ -29,27 +32,36 @@ pub async fn create(config: Rc<Config>, plant: NewPlant, call_signal: Option<Abo
     let guard = CallGuard::new(&signals, config.timeout_ms);
     let result = send(&config, &plant, &guard).await;
     guard.dispose();
-    result.map_err(Error::into_js)
+    result
 }
 
-async fn send(config: &Config, plant: &NewPlant, guard: &CallGuard) -> Result<JsValue, Error> {
+async fn send(config: &Config, plant: &NewPlant, guard: &CallGuard) -> Result<JsValue, JsValue> {
     if guard.reason() != 0 {
-        return Err(stopped(guard, config));
+        return Err(stopped(guard, config).into_js());
     }
-    let token = token(config, guard).await?;
-    let secret = token.expose();
-    let fetch = config.fetch_function()?;
-    let request = build_request(config, plant, &token, &guard.signal())?;
-    let answer = fetch.call1(&JsValue::UNDEFINED, &request).map(|r| js::promise_resolve(&r));
-    let response = match answer {
-        Ok(promise) => settle(guard, &promise).await,
-        Err(thrown) => Err(thrown),
+    let token = token(config, guard).await.map_err(Error::into_js)?;
+    let fetch = config.fetch_function().map_err(Error::into_js)?;
+    let authorization = match config.auth {
+        Auth::Token(_) => None,
+        Auth::Getter(_) => Some(bearer(&token)),
     };
-    let response = response.map_err(|e| failed(guard, config, e).redact(secret))?;
-    let response = response.dyn_into::<web_sys::Response>().map_err(|_| {
-        Error::new(Kind::InvalidResponse, "fetch resolved to a value that is not a Response")
-    })?;
-    interpret(&response, guard, config, secret).await.map_err(|e| e.redact(secret))
+    let body = plant.to_json();
+    let limits = (SUCCESS_BODY_LIMIT as u32, ERROR_BODY_LIMIT as u32);
+    let answer = js::exchange(
+        &fetch,
+        &config.url,
+        &config.headers,
+        authorization,
+        &body,
+        guard,
+        limits.0,
+        limits.1,
+    );
+    let result = match JsFuture::from(answer).await {
+        Ok(answer) => interpret(&answer.unchecked_into(), token.expose()),
+        Err(failure) => Err(failed(guard, config, failure)),
+    };
+    result.map_err(|e| e.redact(token.expose()).into_js())
 }
 
 async fn settle(guard: &CallGuard, promise: &Promise) -> Result<JsValue, JsValue> {
@@ -66,7 +78,13 @@ fn stopped(guard: &CallGuard, config: &Config) -> Error {
                 cause => error.with_cause(cause),
             }
         }
-        _ => Error::new(Kind::Timeout, format!("no answer from the Plant Store within {} ms", config.timeout_ms)),
+        _ => Error::new(
+            Kind::Timeout,
+            format!(
+                "no answer from the Plant Store within {} ms",
+                config.timeout_ms
+            ),
+        ),
     }
 }
 
@@ -75,7 +93,11 @@ fn failed(guard: &CallGuard, config: &Config, cause: JsValue) -> Error {
     if guard.reason() != 0 {
         return stopped(guard, config);
     }
-    let message = format!("could not reach the Plant Store at {}: {}", config.url, js_message(&cause));
+    let message = format!(
+        "could not reach the Plant Store at {}: {}",
+        config.url,
+        js_message(&cause)
+    );
     Error::new(Kind::Network, message).with_cause(cause)
 }
 
@@ -84,59 +106,44 @@ async fn token(config: &Config, guard: &CallGuard) -> Result<Token, Error> {
         Auth::Token(token) => return Ok(token.clone()),
         Auth::Getter(getter) => getter,
     };
-    let threw = |e: JsValue| Error::config("options.getToken failed; no request was sent").with_cause(e);
+    let threw =
+        |e: JsValue| Error::config("options.getToken failed; no request was sent").with_cause(e);
     let value = getter.call0(&JsValue::UNDEFINED).map_err(threw)?;
     let value = match value.dyn_ref::<Promise>() {
-        Some(promise) => settle(guard, promise).await.map_err(|e| match guard.reason() {
-            0 => threw(e),
-            _ => stopped(guard, config),
-        })?,
+        Some(promise) => settle(guard, promise)
+            .await
+            .map_err(|e| match guard.reason() {
+                0 => threw(e),
+                _ => stopped(guard, config),
+            })?,
         None => value,
     };
     token_from(&value, "options.getToken")
 }
 
-fn build_request(config: &Config, plant: &NewPlant, token: &Token, signal: &AbortSignal) -> Result<web_sys::Request, Error> {
-    let bad = |e: JsValue| Error::config("the request could not be built").with_cause(e);
-    let headers = web_sys::Headers::new().map_err(bad)?;
-    for (name, value) in &config.headers {
-        headers.set(name, value).map_err(bad)?;
-    }
-    let bearer = format!("Bearer {}", token.expose());
-    headers.set("Authorization", &bearer).map_err(|_| Error::config("the token could not be sent as a header"))?;
-    headers.set("Content-Type", "application/json").map_err(bad)?;
-    if !config.headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("accept")) {
-        headers.set("Accept", "application/json").map_err(bad)?;
-    }
-    let request = RequestBuilder::new(&config.url)
-        .method(Method::POST)
-        .headers(Headers::from_raw(headers))
-        .credentials(RequestCredentials::Omit)
-        // The contract shows no redirects: following one would re-send the body (and, within an
-        // origin, the token) somewhere the caller did not name.
-        .redirect(RequestRedirect::Manual)
-        .abort_signal(Some(signal))
-        .body(JsValue::from_str(&plant.to_json()))
-        .map_err(|e| Error::config(format!("the request could not be built: {e}")))?;
-    Ok(request.into())
-}
-
-/// Maps the response onto the contract.
-async fn interpret(response: &web_sys::Response, guard: &CallGuard, config: &Config, secret: &str) -> Result<JsValue, Error> {
-    let status = response.status();
-    if response.type_() == ResponseType::Opaqueredirect || (300..400).contains(&status) {
-        if let Some(body) = response.body() {
-            js::ignore(&body.cancel());
-        }
+/// Maps the server's answer onto the contract.
+fn interpret(answer: &js::Exchange, secret: &str) -> Result<JsValue, Error> {
+    let status = answer.status();
+    let Ok(status) = u16::try_from(status) else {
+        return Err(Error::new(
+            Kind::InvalidResponse,
+            "fetch resolved to a value that is not a Response",
+        ));
+    };
+    if answer.redirect() {
         let error = Error::new(
             Kind::UnexpectedStatus,
             "the Plant Store answered with a redirect, which this client does not follow",
         );
-        return Err(if status == 0 { error } else { error.with_status(status) });
+        // An opaque redirect (in browsers) has status 0: there is no status to report.
+        return Err(if status == 0 {
+            error
+        } else {
+            error.with_status(status)
+        });
     }
-    let limit = if status == 200 { SUCCESS_BODY_LIMIT } else { ERROR_BODY_LIMIT };
-    let (body, complete) = read_body(response, limit, guard).await.map_err(|e| failed(guard, config, e))?;
-    outcome(status, &body, complete, secret).map(|plant| crate::to_js(&plant))
+    outcome(status, &answer.body().to_vec(), answer.complete(), secret)
+        .map(|plant| crate::plant_to_js(&plant))
 }
 
 /// What a status and (at most `limit` bytes of) body mean under the contract: only 200 with a Plant
@@ -153,7 +160,8 @@ pub(crate) fn outcome(status: u16, body: &[u8], complete: bool, secret: &str) ->
         )
         .with_status(200)),
         200 => Plant::from_json(body).map_err(|e| {
-            let message = format!("the Plant Store answered 200 but the body is not a Plant: {}", excerpt(&e.to_string()));
+            let mut message = String::from("the Plant Store answered 200 but the body is not a Plant: ");
+            e.describe(&mut message);
             Error::new(Kind::InvalidResponse, message).with_status(200)
         }),
         400 => Err(match ApiError::from_json(body) {
@@ -176,32 +184,6 @@ pub(crate) fn outcome(status: u16, body: &[u8], complete: bool, secret: &str) ->
             ),
         }
         .with_status(status)),
-    }
-}
-
-/// Reads at most `limit` bytes of the body; `false` when there was more (the rest is cancelled).
-async fn read_body(response: &web_sys::Response, limit: usize, guard: &CallGuard) -> Result<(Vec<u8>, bool), JsValue> {
-    let Some(stream) = response.body() else { return Ok((Vec::new(), true)) };
-    let reader: ReadableStreamDefaultReader = js::get_reader(&stream)?;
-    let mut body = Vec::new();
-    loop {
-        let chunk = settle(guard, &reader.read()).await?;
-        let done = js_sys::Reflect::get(&chunk, &JsValue::from_str("done"))?;
-        if done.is_truthy() {
-            return Ok((body, true));
-        }
-        let value = js_sys::Reflect::get(&chunk, &JsValue::from_str("value"))?;
-        let Ok(bytes) = value.dyn_into::<Uint8Array>() else {
-            return Err(js_sys::TypeError::new("the body stream yielded a chunk that is not bytes").into());
-        };
-        let room = limit - body.len();
-        let length = bytes.length() as usize;
-        if length > room {
-            body.extend_from_slice(&bytes.subarray(0, room as u32).to_vec());
-            js::ignore(&reader.cancel());
-            return Ok((body, false));
-        }
-        body.extend_from_slice(&bytes.to_vec());
     }
 }
 

@@ -62,7 +62,14 @@ const ISSUES_IN_MESSAGE: usize = 3;
 impl Error {
     /// An error of `kind` with a message and nothing else.
     pub fn new(kind: Kind, message: impl Into<String>) -> Error {
-        Error { kind, message: message.into(), status: None, code: None, issues: Vec::new(), cause: None }
+        Error {
+            kind,
+            message: message.into(),
+            status: None,
+            code: None,
+            issues: Vec::new(),
+            cause: None,
+        }
     }
 
     /// The options are wrong.
@@ -82,7 +89,10 @@ impl Error {
         if issues.len() > ISSUES_IN_MESSAGE {
             message.push_str(&format!(" (and {} more)", issues.len() - ISSUES_IN_MESSAGE));
         }
-        Error { issues, ..Error::new(Kind::Validation, message) }
+        Error {
+            issues,
+            ..Error::new(Kind::Validation, message)
+        }
     }
 
     /// Adds the HTTP status.
@@ -149,7 +159,7 @@ impl Error {
             set("code", &JsValue::from(code));
         }
         if !self.issues.is_empty() {
-            set("issues", &crate::to_js(&self.issues));
+            set("issues", &crate::issues_to_js(&self.issues));
         }
         if let Some(cause) = &self.cause {
             set("cause", cause);

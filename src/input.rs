@@ -25,7 +25,8 @@ impl<'a> PlainObject<'a> {
             Err(_) => return Err("a revoked Proxy"),
         }
         // A plain object's prototype is null or has no prototype itself (Object.prototype of any realm).
-        let proto = js::prototype_of(value).map_err(|_| "an object whose prototype cannot be read")?;
+        let proto =
+            js::prototype_of(value).map_err(|_| "an object whose prototype cannot be read")?;
         if proto.is_null() || js::prototype_of(&proto).is_ok_and(|p| p.is_null()) {
             Ok(PlainObject(value))
         } else {
@@ -84,11 +85,17 @@ pub fn type_name(value: &JsValue) -> &'static str {
 /// A string, unless it holds a lone surrogate (which `as_string` would silently replace).
 pub fn well_formed_string(value: &JsValue) -> Option<Result<String, ()>> {
     let s = value.dyn_ref::<JsString>()?;
-    Some(if s.is_well_formed() { s.as_string().ok_or(()) } else { Err(()) })
+    Some(if s.is_well_formed() {
+        s.as_string().ok_or(())
+    } else {
+        Err(())
+    })
 }
 
 fn field(read: Result<JsValue, JsValue>) -> Field {
-    let Ok(value) = read else { return Field::Unreadable };
+    let Ok(value) = read else {
+        return Field::Unreadable;
+    };
     if value.is_undefined() {
         return Field::Absent;
     }
@@ -128,9 +135,17 @@ pub fn read_new_plant(value: &JsValue) -> Result<Input, Issue> {
         code: IssueCode::Unreadable,
         message: "the NewPlant's keys could not be listed: listing them threw".into(),
     })?;
-    let unknown = keys.into_iter().filter(|k| !matches!(k.as_str(), "id" | "name" | "tag")).collect();
+    let unknown = keys
+        .into_iter()
+        .filter(|k| !matches!(k.as_str(), "id" | "name" | "tag"))
+        .collect();
     let id = field(object.get("id"));
     let id_is_bigint = matches!(id, Field::Int(_) | Field::IntOutOfRange);
-    let raw = RawNewPlant { id, name: field(object.get("name")), tag: field(object.get("tag")), unknown };
+    let raw = RawNewPlant {
+        id,
+        name: field(object.get("name")),
+        tag: field(object.get("tag")),
+        unknown,
+    };
     Ok(Input { raw, id_is_bigint })
 }

@@ -29,10 +29,38 @@ extern "C" {
 
     /// `stream.getReader()`: throws when the body is locked or already read.
     #[wasm_bindgen(catch, js_name = getReader)]
-    pub fn get_reader(stream: &web_sys::ReadableStream) -> Result<web_sys::ReadableStreamDefaultReader, JsValue>;
+    pub fn get_reader(
+        stream: &web_sys::ReadableStream,
+    ) -> Result<web_sys::ReadableStreamDefaultReader, JsValue>;
 
-    /// Settles `promise` quietly: for a cancelled body nobody waits for.
-    pub fn ignore(promise: &js_sys::Promise);
+    /// One request and its bounded body read; see `exchange` in `js/runtime.js`. Rejects with what
+    /// fetch or the body threw.
+    #[allow(clippy::too_many_arguments)]
+    pub fn exchange(
+        fetch: &js_sys::Function,
+        url: &str,
+        headers: &js_sys::Object,
+        authorization: Option<String>,
+        body: &str,
+        guard: &CallGuard,
+        ok_limit: u32,
+        error_limit: u32,
+    ) -> js_sys::Promise;
+
+    /// What the server answered.
+    pub type Exchange;
+    /// The status; -1 when fetch resolved to something that is not a Response.
+    #[wasm_bindgen(method, getter)]
+    pub fn status(this: &Exchange) -> i32;
+    /// A redirect (3xx or an opaque redirect); its body was not read.
+    #[wasm_bindgen(method, getter)]
+    pub fn redirect(this: &Exchange) -> bool;
+    /// The body read, at most the limit.
+    #[wasm_bindgen(method, getter)]
+    pub fn body(this: &Exchange) -> js_sys::Uint8Array;
+    /// Whether the whole body was read.
+    #[wasm_bindgen(method, getter)]
+    pub fn complete(this: &Exchange) -> bool;
 }
 
 #[wasm_bindgen]
@@ -48,8 +76,4 @@ extern "C" {
     /// `Object.getPrototypeOf`: a Proxy's `getPrototypeOf` trap may throw.
     #[wasm_bindgen(catch, js_namespace = Object, js_name = getPrototypeOf)]
     pub fn prototype_of(value: &JsValue) -> Result<JsValue, JsValue>;
-
-    /// `Promise.resolve`, to treat a fetch that returns a plain value like one that returns a promise.
-    #[wasm_bindgen(js_namespace = Promise, js_name = resolve)]
-    pub fn promise_resolve(value: &JsValue) -> js_sys::Promise;
 }

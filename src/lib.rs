@@ -48,8 +48,8 @@ export type PlantStoreAuth =
 export type PlantStoreOptions = PlantStoreAuth & {
   /** Absolute http(s) URL, optionally with a path prefix: `https://host/api/v1`. No query or fragment. */
   baseUrl: string;
-  /** A fetch implementation to use instead of `globalThis.fetch`. */
-  fetch?: (input: Request) => Promise<Response>;
+  /** A fetch implementation to use instead of `globalThis.fetch`; called as `fetch(url, init)`. */
+  fetch?: (url: string, init: RequestInit) => Promise<Response>;
   /** Aborts every call made with these options. */
   signal?: AbortSignal;
   /** Timeout of one call in milliseconds, from 1 to 2147483647 (default 10000). */
@@ -113,9 +113,35 @@ extern "C" {
     pub type CallOptionsJs;
 }
 
-/// Serializes a value for JavaScript (plain objects, no Maps).
-pub(crate) fn to_js<T: serde::Serialize + ?Sized>(value: &T) -> JsValue {
-    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::UNDEFINED)
+/// A fresh plain object with string (or other) values: `{ key: value, … }`.
+pub(crate) fn object(entries: &[(&str, &JsValue)]) -> JsValue {
+    let object = Object::new();
+    for (key, value) in entries {
+        let _ = Reflect::set(&object, &JsValue::from_str(key), value);
+    }
+    object.into()
+}
+
+/// `{ name, tag? }`, as JavaScript sees a Plant.
+pub(crate) fn plant_to_js(plant: &plant_store_model::Plant) -> JsValue {
+    let name = JsValue::from_str(&plant.name);
+    match &plant.tag {
+        Some(tag) => object(&[("name", &name), ("tag", &JsValue::from_str(tag))]),
+        None => object(&[("name", &name)]),
+    }
+}
+
+/// `[{ path, code, message }, …]`.
+pub(crate) fn issues_to_js(issues: &[plant_store_model::Issue]) -> JsValue {
+    let array = js_sys::Array::new();
+    for issue in issues {
+        array.push(&object(&[
+            ("path", &JsValue::from_str(&issue.path)),
+            ("code", &JsValue::from_str(issue.code.as_str())),
+            ("message", &JsValue::from_str(&issue.message)),
+        ]));
+    }
+    array.into()
 }
 
 fn reject(error: Error) -> Promise {
@@ -146,14 +172,18 @@ pub fn create_plant(
 
 fn send(config: Rc<Config>, plant: &JsValue, signal: Option<web_sys::AbortSignal>) -> Promise {
     match validate(plant) {
-        Ok((plant, _)) => wasm_bindgen_futures::future_to_promise(call::create(config, plant, signal)),
+        Ok((plant, _)) => {
+            wasm_bindgen_futures::future_to_promise(call::create(config, plant, signal))
+        }
         Err(error) => reject(error),
     }
 }
 
 /// Checks a NewPlant without sending anything: for forms.
 #[wasm_bindgen(js_name = validateNewPlant, unchecked_return_type = "ValidationResult")]
-pub fn validate_new_plant_js(#[wasm_bindgen(unchecked_param_type = "unknown")] value: JsValue) -> JsValue {
+pub fn validate_new_plant_js(
+    #[wasm_bindgen(unchecked_param_type = "unknown")] value: JsValue,
+) -> JsValue {
     let result = Object::new();
     let set = |key: &str, value: &JsValue| {
         let _ = Reflect::set(&result, &JsValue::from_str(key), value);
@@ -161,9 +191,17 @@ pub fn validate_new_plant_js(#[wasm_bindgen(unchecked_param_type = "unknown")] v
     match validate(&value) {
         Ok((plant, id_is_bigint)) => {
             let value = Object::new();
-            let id = if id_is_bigint { JsValue::from(plant.id) } else { JsValue::from(plant.id as f64) };
+            let id = if id_is_bigint {
+                JsValue::from(plant.id)
+            } else {
+                JsValue::from(plant.id as f64)
+            };
             let _ = Reflect::set(&value, &JsValue::from_str("id"), &id);
-            let _ = Reflect::set(&value, &JsValue::from_str("name"), &JsValue::from_str(&plant.name));
+            let _ = Reflect::set(
+                &value,
+                &JsValue::from_str("name"),
+                &JsValue::from_str(&plant.name),
+            );
             if let Some(tag) = &plant.tag {
                 let _ = Reflect::set(&value, &JsValue::from_str("tag"), &JsValue::from_str(tag));
             }
@@ -172,7 +210,7 @@ pub fn validate_new_plant_js(#[wasm_bindgen(unchecked_param_type = "unknown")] v
         }
         Err(error) => {
             set("ok", &JsValue::FALSE);
-            set("issues", &to_js(error.issues()));
+            set("issues", &issues_to_js(error.issues()));
         }
     }
     result.into()
@@ -196,7 +234,9 @@ impl PlantStoreClient {
         #[wasm_bindgen(unchecked_param_type = "PlantStoreOptions")] options: JsValue,
     ) -> Result<PlantStoreClient, JsValue> {
         let config = Config::from_js(&options).map_err(Error::into_js)?;
-        Ok(PlantStoreClient { config: Rc::new(config) })
+        Ok(PlantStoreClient {
+            config: Rc::new(config),
+        })
     }
 
     /// Validates `plant` locally, then sends it; `options.signal` aborts this call.

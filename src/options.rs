@@ -13,7 +13,15 @@ pub const DEFAULT_TIMEOUT_MS: u32 = 10_000;
 /// The longest timeout `setTimeout` can hold (2^31 − 1 ms, about 24.8 days).
 const MAX_TIMEOUT_MS: f64 = 2_147_483_647.0;
 
-const CLIENT_OPTIONS: [&str; 7] = ["baseUrl", "token", "getToken", "fetch", "signal", "timeoutMs", "headers"];
+const CLIENT_OPTIONS: [&str; 7] = [
+    "baseUrl",
+    "token",
+    "getToken",
+    "fetch",
+    "signal",
+    "timeoutMs",
+    "headers",
+];
 const CALL_OPTIONS: [&str; 1] = ["signal"];
 
 /// Where the token comes from.
@@ -45,8 +53,11 @@ pub struct Config {
     pub signal: Option<AbortSignal>,
     /// The timeout of one call, in milliseconds.
     pub timeout_ms: u32,
-    /// Extra headers, already accepted by a `Headers` object.
-    pub headers: Vec<(String, String)>,
+    /// The request headers as a frozen plain object: Content-Type, Accept, the extra headers, and
+    /// Authorization when the token is fixed. Built once; fetch copies it.
+    pub headers: js_sys::Object,
+    /// The names of the extra headers, for `Debug` (values may be secrets too).
+    pub extra_header_names: Vec<String>,
 }
 
 impl fmt::Debug for Config {
@@ -56,16 +67,26 @@ impl fmt::Debug for Config {
             .field("auth", &self.auth)
             .field("fetch", &self.fetch.as_ref().map(|_| "injected"))
             .field("timeout_ms", &self.timeout_ms)
-            .field("headers", &self.headers.iter().map(|(k, _)| k).collect::<Vec<_>>())
+            .field("extra_headers", &self.extra_header_names)
             .finish()
     }
 }
 
-fn options_object<'a>(value: &'a JsValue, what: &str, known: &[&str]) -> Result<PlainObject<'a>, Error> {
-    let object = PlainObject::new(value).map_err(|got| Error::config(format!("{what} must be a plain object, got {got}")))?;
-    let keys = object.keys().map_err(|e| Error::config(format!("{what}' keys could not be listed")).with_cause(e))?;
+fn options_object<'a>(
+    value: &'a JsValue,
+    what: &str,
+    known: &[&str],
+) -> Result<PlainObject<'a>, Error> {
+    let object = PlainObject::new(value)
+        .map_err(|got| Error::config(format!("{what} must be a plain object, got {got}")))?;
+    let keys = object
+        .keys()
+        .map_err(|e| Error::config(format!("{what}' keys could not be listed")).with_cause(e))?;
     if let Some(key) = keys.iter().find(|k| !known.contains(&k.as_str())) {
-        let mut message = format!("unknown option \"{}\" in {what}", key.chars().take(40).collect::<String>());
+        let mut message = format!(
+            "unknown option \"{}\" in {what}",
+            key.chars().take(40).collect::<String>()
+        );
         if let Some(near) = suggest(key, known) {
             message.push_str(&format!(" (did you mean \"{near}\"?)"));
         }
@@ -75,14 +96,17 @@ fn options_object<'a>(value: &'a JsValue, what: &str, known: &[&str]) -> Result<
 }
 
 fn read(object: &PlainObject<'_>, key: &str) -> Result<Option<JsValue>, Error> {
-    let value = object
-        .get(key)
-        .map_err(|e| Error::config(format!("options.{key} could not be read: reading it threw")).with_cause(e))?;
+    let value = object.get(key).map_err(|e| {
+        Error::config(format!("options.{key} could not be read: reading it threw")).with_cause(e)
+    })?;
     Ok((!value.is_undefined()).then_some(value))
 }
 
 fn wrong_type(key: &str, expected: &str, got: &JsValue) -> Error {
-    Error::config(format!("options.{key} must be {expected}, got {}", type_name(got)))
+    Error::config(format!(
+        "options.{key} must be {expected}, got {}",
+        type_name(got)
+    ))
 }
 
 fn signal(object: &PlainObject<'_>) -> Result<Option<AbortSignal>, Error> {
@@ -99,8 +123,13 @@ fn signal(object: &PlainObject<'_>) -> Result<Option<AbortSignal>, Error> {
 pub fn token_from(value: &JsValue, source: &str) -> Result<Token, Error> {
     match well_formed_string(value) {
         Some(Ok(s)) => Token::new(s).map_err(|e| Error::config(format!("{source}: {e}"))),
-        Some(Err(())) => Err(Error::config(format!("{source}: token is not well-formed Unicode; its value is not shown"))),
-        None => Err(Error::config(format!("{source} must be a string, got {}", type_name(value)))),
+        Some(Err(())) => Err(Error::config(format!(
+            "{source}: token is not well-formed Unicode; its value is not shown"
+        ))),
+        None => Err(Error::config(format!(
+            "{source} must be a string, got {}",
+            type_name(value)
+        ))),
     }
 }
 
@@ -112,16 +141,32 @@ impl Config {
     pub fn from_js(options: &JsValue) -> Result<Config, Error> {
         let object = options_object(options, "options", &CLIENT_OPTIONS)?;
         let url = match read(&object, "baseUrl")? {
-            None => return Err(Error::config("options.baseUrl is required, for example https://plants.example/api")),
+            None => {
+                return Err(Error::config(
+                    "options.baseUrl is required, for example https://plants.example/api",
+                ))
+            }
             Some(value) => match well_formed_string(&value) {
-                Some(Ok(base)) => plants_url(&base).map_err(|e| Error::config(format!("options.{e}")))?,
-                Some(Err(())) => return Err(Error::config("options.baseUrl is not well-formed Unicode")),
+                Some(Ok(base)) => {
+                    plants_url(&base).map_err(|e| Error::config(format!("options.{e}")))?
+                }
+                Some(Err(())) => {
+                    return Err(Error::config("options.baseUrl is not well-formed Unicode"))
+                }
                 None => return Err(wrong_type("baseUrl", "a string", &value)),
             },
         };
         let auth = match (read(&object, "token")?, read(&object, "getToken")?) {
-            (Some(_), Some(_)) => return Err(Error::config("pass options.token or options.getToken, not both")),
-            (None, None) => return Err(Error::config("options.token (a string) or options.getToken (a function) is required")),
+            (Some(_), Some(_)) => {
+                return Err(Error::config(
+                    "pass options.token or options.getToken, not both",
+                ))
+            }
+            (None, None) => {
+                return Err(Error::config(
+                    "options.token (a string) or options.getToken (a function) is required",
+                ))
+            }
             (Some(token), None) => Auth::Token(token_from(&token, "options.token")?),
             (None, Some(getter)) => match getter.dyn_into::<Function>() {
                 Ok(getter) => Auth::Getter(getter),
@@ -139,15 +184,27 @@ impl Config {
             None => DEFAULT_TIMEOUT_MS,
             Some(value) => match value.as_f64() {
                 Some(ms) if ms.trunc() == ms && (1.0..=MAX_TIMEOUT_MS).contains(&ms) => ms as u32,
-                Some(_) => return Err(Error::config("options.timeoutMs must be a whole number of milliseconds from 1 to 2147483647")),
+                Some(_) => return Err(Error::config(
+                    "options.timeoutMs must be a whole number of milliseconds from 1 to 2147483647",
+                )),
                 None => return Err(wrong_type("timeoutMs", "a number", &value)),
             },
         };
-        let headers = match read(&object, "headers")? {
+        let extra = match read(&object, "headers")? {
             None => Vec::new(),
             Some(value) => extra_headers(&value)?,
         };
-        Ok(Config { url, auth, fetch, signal: signal(&object)?, timeout_ms, headers })
+        let headers = request_headers(&extra, &auth);
+        let extra_header_names = extra.into_iter().map(|(name, _)| name).collect();
+        Ok(Config {
+            url,
+            auth,
+            fetch,
+            signal: signal(&object)?,
+            timeout_ms,
+            headers,
+            extra_header_names,
+        })
     }
 
     /// The global `fetch`, unless one was injected.
@@ -177,26 +234,68 @@ pub fn call_signal(options: Option<JsValue>) -> Result<Option<AbortSignal>, Erro
     }
 }
 
+/// The `Authorization` header value for `token`.
+pub fn bearer(token: &Token) -> String {
+    let mut value = String::with_capacity(7 + token.expose().len());
+    value.push_str("Bearer ");
+    value.push_str(token.expose());
+    value
+}
+
+fn request_headers(extra: &[(String, String)], auth: &Auth) -> js_sys::Object {
+    let headers = js_sys::Object::new();
+    let set = |name: &str, value: &str| {
+        let _ = js_sys::Reflect::set(
+            &headers,
+            &JsValue::from_str(name),
+            &JsValue::from_str(value),
+        );
+    };
+    set("Accept", "application/json");
+    for (name, value) in extra {
+        set(name, value);
+    }
+    set("Content-Type", "application/json");
+    if let Auth::Token(token) = auth {
+        set("Authorization", &bearer(token));
+    }
+    js_sys::Object::freeze(&headers)
+}
+
 fn extra_headers(value: &JsValue) -> Result<Vec<(String, String)>, Error> {
-    let object = PlainObject::new(value)
-        .map_err(|got| Error::config(format!("options.headers must be a plain object of strings, got {got}")))?;
-    let keys = object.keys().map_err(|e| Error::config("options.headers' keys could not be listed").with_cause(e))?;
-    let check = web_sys::Headers::new().map_err(|e| Error::config("cannot create Headers").with_cause(e))?;
+    let object = PlainObject::new(value).map_err(|got| {
+        Error::config(format!(
+            "options.headers must be a plain object of strings, got {got}"
+        ))
+    })?;
+    let keys = object
+        .keys()
+        .map_err(|e| Error::config("options.headers' keys could not be listed").with_cause(e))?;
+    let check = web_sys::Headers::new()
+        .map_err(|e| Error::config("cannot create Headers").with_cause(e))?;
     let mut headers = Vec::with_capacity(keys.len());
     for name in keys {
         let shown: String = name.chars().take(40).collect();
         if name.eq_ignore_ascii_case("authorization") || name.eq_ignore_ascii_case("content-type") {
-            return Err(Error::config(format!("options.headers cannot set {shown}: the client sets it")));
+            return Err(Error::config(format!(
+                "options.headers cannot set {shown}: the client sets it"
+            )));
         }
-        let value = object
-            .get(&name)
-            .map_err(|e| Error::config(format!("options.headers[\"{shown}\"] could not be read")).with_cause(e))?;
+        let value = object.get(&name).map_err(|e| {
+            Error::config(format!("options.headers[\"{shown}\"] could not be read")).with_cause(e)
+        })?;
         let Some(Ok(text)) = well_formed_string(&value) else {
-            return Err(Error::config(format!("options.headers[\"{shown}\"] must be a string, got {}", type_name(&value))));
+            return Err(Error::config(format!(
+                "options.headers[\"{shown}\"] must be a string, got {}",
+                type_name(&value)
+            )));
         };
-        check
-            .set(&name, &text)
-            .map_err(|e| Error::config(format!("options.headers[\"{shown}\"] is not a valid header name and value")).with_cause(e))?;
+        check.set(&name, &text).map_err(|e| {
+            Error::config(format!(
+                "options.headers[\"{shown}\"] is not a valid header name and value"
+            ))
+            .with_cause(e)
+        })?;
         headers.push((name, text));
     }
     Ok(headers)

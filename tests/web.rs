@@ -27,7 +27,9 @@ fn js(source: &str) -> JsValue {
          const uid = () => ++globalThis.__uid; return ({source});",
         server = SERVER
     );
-    Function::new_no_args(&body).call0(&JsValue::UNDEFINED).expect("test source must evaluate")
+    Function::new_no_args(&body)
+        .call0(&JsValue::UNDEFINED)
+        .expect("test source must evaluate")
 }
 
 fn get(value: &JsValue, key: &str) -> JsValue {
@@ -43,13 +45,18 @@ async fn settle(promise: Promise) -> Result<JsValue, JsValue> {
 }
 
 async fn server_json(path: &str) -> JsValue {
-    let response = gloo_net::http::Request::get(&format!("{SERVER}{path}")).send().await.unwrap();
+    let response = gloo_net::http::Request::get(&format!("{SERVER}{path}"))
+        .send()
+        .await
+        .unwrap();
     let body = response.text().await.unwrap();
     JSON::parse(&body).unwrap()
 }
 
 async fn request_count() -> f64 {
-    get(&server_json("/__test/stats").await, "requests").as_f64().unwrap()
+    get(&server_json("/__test/stats").await, "requests")
+        .as_f64()
+        .unwrap()
 }
 
 fn options() -> JsValue {
@@ -75,9 +82,19 @@ fn expect_error(result: Result<JsValue, JsValue>, kind: &str) -> JsValue {
     );
     let verdict = check
         .unchecked_ref::<Function>()
-        .call3(&JsValue::UNDEFINED, &error, &JsValue::from_str(kind), &JsValue::from_str(TOKEN))
+        .call3(
+            &JsValue::UNDEFINED,
+            &error,
+            &JsValue::from_str(kind),
+            &JsValue::from_str(TOKEN),
+        )
         .unwrap();
-    assert_eq!(verdict.as_string().unwrap(), "ok", "{}", text(&error, "message"));
+    assert_eq!(
+        verdict.as_string().unwrap(),
+        "ok",
+        "{}",
+        text(&error, "message")
+    );
     error
 }
 
@@ -86,8 +103,14 @@ async fn creates_a_plant() {
     let plant = js("({ id: uid(), name: 'Monstera', tag: 'tropical' })");
     let id = get(&plant, "id").as_f64().unwrap();
     let created = settle(create_plant(plant, options())).await.unwrap();
-    assert_eq!(JSON::stringify(&created).unwrap(), r#"{"name":"Monstera","tag":"tropical"}"#);
-    assert_eq!(JsValue::from(Reflect::get_prototype_of(&created).unwrap()), js("Object.prototype"));
+    assert_eq!(
+        JSON::stringify(&created).unwrap(),
+        r#"{"name":"Monstera","tag":"tropical"}"#
+    );
+    assert_eq!(
+        JsValue::from(Reflect::get_prototype_of(&created).unwrap()),
+        js("Object.prototype")
+    );
     let stored = server_json(&format!("/__test/plants/{id}")).await;
     assert_eq!(text(&stored, "name"), "Monstera");
     let last = server_json("/__test/last").await;
@@ -99,13 +122,19 @@ async fn creates_a_plant() {
 
 #[wasm_bindgen_test]
 async fn a_plant_without_tag_comes_back_without_tag() {
-    let created = settle(create_plant(js("({ id: uid(), name: '' })"), options())).await.unwrap();
+    let created = settle(create_plant(js("({ id: uid(), name: '' })"), options()))
+        .await
+        .unwrap();
     assert_eq!(JSON::stringify(&created).unwrap(), r#"{"name":""}"#);
 }
 
 #[wasm_bindgen_test]
 async fn an_id_beyond_2_pow_53_arrives_exact_as_a_bigint() {
-    for id in ["9007199254740993", "9223372036854775807", "-9223372036854775808"] {
+    for id in [
+        "9007199254740993",
+        "9223372036854775807",
+        "-9223372036854775808",
+    ] {
         let call = create_plant(js(&format!("({{ id: {id}n, name: 'Big' }})")), options());
         match settle(call).await {
             Ok(_) => {}
@@ -115,9 +144,17 @@ async fn an_id_beyond_2_pow_53_arrives_exact_as_a_bigint() {
         let stored = server_json(&format!("/__test/plants/{id}")).await;
         assert_eq!(text(&stored, "id"), id);
     }
-    let _ = settle(create_plant(js("({ id: 9007199254740995n, name: 'Raw' })"), options())).await;
+    let _ = settle(create_plant(
+        js("({ id: 9007199254740995n, name: 'Raw' })"),
+        options(),
+    ))
+    .await;
     let last = server_json("/__test/last").await;
-    assert!(text(&last, "body").contains(r#""id":9007199254740995,"#), "{}", text(&last, "body"));
+    assert!(
+        text(&last, "body").contains(r#""id":9007199254740995,"#),
+        "{}",
+        text(&last, "body")
+    );
 }
 
 #[wasm_bindgen_test]
@@ -132,21 +169,52 @@ async fn validation_fails_locally_and_sends_nothing() {
         ("({ id: 1, name: 'a\\uD800b' })", "name", "malformed_string"),
         ("({ id: 1, name: 'a', tag: null })", "tag", "invalid_type"),
         ("({ id: 1, name: 'a', tags: 'x' })", "tags", "unknown_field"),
-        ("({ id: 1, get name() { throw new Error('boom') } })", "name", "unreadable"),
+        (
+            "({ id: 1, get name() { throw new Error('boom') } })",
+            "name",
+            "unreadable",
+        ),
         ("[1, 'a']", "", "invalid_type"),
         ("new Date()", "", "invalid_type"),
     ];
     for (source, path, code) in cases {
-        let error = expect_error(settle(create_plant(js(source), options())).await, "validation");
+        let error = expect_error(
+            settle(create_plant(js(source), options())).await,
+            "validation",
+        );
         let issue = get(&get(&error, "issues"), "0");
-        assert_eq!((text(&issue, "path"), text(&issue, "code")), (path.into(), code.into()), "{source}");
+        assert_eq!(
+            (text(&issue, "path"), text(&issue, "code")),
+            (path.into(), code.into()),
+            "{source}"
+        );
         assert!(text(&issue, "message").contains(path), "{source}");
     }
-    let error = expect_error(settle(create_plant(js("({ id: 'x', name: 5, tag: null })"), options())).await, "validation");
-    assert_eq!(js_sys::Array::from(&get(&error, "issues")).length(), 3, "every problem at once");
-    assert_eq!(request_count().await, before, "no request may reach the server");
+    let error = expect_error(
+        settle(create_plant(
+            js("({ id: 'x', name: 5, tag: null })"),
+            options(),
+        ))
+        .await,
+        "validation",
+    );
+    assert_eq!(
+        js_sys::Array::from(&get(&error, "issues")).length(),
+        3,
+        "every problem at once"
+    );
+    assert_eq!(
+        request_count().await,
+        before,
+        "no request may reach the server"
+    );
     // The module keeps working after failures.
-    settle(create_plant(js("({ id: uid(), name: 'after' })"), options())).await.unwrap();
+    settle(create_plant(
+        js("({ id: uid(), name: 'after' })"),
+        options(),
+    ))
+    .await
+    .unwrap();
 }
 
 #[wasm_bindgen_test]
@@ -154,10 +222,22 @@ fn validate_new_plant_reports_and_normalizes() {
     let ok = validate_new_plant_js(js("({ id: 5n, name: 'a', tag: undefined })"));
     assert_eq!(get(&ok, "ok"), JsValue::TRUE);
     assert!(get(&get(&ok, "value"), "id").is_bigint());
-    assert!(!js("(v) => 'tag' in v.value").unchecked_ref::<Function>().call1(&JsValue::NULL, &ok).unwrap().is_truthy());
+    assert!(!js("(v) => 'tag' in v.value")
+        .unchecked_ref::<Function>()
+        .call1(&JsValue::NULL, &ok)
+        .unwrap()
+        .is_truthy());
     let bad = validate_new_plant_js(js("({ id: NaN })"));
     assert_eq!(get(&bad, "ok"), JsValue::FALSE);
-    assert_eq!(JSON::stringify(&get(&bad, "issues")).unwrap().as_string().unwrap().matches("\"path\"").count(), 2);
+    assert_eq!(
+        JSON::stringify(&get(&bad, "issues"))
+            .unwrap()
+            .as_string()
+            .unwrap()
+            .matches("\"path\"")
+            .count(),
+        2
+    );
 }
 
 #[wasm_bindgen_test]
@@ -185,8 +265,19 @@ async fn config_errors_send_nothing_and_never_show_the_token() {
         let error = expect_error(settle(create_plant(plant(), js(source))).await, "config");
         assert!(!text(&error, "message").is_empty(), "{source}");
     }
-    let error = expect_error(settle(create_plant(plant(), js("({ baseURL: SERVER, token: TOKEN })"))).await, "config");
-    assert!(text(&error, "message").contains("did you mean \"baseUrl\""), "{}", text(&error, "message"));
+    let error = expect_error(
+        settle(create_plant(
+            plant(),
+            js("({ baseURL: SERVER, token: TOKEN })"),
+        ))
+        .await,
+        "config",
+    );
+    assert!(
+        text(&error, "message").contains("did you mean \"baseUrl\""),
+        "{}",
+        text(&error, "message")
+    );
     assert_eq!(request_count().await, before);
 }
 
@@ -194,8 +285,13 @@ async fn config_errors_send_nothing_and_never_show_the_token() {
 async fn the_client_checks_options_once_at_construction() {
     let thrown = PlantStoreClient::new(js("({ baseUrl: 'nope', token: TOKEN })"));
     expect_error(thrown.map(JsValue::from), "config");
-    let client = PlantStoreClient::new(js("({ baseUrl: SERVER + '/api/v1/', getToken: async () => TOKEN })")).unwrap();
-    let created = settle(client.create_plant(js("({ id: uid(), name: 'prefixed' })"), None)).await.unwrap();
+    let client = PlantStoreClient::new(js(
+        "({ baseUrl: SERVER + '/api/v1/', getToken: async () => TOKEN })",
+    ))
+    .unwrap();
+    let created = settle(client.create_plant(js("({ id: uid(), name: 'prefixed' })"), None))
+        .await
+        .unwrap();
     assert_eq!(text(&created, "name"), "prefixed");
     assert_eq!(text(&server_json("/__test/last").await, "path"), "/plants");
 }
@@ -203,7 +299,9 @@ async fn the_client_checks_options_once_at_construction() {
 #[wasm_bindgen_test]
 async fn a_duplicate_id_is_rejected_with_the_servers_code_and_message() {
     let plant = js("({ id: uid(), name: 'twice' })");
-    settle(create_plant(plant.clone(), options())).await.unwrap();
+    settle(create_plant(plant.clone(), options()))
+        .await
+        .unwrap();
     let error = expect_error(settle(create_plant(plant, options())).await, "rejected");
     assert_eq!(get(&error, "status"), JsValue::from(400));
     assert_eq!(get(&error, "code"), JsValue::from(3));
@@ -213,7 +311,11 @@ async fn a_duplicate_id_is_rejected_with_the_servers_code_and_message() {
 #[wasm_bindgen_test]
 async fn a_wrong_token_is_an_unexpected_401() {
     let error = expect_error(
-        settle(create_plant(js("({ id: uid(), name: 'x' })"), js("({ baseUrl: SERVER, token: 'wrong' })"))).await,
+        settle(create_plant(
+            js("({ id: uid(), name: 'x' })"),
+            js("({ baseUrl: SERVER, token: 'wrong' })"),
+        ))
+        .await,
         "unexpected_status",
     );
     assert_eq!(get(&error, "status"), JsValue::from(401));
@@ -232,24 +334,40 @@ async fn broken_answers_have_their_own_kinds() {
         ("404", "unexpected_status", 404),
         ("204", "unexpected_status", 204),
     ] {
-        let options = js(&format!("({{ baseUrl: SERVER + '/__test/fault/{fault}', token: TOKEN }})"));
-        let error = expect_error(settle(create_plant(js("({ id: uid(), name: 'f' })"), options)).await, kind);
+        let options = js(&format!(
+            "({{ baseUrl: SERVER + '/__test/fault/{fault}', token: TOKEN }})"
+        ));
+        let error = expect_error(
+            settle(create_plant(js("({ id: uid(), name: 'f' })"), options)).await,
+            kind,
+        );
         assert_eq!(get(&error, "status"), JsValue::from(status), "{fault}");
     }
-    settle(create_plant(js("({ id: uid(), name: 'still works' })"), options())).await.unwrap();
+    settle(create_plant(
+        js("({ id: uid(), name: 'still works' })"),
+        options(),
+    ))
+    .await
+    .unwrap();
 }
 
 #[wasm_bindgen_test]
 async fn an_unreachable_server_is_a_network_error() {
     let options = js("({ baseUrl: 'http://127.0.0.1:9', token: TOKEN })");
-    let error = expect_error(settle(create_plant(js("({ id: uid(), name: 'n' })"), options)).await, "network");
+    let error = expect_error(
+        settle(create_plant(js("({ id: uid(), name: 'n' })"), options)).await,
+        "network",
+    );
     assert!(get(&error, "cause").is_instance_of::<js_sys::Error>());
 }
 
 #[wasm_bindgen_test]
 async fn a_slow_server_times_out() {
     let options = js("({ baseUrl: SERVER + '/__test/delay/3000', token: TOKEN, timeoutMs: 200 })");
-    let error = expect_error(settle(create_plant(js("({ id: uid(), name: 'slow' })"), options)).await, "timeout");
+    let error = expect_error(
+        settle(create_plant(js("({ id: uid(), name: 'slow' })"), options)).await,
+        "timeout",
+    );
     assert!(text(&error, "message").contains("200 ms"));
 }
 
@@ -257,18 +375,35 @@ async fn a_slow_server_times_out() {
 async fn the_callers_signal_aborts() {
     let options = js("(() => { const c = new AbortController(); setTimeout(() => c.abort(new Error('stop')), 100); \
                       return { baseUrl: SERVER + '/__test/delay/3000', token: TOKEN, signal: c.signal }; })()");
-    let error = expect_error(settle(create_plant(js("({ id: uid(), name: 'a' })"), options)).await, "aborted");
+    let error = expect_error(
+        settle(create_plant(js("({ id: uid(), name: 'a' })"), options)).await,
+        "aborted",
+    );
     assert_eq!(text(&get(&error, "cause"), "message"), "stop");
 
     let before = request_count().await;
     let options = js("({ baseUrl: SERVER, token: TOKEN, signal: AbortSignal.abort('already') })");
-    let error = expect_error(settle(create_plant(js("({ id: uid(), name: 'a' })"), options)).await, "aborted");
-    assert_eq!(get(&error, "cause").as_string().as_deref(), Some("already"), "a non-Error reason is kept");
-    assert_eq!(request_count().await, before, "an aborted signal sends nothing");
+    let error = expect_error(
+        settle(create_plant(js("({ id: uid(), name: 'a' })"), options)).await,
+        "aborted",
+    );
+    assert_eq!(
+        get(&error, "cause").as_string().as_deref(),
+        Some("already"),
+        "a non-Error reason is kept"
+    );
+    assert_eq!(
+        request_count().await,
+        before,
+        "an aborted signal sends nothing"
+    );
 
     let client = PlantStoreClient::new(options_for_delay()).unwrap();
     let call = js("({ signal: AbortSignal.timeout(50) })").unchecked_into();
-    expect_error(settle(client.create_plant(js("({ id: uid(), name: 'a' })"), Some(call))).await, "aborted");
+    expect_error(
+        settle(client.create_plant(js("({ id: uid(), name: 'a' })"), Some(call))).await,
+        "aborted",
+    );
 }
 
 fn options_for_delay() -> JsValue {
@@ -278,19 +413,34 @@ fn options_for_delay() -> JsValue {
 #[wasm_bindgen_test]
 async fn an_injected_fetch_sees_the_exact_request() {
     let seen = js("({})");
-    let fetch = js("(seen) => async (request) => { \
+    let fetch = js("(seen) => async (url, init) => { \
+          const request = new Request(url, init); seen.args = typeof url + ',' + typeof init; \
           seen.method = request.method; seen.url = request.url; seen.credentials = request.credentials; \
           seen.redirect = request.redirect; seen.auth = request.headers.get('authorization'); \
           seen.type = request.headers.get('content-type'); seen.accept = request.headers.get('accept'); \
           seen.extra = request.headers.get('x-trace'); seen.body = await request.text(); \
+          seen.signal = init.signal instanceof AbortSignal; \
           return new Response(JSON.stringify({ name: 'Canned', id: 1 }), { status: 200 }); }")
     .unchecked_into::<Function>()
     .call1(&JsValue::UNDEFINED, &seen)
     .unwrap();
-    let options = js("({ baseUrl: 'https://plants.example/api/', token: TOKEN, headers: { 'X-Trace': 't-1' } })");
+    let options = js(
+        "({ baseUrl: 'https://plants.example/api/', token: TOKEN, headers: { 'X-Trace': 't-1' } })",
+    );
     Reflect::set(&options, &"fetch".into(), &fetch).unwrap();
-    let created = settle(create_plant(js("({ id: 9223372036854775807n, name: 'Q\"\\n', tag: 't' })"), options)).await.unwrap();
+    let created = settle(create_plant(
+        js("({ id: 9223372036854775807n, name: 'Q\"\\n', tag: 't' })"),
+        options,
+    ))
+    .await
+    .unwrap();
     assert_eq!(JSON::stringify(&created).unwrap(), r#"{"name":"Canned"}"#);
+    assert_eq!(
+        text(&seen, "args"),
+        "string,object",
+        "fetch(url, init), as a hand-written call"
+    );
+    assert_eq!(get(&seen, "signal"), JsValue::TRUE);
     assert_eq!(text(&seen, "method"), "POST");
     assert_eq!(text(&seen, "url"), "https://plants.example/api/plants");
     assert_eq!(text(&seen, "credentials"), "omit");
@@ -299,7 +449,10 @@ async fn an_injected_fetch_sees_the_exact_request() {
     assert_eq!(text(&seen, "type"), "application/json");
     assert_eq!(text(&seen, "accept"), "application/json");
     assert_eq!(text(&seen, "extra"), "t-1");
-    assert_eq!(text(&seen, "body"), r#"{"id":9223372036854775807,"name":"Q\"\n","tag":"t"}"#);
+    assert_eq!(
+        text(&seen, "body"),
+        r#"{"id":9223372036854775807,"name":"Q\"\n","tag":"t"}"#
+    );
 }
 
 #[wasm_bindgen_test]
@@ -315,7 +468,9 @@ async fn a_misbehaving_injected_fetch_cannot_break_the_module() {
         let options = js(&format!("({{ baseUrl: SERVER, token: TOKEN, timeoutMs: 100, fetch: {source} }})"));
         expect_error(settle(create_plant(js("({ id: uid(), name: 'm' })"), options)).await, kind);
     }
-    settle(create_plant(js("({ id: uid(), name: 'fine' })"), options())).await.unwrap();
+    settle(create_plant(js("({ id: uid(), name: 'fine' })"), options()))
+        .await
+        .unwrap();
 }
 
 #[wasm_bindgen_test]

@@ -32,13 +32,18 @@ impl fmt::Display for BaseUrlError {
         let why = match self {
             BaseUrlError::Scheme => "must start with http:// or https://",
             BaseUrlError::Whitespace => "must not contain white space or control characters",
-            BaseUrlError::UserInfo => "must not contain user info (user:password@); pass the token instead",
+            BaseUrlError::UserInfo => {
+                "must not contain user info (user:password@); pass the token instead"
+            }
             BaseUrlError::Host => "must name a host, with an optional numeric port",
             BaseUrlError::Query => "must not contain a query (?…); /plants is appended to its path",
             BaseUrlError::Fragment => "must not contain a fragment (#…)",
             BaseUrlError::Backslash => "must not contain a backslash",
         };
-        write!(f, "baseUrl {why}, for example https://plants.example/api/v1")
+        write!(
+            f,
+            "baseUrl {why}, for example https://plants.example/api/v1"
+        )
     }
 }
 
@@ -84,12 +89,19 @@ fn check_authority(authority: &str) -> Result<(), BaseUrlError> {
     let (host, port) = match authority.strip_prefix('[') {
         Some(v6) => {
             let (addr, after) = v6.split_once(']').ok_or(BaseUrlError::Host)?;
-            if addr.is_empty() || !addr.chars().all(|c| c.is_ascii_hexdigit() || c == ':' || c == '.') {
+            if addr.is_empty()
+                || !addr
+                    .chars()
+                    .all(|c| c.is_ascii_hexdigit() || c == ':' || c == '.')
+            {
                 return Err(BaseUrlError::Host);
             }
             match after {
                 "" => (addr, None),
-                _ => (addr, Some(after.strip_prefix(':').ok_or(BaseUrlError::Host)?)),
+                _ => (
+                    addr,
+                    Some(after.strip_prefix(':').ok_or(BaseUrlError::Host)?),
+                ),
             }
         }
         None => match authority.rsplit_once(':') {
@@ -98,7 +110,9 @@ fn check_authority(authority: &str) -> Result<(), BaseUrlError> {
         },
     };
     let host_ok = !host.is_empty()
-        && host.chars().all(|c| c.is_alphanumeric() || matches!(c, '-' | '.' | '_' | ':'));
+        && host
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '.' | '_' | ':'));
     let port_ok = port.is_none_or(|p| !p.is_empty() && p.len() <= 5 && p.parse::<u16>().is_ok());
     if host_ok && port_ok {
         Ok(())
@@ -117,9 +131,18 @@ mod tests {
             ("https://plants.example", "https://plants.example/plants"),
             ("https://plants.example/", "https://plants.example/plants"),
             ("http://127.0.0.1:4010", "http://127.0.0.1:4010/plants"),
-            ("https://h.example/api/v1", "https://h.example/api/v1/plants"),
-            ("https://h.example/api/v1/", "https://h.example/api/v1/plants"),
-            ("HTTPS://H.example:443/a%20b", "HTTPS://H.example:443/a%20b/plants"),
+            (
+                "https://h.example/api/v1",
+                "https://h.example/api/v1/plants",
+            ),
+            (
+                "https://h.example/api/v1/",
+                "https://h.example/api/v1/plants",
+            ),
+            (
+                "HTTPS://H.example:443/a%20b",
+                "HTTPS://H.example:443/a%20b/plants",
+            ),
             ("http://[::1]:8080/x", "http://[::1]:8080/x/plants"),
             ("http://[::1]", "http://[::1]/plants"),
             ("https://bücher.example", "https://bücher.example/plants"),

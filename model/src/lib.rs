@@ -7,11 +7,12 @@
 #![forbid(unsafe_code)]
 
 pub mod endpoint;
+pub mod json;
 pub mod shapes;
 pub mod token;
 pub mod validate;
 
 pub use endpoint::{plants_url, BaseUrlError};
-pub use shapes::{ApiError, NewPlant, Plant};
+pub use shapes::{ApiError, BodyError, NewPlant, Plant};
 pub use token::{check_bearer_token, Token, TokenError};
 pub use validate::{suggest, validate_new_plant, Field, Issue, IssueCode, RawNewPlant};

@@ -1,39 +1,38 @@
 //! The three shapes of the contract and their JSON form.
 //!
-//! JSON is read strictly: a field of the wrong type, a `null` where the contract says "string", a
-//! duplicate key or a string with an escaped lone surrogate is an error, never silently repaired.
-//! Fields the contract does not name are ignored, as the contract allows a server to add them.
+//! JSON is read strictly (see [`crate::json`]): a field of the wrong type, a `null` where the
+//! contract says "string", a duplicate key or a string with an escaped lone surrogate is an error,
+//! never silently repaired. Fields the contract does not name are ignored, as a server may add them.
 
-use serde::{Deserialize, Deserializer, Serialize};
+use crate::json::{self, JsonError, Value};
 
 /// The request body of plant creation: a Plant plus its `id`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct NewPlant {
     /// Identification number of the plant (int64; written to JSON with all its digits).
     pub id: i64,
     /// The name of the plant.
     pub name: String,
     /// Tag that specifies the type of the plant; left out of the JSON when absent.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub tag: Option<String>,
 }
 
 /// The success body of plant creation.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Plant {
     /// The name of the plant.
     pub name: String,
     /// Tag that specifies the type of the plant.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "present_string"
-    )]
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub tag: Option<String>,
 }
 
 /// The failure body: a numeric error value and a message.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct ApiError {
     /// Numeric error value (int32).
     pub error: i32,
@@ -41,26 +40,71 @@ pub struct ApiError {
     pub message: String,
 }
 
-/// An optional field that, when present, must be a string: `"tag": null` is not a string.
-fn present_string<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    String::deserialize(d).map(Some)
+/// Why a body is not the shape expected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyError {
+    /// Not one well-formed JSON object.
+    Json(JsonError),
+    /// A JSON object, but a field is missing or of the wrong type.
+    Shape(&'static str),
+}
+
+impl BodyError {
+    /// Appends a sentence saying what is wrong.
+    pub fn describe(&self, out: &mut String) {
+        match self {
+            BodyError::Json(e) => {
+                out.push_str("not JSON: ");
+                out.push_str(e.reason);
+                out.push_str(" at byte ");
+                json::write_int(out, e.at as i64);
+            }
+            BodyError::Shape(why) => out.push_str(why),
+        }
+    }
 }
 
 impl NewPlant {
     /// The JSON request body, with `id` as a JSON integer carrying every digit.
     pub fn to_json(&self) -> String {
-        // Serializing a struct of integers and strings cannot fail.
-        serde_json::to_string(self).unwrap_or_default()
+        let mut out =
+            String::with_capacity(32 + self.name.len() + self.tag.as_ref().map_or(0, String::len));
+        out.push_str("{\"id\":");
+        json::write_int(&mut out, self.id);
+        out.push_str(",\"name\":");
+        json::write_string(&mut out, &self.name);
+        if let Some(tag) = &self.tag {
+            out.push_str(",\"tag\":");
+            json::write_string(&mut out, tag);
+        }
+        out.push('}');
+        out
     }
+}
+
+fn take(members: &mut Vec<(String, Value)>, key: &str) -> Option<Value> {
+    let i = members.iter().position(|(k, _)| k == key)?;
+    Some(members.swap_remove(i).1)
 }
 
 impl Plant {
     /// Reads a Plant from a JSON body.
     ///
     /// # Errors
-    /// When the bytes are not JSON or not a Plant; the error says what is wrong.
-    pub fn from_json(bytes: &[u8]) -> Result<Plant, serde_json::Error> {
-        from_json_object(bytes)
+    /// When the bytes are not one JSON object or not a Plant.
+    pub fn from_json(bytes: &[u8]) -> Result<Plant, BodyError> {
+        let mut members = json::read_object(bytes).map_err(BodyError::Json)?;
+        let name = match take(&mut members, "name") {
+            Some(Value::Str(name)) => name,
+            Some(_) => return Err(BodyError::Shape("name is not a string")),
+            None => return Err(BodyError::Shape("name is missing")),
+        };
+        let tag = match take(&mut members, "tag") {
+            Some(Value::Str(tag)) => Some(tag),
+            Some(_) => return Err(BodyError::Shape("tag is not a string")),
+            None => None,
+        };
+        Ok(Plant { name, tag })
     }
 }
 
@@ -68,18 +112,23 @@ impl ApiError {
     /// Reads an Error from a JSON body.
     ///
     /// # Errors
-    /// When the bytes are not JSON or not Error-shaped (`error` must fit an int32).
-    pub fn from_json(bytes: &[u8]) -> Result<ApiError, serde_json::Error> {
-        from_json_object(bytes)
+    /// When the bytes are not one JSON object or not Error-shaped (`error` must fit an int32).
+    pub fn from_json(bytes: &[u8]) -> Result<ApiError, BodyError> {
+        let mut members = json::read_object(bytes).map_err(BodyError::Json)?;
+        let error = match take(&mut members, "error") {
+            Some(Value::Int(n)) => {
+                i32::try_from(n).map_err(|_| BodyError::Shape("error is not an int32"))?
+            }
+            Some(_) => return Err(BodyError::Shape("error is not an integer")),
+            None => return Err(BodyError::Shape("error is missing")),
+        };
+        let message = match take(&mut members, "message") {
+            Some(Value::Str(message)) => message,
+            Some(_) => return Err(BodyError::Shape("message is not a string")),
+            None => return Err(BodyError::Shape("message is missing")),
+        };
+        Ok(ApiError { error, message })
     }
-}
-
-/// serde's derive also reads a struct from a JSON array (`["Fern"]`); the contract says object.
-fn from_json_object<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, serde_json::Error> {
-    if bytes.trim_ascii_start().first() != Some(&b'{') {
-        return Err(serde::de::Error::custom("expected a JSON object"));
-    }
-    serde_json::from_slice(bytes)
 }
 
 #[cfg(test)]
@@ -88,17 +137,31 @@ mod tests {
 
     #[test]
     fn new_plant_json_keeps_every_digit_of_the_id() {
-        let p = NewPlant { id: i64::MAX, name: "Fern".into(), tag: None };
+        let p = NewPlant {
+            id: i64::MAX,
+            name: "Fern".into(),
+            tag: None,
+        };
         assert_eq!(p.to_json(), r#"{"id":9223372036854775807,"name":"Fern"}"#);
-        let p = NewPlant { id: i64::MIN, name: "\"q\"\n".into(), tag: Some("t".into()) };
-        assert_eq!(p.to_json(), r#"{"id":-9223372036854775808,"name":"\"q\"\n","tag":"t"}"#);
+        let p = NewPlant {
+            id: i64::MIN,
+            name: "\"q\"\n".into(),
+            tag: Some("t".into()),
+        };
+        assert_eq!(
+            p.to_json(),
+            r#"{"id":-9223372036854775808,"name":"\"q\"\n","tag":"t"}"#
+        );
     }
 
     #[test]
     fn plant_is_read_strictly() {
         assert_eq!(
             Plant::from_json(br#"{"name":"Fern","tag":"x","id":3,"extra":[1]}"#).unwrap(),
-            Plant { name: "Fern".into(), tag: Some("x".into()) }
+            Plant {
+                name: "Fern".into(),
+                tag: Some("x".into())
+            }
         );
         assert_eq!(Plant::from_json(br#"{"name":""}"#).unwrap().tag, None);
         for bad in [
@@ -113,15 +176,32 @@ mod tests {
             b"<html>",
             br#"{"name":"a"} trailing"#,
         ] {
-            assert!(Plant::from_json(bad).is_err(), "{}", String::from_utf8_lossy(bad));
+            assert!(
+                Plant::from_json(bad).is_err(),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
         }
+        let mut why = String::new();
+        Plant::from_json(br#"{"name":"a","tag":null}"#)
+            .unwrap_err()
+            .describe(&mut why);
+        assert_eq!(why, "tag is not a string");
+        why.clear();
+        Plant::from_json(b"{\"name\" 1}")
+            .unwrap_err()
+            .describe(&mut why);
+        assert_eq!(why, "not JSON: expected ':' after a key at byte 8");
     }
 
     #[test]
     fn api_error_needs_both_fields_and_an_int32() {
         assert_eq!(
             ApiError::from_json(br#"{"error":3,"message":"dup"}"#).unwrap(),
-            ApiError { error: 3, message: "dup".into() }
+            ApiError {
+                error: 3,
+                message: "dup".into()
+            }
         );
         for bad in [
             &br#"{"error":3}"#[..],
@@ -130,7 +210,11 @@ mod tests {
             br#"{"error":"3","message":"m"}"#,
             br#"{"error":1.5,"message":"m"}"#,
         ] {
-            assert!(ApiError::from_json(bad).is_err(), "{}", String::from_utf8_lossy(bad));
+            assert!(
+                ApiError::from_json(bad).is_err(),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
         }
     }
 }

@@ -6,8 +6,6 @@
 //! a number, and a lone surrogate is never replaced.
 
 use crate::NewPlant;
-use serde::Serialize;
-use std::fmt::Write as _;
 
 /// The largest integer a JavaScript number holds exactly: 2^53 − 1.
 pub const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
@@ -67,8 +65,12 @@ pub struct RawNewPlant {
 }
 
 /// What kind of problem an [`Issue`] is; stable strings for code to branch on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum IssueCode {
     /// The value has the wrong type (including a root that is not a plain object).
     InvalidType,
@@ -105,7 +107,8 @@ impl IssueCode {
 }
 
 /// One problem with the input: where, what kind, and a sentence for a person.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Issue {
     /// The field's name (`""` for the value as a whole).
     pub path: String,
@@ -117,7 +120,11 @@ pub struct Issue {
 
 impl Issue {
     fn new(path: &str, code: IssueCode, message: String) -> Issue {
-        Issue { path: path.to_owned(), code, message }
+        Issue {
+            path: path.to_owned(),
+            code,
+            message,
+        }
     }
 
     /// The issue for an input that is not a plain object at all; `got` names what it is.
@@ -142,7 +149,11 @@ pub fn validate_new_plant(raw: RawNewPlant) -> Result<NewPlant, Vec<Issue>> {
     let name = check_string("name", raw.name, true, &mut issues);
     let tag = check_string("tag", raw.tag, false, &mut issues);
     for key in &raw.unknown {
-        issues.push(Issue::new(key, IssueCode::UnknownField, unknown_field_message(key)));
+        issues.push(Issue::new(
+            key,
+            IssueCode::UnknownField,
+            unknown_field_message(key),
+        ));
     }
     match (id, name, issues.is_empty()) {
         (Some(id), Some(name), true) => Ok(NewPlant { id, name, tag }),
@@ -157,12 +168,16 @@ fn check_id(field: Field, issues: &mut Vec<Issue>) -> Option<i64> {
             // Exact: a safe integer converts without loss (and -0 is 0).
             return Some(n as i64);
         }
-        Field::Number(n) if n.is_nan() => {
-            (IssueCode::NotInteger, "id must be an integer, got NaN".to_owned())
-        }
+        Field::Number(n) if n.is_nan() => (
+            IssueCode::NotInteger,
+            "id must be an integer, got NaN".to_owned(),
+        ),
         Field::Number(n) if n.is_infinite() => {
             let sign = if n < 0.0 { "-" } else { "" };
-            (IssueCode::NotInteger, format!("id must be an integer, got {sign}Infinity"))
+            (
+                IssueCode::NotInteger,
+                format!("id must be an integer, got {sign}Infinity"),
+            )
         }
         Field::Number(n) if n.trunc() != n => (
             IssueCode::NotInteger,
@@ -179,17 +194,28 @@ fn check_id(field: Field, issues: &mut Vec<Issue>) -> Option<i64> {
             "id must fit in int64 (from -9223372036854775808 to 9223372036854775807)".to_owned(),
         ),
         Field::Absent => (IssueCode::Required, "id is required".to_owned()),
-        Field::Unreadable => (IssueCode::Unreadable, "id could not be read: reading it threw".to_owned()),
+        Field::Unreadable => (
+            IssueCode::Unreadable,
+            "id could not be read: reading it threw".to_owned(),
+        ),
         other => (
             IssueCode::InvalidType,
-            format!("id must be an integer (a number or a BigInt), got {}", other.type_name()),
+            format!(
+                "id must be an integer (a number or a BigInt), got {}",
+                other.type_name()
+            ),
         ),
     };
     issues.push(Issue::new("id", problem.0, problem.1));
     None
 }
 
-fn check_string(path: &str, field: Field, required: bool, issues: &mut Vec<Issue>) -> Option<String> {
+fn check_string(
+    path: &str,
+    field: Field,
+    required: bool,
+    issues: &mut Vec<Issue>,
+) -> Option<String> {
     let (code, message) = match field {
         Field::Str(s) => return Some(s),
         Field::Absent if !required => return None,
@@ -198,14 +224,20 @@ fn check_string(path: &str, field: Field, required: bool, issues: &mut Vec<Issue
             IssueCode::MalformedString,
             format!("{path} is not well-formed Unicode: it holds a lone surrogate"),
         ),
-        Field::Unreadable => (IssueCode::Unreadable, format!("{path} could not be read: reading it threw")),
+        Field::Unreadable => (
+            IssueCode::Unreadable,
+            format!("{path} could not be read: reading it threw"),
+        ),
         other if required => (
             IssueCode::InvalidType,
             format!("{path} must be a string, got {}", other.type_name()),
         ),
         other => (
             IssueCode::InvalidType,
-            format!("{path} must be a string or be left out, got {}", other.type_name()),
+            format!(
+                "{path} must be a string or be left out, got {}",
+                other.type_name()
+            ),
         ),
     };
     issues.push(Issue::new(path, code, message));
@@ -227,7 +259,9 @@ fn unknown_field_message(key: &str) -> String {
     }
     message.push_str("\": a NewPlant has only id, name and tag");
     if let Some(known) = suggest(key, &KNOWN_FIELDS) {
-        let _ = write!(message, " (did you mean \"{known}\"?)");
+        message.push_str(" (did you mean \"");
+        message.push_str(known);
+        message.push_str("\"?)");
     }
     message
 }
@@ -251,13 +285,17 @@ fn is_near(key: &str, known: &str) -> bool {
     match long.len() - short.len() {
         0 => long.iter().zip(short).filter(|(x, y)| x != y).count() == 1,
         1 => (0..long.len()).any(|skip| {
-            long.iter().enumerate().filter(|(i, _)| *i != skip).map(|(_, c)| c).eq(short.iter())
+            long.iter()
+                .enumerate()
+                .filter(|(i, _)| *i != skip)
+                .map(|(_, c)| c)
+                .eq(short.iter())
         }),
         _ => false,
     }
 }
 
-#[cfg(feature = "json-value")]
+#[cfg(feature = "serde")]
 mod json_value {
     use super::{Field, Issue, RawNewPlant};
     use serde_json::Value;
@@ -273,7 +311,12 @@ mod json_value {
             };
             let mut take = |key: &str| map.remove(key).map_or(Field::Absent, field_of);
             let (id, name, tag) = (take("id"), take("name"), take("tag"));
-            Ok(RawNewPlant { id, name, tag, unknown: map.keys().cloned().collect() })
+            Ok(RawNewPlant {
+                id,
+                name,
+                tag,
+                unknown: map.keys().cloned().collect(),
+            })
         }
     }
 
@@ -321,21 +364,56 @@ mod tests {
     use super::*;
 
     fn raw(id: Field, name: Field, tag: Field) -> RawNewPlant {
-        RawNewPlant { id, name, tag, unknown: vec![] }
+        RawNewPlant {
+            id,
+            name,
+            tag,
+            unknown: vec![],
+        }
     }
 
     fn codes(result: Result<NewPlant, Vec<Issue>>) -> Vec<(String, &'static str)> {
-        result.unwrap_err().into_iter().map(|i| (i.path, i.code.as_str())).collect()
+        result
+            .unwrap_err()
+            .into_iter()
+            .map(|i| (i.path, i.code.as_str()))
+            .collect()
     }
 
     #[test]
     fn accepts_what_the_contract_allows() {
-        let ok = validate_new_plant(raw(Field::Int(-5), Field::Str(String::new()), Field::Absent));
-        assert_eq!(ok, Ok(NewPlant { id: -5, name: String::new(), tag: None }));
-        let ok = validate_new_plant(raw(Field::Number(-0.0), Field::Str("a".into()), Field::Str("t".into())));
-        assert_eq!(ok.unwrap(), NewPlant { id: 0, name: "a".into(), tag: Some("t".into()) });
+        let ok = validate_new_plant(raw(
+            Field::Int(-5),
+            Field::Str(String::new()),
+            Field::Absent,
+        ));
+        assert_eq!(
+            ok,
+            Ok(NewPlant {
+                id: -5,
+                name: String::new(),
+                tag: None
+            })
+        );
+        let ok = validate_new_plant(raw(
+            Field::Number(-0.0),
+            Field::Str("a".into()),
+            Field::Str("t".into()),
+        ));
+        assert_eq!(
+            ok.unwrap(),
+            NewPlant {
+                id: 0,
+                name: "a".into(),
+                tag: Some("t".into())
+            }
+        );
         for id in [MAX_SAFE_INTEGER, -MAX_SAFE_INTEGER] {
-            let ok = validate_new_plant(raw(Field::Number(id), Field::Str("a".into()), Field::Absent));
+            let ok = validate_new_plant(raw(
+                Field::Number(id),
+                Field::Str("a".into()),
+                Field::Absent,
+            ));
             assert_eq!(ok.unwrap().id as f64, id);
         }
         for id in [i64::MAX, i64::MIN] {
@@ -363,16 +441,28 @@ mod tests {
             (Field::Unreadable, "unreadable"),
         ];
         for (id, code) in cases {
-            let got = codes(validate_new_plant(raw(id.clone(), Field::Str("a".into()), Field::Absent)));
+            let got = codes(validate_new_plant(raw(
+                id.clone(),
+                Field::Str("a".into()),
+                Field::Absent,
+            )));
             assert_eq!(got, vec![("id".to_owned(), code)], "{id:?}");
         }
     }
 
     #[test]
     fn unsafe_number_message_says_to_pass_a_bigint() {
-        let issues = validate_new_plant(raw(Field::Number(2f64.powi(53)), Field::Str("a".into()), Field::Absent))
-            .unwrap_err();
-        assert!(issues[0].message.contains("BigInt"), "{}", issues[0].message);
+        let issues = validate_new_plant(raw(
+            Field::Number(2f64.powi(53)),
+            Field::Str("a".into()),
+            Field::Absent,
+        ))
+        .unwrap_err();
+        assert!(
+            issues[0].message.contains("BigInt"),
+            "{}",
+            issues[0].message
+        );
         assert!(issues[0].message.starts_with("id "));
     }
 
@@ -381,7 +471,10 @@ mod tests {
         let mut input = raw(Field::Str("12".into()), Field::Null, Field::Null);
         input.unknown = vec!["tags".into(), "__proto__".into()];
         let issues = validate_new_plant(input).unwrap_err();
-        let got: Vec<_> = issues.iter().map(|i| (i.path.as_str(), i.code.as_str())).collect();
+        let got: Vec<_> = issues
+            .iter()
+            .map(|i| (i.path.as_str(), i.code.as_str()))
+            .collect();
         assert_eq!(
             got,
             [
@@ -395,17 +488,48 @@ mod tests {
         for issue in &issues {
             assert!(issue.message.contains(&issue.path[..]), "{issue:?}");
         }
-        assert!(issues[3].message.contains("did you mean \"tag\""), "{}", issues[3].message);
-        assert!(!issues[4].message.contains("did you mean"), "{}", issues[4].message);
-        assert_eq!(issues[2].message, "tag must be a string or be left out, got null");
+        assert!(
+            issues[3].message.contains("did you mean \"tag\""),
+            "{}",
+            issues[3].message
+        );
+        assert!(
+            !issues[4].message.contains("did you mean"),
+            "{}",
+            issues[4].message
+        );
+        assert_eq!(
+            issues[2].message,
+            "tag must be a string or be left out, got null"
+        );
     }
 
     #[test]
     fn strings_must_be_well_formed() {
-        let got = codes(validate_new_plant(raw(Field::Int(1), Field::MalformedStr, Field::MalformedStr)));
-        assert_eq!(got, [("name".to_owned(), "malformed_string"), ("tag".to_owned(), "malformed_string")]);
-        let got = codes(validate_new_plant(raw(Field::Int(1), Field::Absent, Field::Int(3))));
-        assert_eq!(got, [("name".to_owned(), "required"), ("tag".to_owned(), "invalid_type")]);
+        let got = codes(validate_new_plant(raw(
+            Field::Int(1),
+            Field::MalformedStr,
+            Field::MalformedStr,
+        )));
+        assert_eq!(
+            got,
+            [
+                ("name".to_owned(), "malformed_string"),
+                ("tag".to_owned(), "malformed_string")
+            ]
+        );
+        let got = codes(validate_new_plant(raw(
+            Field::Int(1),
+            Field::Absent,
+            Field::Int(3),
+        )));
+        assert_eq!(
+            got,
+            [
+                ("name".to_owned(), "required"),
+                ("tag".to_owned(), "invalid_type")
+            ]
+        );
     }
 
     #[test]
@@ -420,8 +544,16 @@ mod tests {
 
     #[test]
     fn typo_detection() {
-        for (key, near) in [("tags", true), ("Name", true), ("nme", true), ("ID", true), ("idx", true),
-            ("color", false), ("", false), ("nametag", false)] {
+        for (key, near) in [
+            ("tags", true),
+            ("Name", true),
+            ("nme", true),
+            ("ID", true),
+            ("idx", true),
+            ("color", false),
+            ("", false),
+            ("nametag", false),
+        ] {
             assert_eq!(KNOWN_FIELDS.iter().any(|k| is_near(key, k)), near, "{key}");
         }
     }

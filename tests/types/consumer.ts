@@ -14,7 +14,7 @@ async function rightUses(): Promise<void> {
   await createPlant({ id: 9007199254740993n, name: 'Big', tag: 'x' }, options);
   await createPlant({ id: 2, name: 'N' }, { baseUrl: 'http://127.0.0.1:4010', getToken: async () => 't' });
   await createPlant({ id: 3, name: 'N' }, {
-    ...options, fetch: (request: Request) => fetch(request), signal: new AbortController().signal,
+    ...options, fetch: (url: string, init: RequestInit) => fetch(url, init), signal: new AbortController().signal,
     timeoutMs: 5000, headers: { 'X-Trace': '1' },
   });
 
@@ -72,6 +72,9 @@ async function wrongUses(): Promise<void> {
   await createPlant({ id: 1, name: 'a' }, { baseUrl: 'https://h', token: 't', getToken: () => 't' });
   // @ts-expect-error: headers are strings
   await createPlant({ id: 1, name: 'a' }, { ...options, headers: { 'X-N': 1 } });
+  // @ts-expect-error: fetch is called as fetch(url, init), not with a Request
+  await createPlant({ id: 1, name: 'a' }, { ...options, fetch: (request: Request) => fetch(request) });
+  await createPlant({ id: 1, name: 'a' }, { ...options, fetch });
   // @ts-expect-error: timeoutMs is a number
   await createPlant({ id: 1, name: 'a' }, { ...options, timeoutMs: '100' });
   // @ts-expect-error: the result has no id

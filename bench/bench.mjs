@@ -1,0 +1,110 @@
+// Prints one table: package size, per-call overhead against a hand-written fetch call (Node and
+// headless Chromium), cold start, and throughput against the reference server on loopback.
+//   node bench/bench.mjs PKG_DIR          (bench/run builds everything first)
+import { readFileSync, readdirSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { pathToFileURL, fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startServer, TOKEN } from '../tests/js/support/server.mjs';
+import { measureOverhead } from './overhead.js';
+
+const PKG = process.argv[2] ?? join(fileURLToPath(new URL('..', import.meta.url)), 'pkg');
+const rows = [];
+const row = (section, what, value) => rows.push([section, what, value]);
+const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+const size = (...files) => {
+  const bytes = Buffer.concat(files.map((f) => readFileSync(join(PKG, f))));
+  return { raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
+};
+
+// 1. Size.
+const runtime = `snippets/${readdirSync(join(PKG, 'snippets'))[0]}/js/runtime.js`;
+const wasm = size('plant_store_client_bg.wasm');
+const glue = size('plant_store_client.js', runtime);
+row('size', '.wasm', `${kb(wasm.raw)} raw, ${kb(wasm.gzip)} gzip`);
+row('size', 'JS glue (glue + runtime.js)', `${kb(glue.raw)} raw, ${kb(glue.gzip)} gzip`);
+for (const entry of ['index.js', 'node.mjs', 'deno.js', 'workerd.js', 'manual.js']) {
+  try {
+    const total = size('plant_store_client_bg.wasm', 'plant_store_client.js', runtime, entry);
+    row('size', `build: ${entry} + glue + .wasm`, `${kb(total.raw)} raw, ${kb(total.gzip)} gzip`);
+  } catch { /* this package has no such entry */ }
+}
+
+// 2. Per-call overhead, Node.
+const api = await import(pathToFileURL(join(PKG, 'node.mjs')).href);
+const node = await measureOverhead(api, { rounds: 30, perRound: 2000 });
+row('per call, Node ' + process.version, 'createPlant vs hand-written fetch', `${node.oursUs.toFixed(1)} µs vs ${node.theirsUs.toFixed(1)} µs = ${node.ratio.toFixed(2)}x`);
+
+// 3. Cold start, Node: a fresh process imports the package and makes the first call.
+const cold = execFileSync(process.execPath, ['--input-type=module', '-e', `
+  const t0 = performance.now();
+  const api = await import(${JSON.stringify(pathToFileURL(join(PKG, 'node.mjs')).href)});
+  const t1 = performance.now();
+  const fetch = async () => new Response('{"name":"Fern"}', { status: 200 });
+  await api.createPlant({ id: 1, name: 'Fern' }, { baseUrl: 'https://p.example', token: 't', fetch });
+  const t2 = performance.now();
+  console.log(JSON.stringify({ load: t1 - t0, first: t2 - t1 }));`]).toString();
+const nodeCold = JSON.parse(cold);
+row('cold start, Node', 'import (load + instantiate)', `${nodeCold.load.toFixed(1)} ms`);
+row('cold start, Node', 'first createPlant (in-memory fetch)', `${nodeCold.first.toFixed(2)} ms`);
+
+// 4. Throughput against the reference server on loopback, Node.
+const server = await startServer({ www: fileURLToPath(new URL('.', import.meta.url)), pkg: PKG });
+try {
+  const N = 4000;
+  const C = 32;
+  const base = Date.now() * 1000;
+  const run = async (call) => {
+    let next = 0;
+    const start = performance.now();
+    await Promise.all(Array.from({ length: C }, async () => {
+      while (next < N) await call(next++);
+    }));
+    return N / ((performance.now() - start) / 1000);
+  };
+  const client = new api.PlantStoreClient({ baseUrl: server.url, token: TOKEN });
+  const ours = await run((i) => client.createPlant({ id: base + i, name: 'Fern' }));
+  const theirs = await run(async (i) => {
+    const response = await fetch(`${server.url}/plants`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify({ id: base + N + i, name: 'Fern' }),
+    });
+    if (response.status !== 200) throw new Error(`status ${response.status}`);
+    return response.json();
+  });
+  row(`throughput, Node, ${N} calls at ${C} in flight`, 'createPlant vs hand-written fetch', `${ours.toFixed(0)}/s vs ${theirs.toFixed(0)}/s = ${(theirs / ours).toFixed(2)}x time`);
+
+  // 5. Headless Chromium: per-call overhead and cold start, same page origin as the server.
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+  });
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/blank.html`);
+    const figures = await page.evaluate(async () => {
+      const t0 = performance.now();
+      const api = await import('/pkg/index.js');
+      const t1 = performance.now();
+      const fetch = async () => new Response('{"name":"Fern"}', { status: 200 });
+      await api.createPlant({ id: 1, name: 'Fern' }, { baseUrl: 'https://p.example', token: 't', fetch });
+      const t2 = performance.now();
+      const { measureOverhead } = await import('/overhead.js');
+      return { load: t1 - t0, first: t2 - t1, ...(await measureOverhead(api, { rounds: 30, perRound: 2000 })) };
+    });
+    const version = browser.version();
+    row(`per call, Chromium ${version}`, 'createPlant vs hand-written fetch', `${figures.oursUs.toFixed(1)} µs vs ${figures.theirsUs.toFixed(1)} µs = ${figures.ratio.toFixed(2)}x`);
+    row('cold start, Chromium', 'import (fetch + compile + instantiate)', `${figures.load.toFixed(1)} ms`);
+    row('cold start, Chromium', 'first createPlant (in-memory fetch)', `${figures.first.toFixed(2)} ms`);
+  } finally {
+    await browser.close();
+  }
+} finally {
+  await server.stop();
+}
+
+const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i].length)));
+console.log(rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  |  ')).join('\n'));

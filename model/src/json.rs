@@ -1,0 +1,558 @@
+//! A small, strict JSON reader for the flat objects of the contract, and the writer of a NewPlant.
+//!
+//! The wasm client reads every response with it instead of serde_json, which would cost it over
+//! 30 KB (its parser, and float formatting for its error messages). Strict as RFC 8259 says: the whole
+//! input is one value, UTF-8, no trailing data, no raw control characters in strings, escapes
+//! well-formed, and an escaped lone surrogate is an error (it would otherwise be silently replaced).
+//! Duplicate keys are an error. Nested values are checked and skipped; numbers are kept exact only
+//! as integers that fit an `i64`. Differential tests against serde_json keep it honest.
+
+/// A member value, as far as the contract's shapes care.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Value {
+    /// A string.
+    Str(String),
+    /// An integer written without fraction or exponent, inside the `i64` range.
+    Int(i64),
+    /// Any other number.
+    OtherNumber,
+    /// `true`, `false` or `null`, by name.
+    Literal(&'static str),
+    /// An array or object (checked, not kept).
+    Composite,
+}
+
+/// Why a body is not the JSON object expected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JsonError {
+    /// What is wrong.
+    pub reason: &'static str,
+    /// The byte offset where it was found.
+    pub at: usize,
+}
+
+/// Nesting deeper than this is refused rather than followed (the stack is small in wasm).
+const MAX_DEPTH: usize = 64;
+
+/// Reads `bytes` as one JSON object and returns its members in order.
+///
+/// # Errors
+/// A [`JsonError`] for anything that is not exactly one well-formed JSON object.
+pub fn read_object(bytes: &[u8]) -> Result<Vec<(String, Value)>, JsonError> {
+    if std::str::from_utf8(bytes).is_err() {
+        return Err(JsonError {
+            reason: "the body is not UTF-8",
+            at: 0,
+        });
+    }
+    let mut reader = Reader { bytes, at: 0 };
+    reader.skip_ws();
+    if reader.peek() != Some(b'{') {
+        return Err(reader.error("expected a JSON object"));
+    }
+    let members = reader.object(0)?.unwrap_or_default();
+    reader.skip_ws();
+    if reader.at != bytes.len() {
+        return Err(reader.error("unexpected data after the JSON value"));
+    }
+    Ok(members)
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn error(&self, reason: &'static str) -> JsonError {
+        JsonError {
+            reason,
+            at: self.at,
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    fn next(&mut self) -> Option<u8> {
+        let b = self.peek()?;
+        self.at += 1;
+        Some(b)
+    }
+
+    fn skip_ws(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.at += 1;
+        }
+    }
+
+    fn expect(&mut self, b: u8, reason: &'static str) -> Result<(), JsonError> {
+        self.skip_ws();
+        if self.next() == Some(b) {
+            Ok(())
+        } else {
+            self.at = self.at.saturating_sub(1);
+            Err(self.error(reason))
+        }
+    }
+
+    /// An object at `{`; its members when `depth` is 0 (the top level), else checked and dropped.
+    fn object(&mut self, depth: usize) -> Result<Option<Vec<(String, Value)>>, JsonError> {
+        self.at += 1;
+        let mut members: Vec<(String, Value)> = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.at += 1;
+            return Ok((depth == 0).then_some(members));
+        }
+        loop {
+            self.skip_ws();
+            if self.peek() != Some(b'"') {
+                return Err(self.error("expected a string key"));
+            }
+            let key_at = self.at;
+            let key = self.string()?;
+            self.expect(b':', "expected ':' after a key")?;
+            let value = self.value(depth + 1)?;
+            if depth == 0 {
+                if members.iter().any(|(k, _)| *k == key) {
+                    return Err(JsonError {
+                        reason: "duplicate key",
+                        at: key_at,
+                    });
+                }
+                members.push((key, value));
+            }
+            self.skip_ws();
+            match self.next() {
+                Some(b',') => continue,
+                Some(b'}') => return Ok((depth == 0).then_some(members)),
+                _ => {
+                    self.at -= 1;
+                    return Err(self.error("expected ',' or '}'"));
+                }
+            }
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Value, JsonError> {
+        if depth > MAX_DEPTH {
+            return Err(self.error("nested too deeply"));
+        }
+        self.skip_ws();
+        match self.peek() {
+            Some(b'"') => self.string().map(Value::Str),
+            Some(b'{') => self.object(depth).map(|_| Value::Composite),
+            Some(b'[') => self.array(depth).map(|()| Value::Composite),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            Some(b't') => self.literal("true"),
+            Some(b'f') => self.literal("false"),
+            Some(b'n') => self.literal("null"),
+            _ => Err(self.error("expected a JSON value")),
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Result<(), JsonError> {
+        self.at += 1;
+        self.skip_ws();
+        if self.peek() == Some(b']') {
+            self.at += 1;
+            return Ok(());
+        }
+        loop {
+            self.value(depth + 1)?;
+            self.skip_ws();
+            match self.next() {
+                Some(b',') => continue,
+                Some(b']') => return Ok(()),
+                _ => {
+                    self.at -= 1;
+                    return Err(self.error("expected ',' or ']'"));
+                }
+            }
+        }
+    }
+
+    fn literal(&mut self, word: &'static str) -> Result<Value, JsonError> {
+        if self.bytes[self.at..].starts_with(word.as_bytes()) {
+            self.at += word.len();
+            Ok(Value::Literal(word))
+        } else {
+            Err(self.error("expected a JSON value"))
+        }
+    }
+
+    fn digits(&mut self) -> usize {
+        let start = self.at;
+        while matches!(self.peek(), Some(b'0'..=b'9')) {
+            self.at += 1;
+        }
+        self.at - start
+    }
+
+    fn number(&mut self) -> Result<Value, JsonError> {
+        let start = self.at;
+        let negative = self.peek() == Some(b'-');
+        if negative {
+            self.at += 1;
+        }
+        let int_start = self.at;
+        match self.digits() {
+            0 => return Err(self.error("expected a digit")),
+            n if n > 1 && self.bytes[int_start] == b'0' => {
+                return Err(JsonError {
+                    reason: "a number may not start with 0",
+                    at: int_start,
+                })
+            }
+            _ => {}
+        }
+        let int_end = self.at;
+        let mut integer = true;
+        if self.peek() == Some(b'.') {
+            self.at += 1;
+            if self.digits() == 0 {
+                return Err(self.error("expected a digit after '.'"));
+            }
+            integer = false;
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            self.at += 1;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.at += 1;
+            }
+            if self.digits() == 0 {
+                return Err(self.error("expected a digit in the exponent"));
+            }
+            integer = false;
+        }
+        if !integer {
+            return Ok(Value::OtherNumber);
+        }
+        // Accumulate negatively so that i64::MIN fits; overflow means "not an i64".
+        let mut n: i64 = 0;
+        for &d in &self.bytes[int_start..int_end] {
+            match n
+                .checked_mul(10)
+                .and_then(|n| n.checked_sub(i64::from(d - b'0')))
+            {
+                Some(next) => n = next,
+                None => return Ok(Value::OtherNumber),
+            }
+        }
+        let _ = start;
+        Ok(if negative {
+            Value::Int(n)
+        } else {
+            n.checked_neg().map_or(Value::OtherNumber, Value::Int)
+        })
+    }
+
+    fn hex4(&mut self) -> Result<u32, JsonError> {
+        let mut v = 0u32;
+        for _ in 0..4 {
+            let d = match self.next() {
+                Some(c @ b'0'..=b'9') => c - b'0',
+                Some(c @ b'a'..=b'f') => c - b'a' + 10,
+                Some(c @ b'A'..=b'F') => c - b'A' + 10,
+                _ => return Err(self.error("expected 4 hex digits after \\u")),
+            };
+            v = v * 16 + u32::from(d);
+        }
+        Ok(v)
+    }
+
+    fn string(&mut self) -> Result<String, JsonError> {
+        self.at += 1;
+        let mut out = String::new();
+        loop {
+            let run_start = self.at;
+            while matches!(self.peek(), Some(b) if b != b'"' && b != b'\\' && b >= 0x20) {
+                self.at += 1;
+            }
+            // The input was checked to be UTF-8, and runs end only at ASCII bytes.
+            out.push_str(std::str::from_utf8(&self.bytes[run_start..self.at]).unwrap_or_default());
+            match self.next() {
+                Some(b'"') => return Ok(out),
+                Some(b'\\') => {}
+                Some(_) => {
+                    self.at -= 1;
+                    return Err(self.error("a control character inside a string"));
+                }
+                None => return Err(self.error("unterminated string")),
+            }
+            let c = match self.next() {
+                Some(b'"') => '"',
+                Some(b'\\') => '\\',
+                Some(b'/') => '/',
+                Some(b'b') => '\u{8}',
+                Some(b'f') => '\u{c}',
+                Some(b'n') => '\n',
+                Some(b'r') => '\r',
+                Some(b't') => '\t',
+                Some(b'u') => {
+                    let at = self.at;
+                    let unit = self.hex4()?;
+                    let code = match unit {
+                        0xD800..=0xDBFF => {
+                            let low = match (self.next(), self.next()) {
+                                (Some(b'\\'), Some(b'u')) => self.hex4()?,
+                                _ => 0,
+                            };
+                            if !(0xDC00..=0xDFFF).contains(&low) {
+                                return Err(JsonError {
+                                    reason: "an escaped lone surrogate",
+                                    at,
+                                });
+                            }
+                            0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+                        }
+                        0xDC00..=0xDFFF => {
+                            return Err(JsonError {
+                                reason: "an escaped lone surrogate",
+                                at,
+                            })
+                        }
+                        _ => unit,
+                    };
+                    char::from_u32(code).ok_or(JsonError {
+                        reason: "an invalid escape",
+                        at,
+                    })?
+                }
+                _ => {
+                    self.at -= 1;
+                    return Err(self.error("an invalid escape"));
+                }
+            };
+            out.push(c);
+        }
+    }
+}
+
+/// Appends `s` as a JSON string literal (quotes included), escaping as RFC 8259 requires.
+pub fn write_string(out: &mut String, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push('"');
+    let mut run = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let escape = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(&s[run..i]);
+        run = i + 1;
+        if escape.is_empty() {
+            out.push_str("\\u00");
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 0xf)]));
+        } else {
+            out.push_str(escape);
+        }
+    }
+    out.push_str(&s[run..]);
+    out.push('"');
+}
+
+/// Appends the decimal digits of `n` (without core::fmt, which costs the wasm build kilobytes).
+pub fn write_int(out: &mut String, n: i64) {
+    let mut digits = [0u8; 20];
+    let mut len = 0;
+    let mut rest = n.unsigned_abs();
+    loop {
+        digits[len] = b'0' + (rest % 10) as u8;
+        len += 1;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        out.push('-');
+    }
+    for &d in digits[..len].iter().rev() {
+        out.push(char::from(d));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_flat_objects_exactly() {
+        let members = read_object(br#" {"name":"F\u00e9rn \ud83c\udf3f","n":-9223372036854775808,"x":[1,{"a":null}],"t":true, "f":1.5e3} "#).unwrap();
+        assert_eq!(
+            members,
+            vec![
+                ("name".into(), Value::Str("Férn 🌿".into())),
+                ("n".into(), Value::Int(i64::MIN)),
+                ("x".into(), Value::Composite),
+                ("t".into(), Value::Literal("true")),
+                ("f".into(), Value::OtherNumber),
+            ]
+        );
+        assert_eq!(read_object(b"{}").unwrap(), vec![]);
+        assert_eq!(
+            read_object(br#"{"n":9223372036854775808}"#).unwrap()[0].1,
+            Value::OtherNumber
+        );
+        assert_eq!(read_object(br#"{"n":-0}"#).unwrap()[0].1, Value::Int(0));
+    }
+
+    #[test]
+    fn refuses_what_is_not_one_json_object() {
+        for bad in [
+            &b""[..],
+            b" ",
+            b"[]",
+            b"\"s\"",
+            b"1",
+            b"null",
+            b"{",
+            b"{\"a\"}",
+            b"{\"a\":}",
+            b"{\"a\":1,}",
+            b"{\"a\":1}x",
+            b"{\"a\":1}{}",
+            b"{a:1}",
+            b"{'a':1}",
+            b"{\"a\":01}",
+            b"{\"a\":1.}",
+            b"{\"a\":.5}",
+            b"{\"a\":1e}",
+            b"{\"a\":-}",
+            b"{\"a\":tru}",
+            b"{\"a\":\"\\x\"}",
+            b"{\"a\":\"\\u12\"}",
+            b"{\"a\":\"\x01\"}",
+            b"{\"a\":\"\\ud800\"}",
+            b"{\"a\":\"\\udc00\"}",
+            b"{\"a\":\"\\ud800\\u0041\"}",
+            b"{\"a\":1,\"a\":2}",
+            b"{\"a\":\"\xff\"}",
+            b"{\"a\":[1,]}",
+            b"{\"a\":[1 2]}",
+            b"{\"a\":\"x}",
+        ] {
+            assert!(
+                read_object(bad).is_err(),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+        // RFC 8259 allows numbers beyond f64 (serde_json refuses them): just "another number".
+        assert_eq!(
+            read_object(br#"{"n":1e400}"#).unwrap()[0].1,
+            Value::OtherNumber
+        );
+        let deep = format!("{{\"a\":{}{}}}", "[".repeat(1000), "]".repeat(1000));
+        assert_eq!(
+            read_object(deep.as_bytes()).unwrap_err().reason,
+            "nested too deeply"
+        );
+    }
+
+    /// Every document serde_json accepts as an object with unique keys, this reader accepts with the
+    /// same strings and integers, and the other way round.
+    #[test]
+    fn agrees_with_serde_json() {
+        let strings = [
+            "",
+            "plain",
+            "é🌿",
+            "\\\"",
+            "\\n\\t\\b\\f\\r\\/",
+            "\\u0000\\u001f\\u007f",
+            "\\ud83c\\udf3f",
+            "\\ud800",
+            "\\udfff",
+            "\\uD83C\\uDF3F",
+            "tab\there",
+            "\\u00e9",
+            "\\uffff",
+        ];
+        let numbers = [
+            "0",
+            "-0",
+            "12",
+            "-12",
+            "1.0",
+            "1e3",
+            "1E-3",
+            "-1.25e+2",
+            "9223372036854775807",
+            "9223372036854775808",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "00",
+            "1.",
+            "+1",
+            "0x1",
+        ];
+        let mut docs: Vec<String> = Vec::new();
+        for s in strings {
+            docs.push(format!(r#"{{"name":"{s}"}}"#));
+        }
+        for n in numbers {
+            docs.push(format!(r#"{{"error":{n},"message":"m"}}"#));
+        }
+        for doc in &docs {
+            let ours = read_object(doc.as_bytes());
+            let theirs: Result<serde_json::Map<String, serde_json::Value>, _> =
+                serde_json::from_str(doc);
+            assert_eq!(
+                ours.is_ok(),
+                theirs.is_ok(),
+                "{doc}: {ours:?} vs {theirs:?}"
+            );
+            if let (Ok(ours), Ok(theirs)) = (ours, theirs) {
+                for (key, value) in ours {
+                    match (value, &theirs[&key]) {
+                        (Value::Str(a), serde_json::Value::String(b)) => assert_eq!(&a, b, "{doc}"),
+                        // serde_json keeps -0 as a float; it is the integer 0 (JSON Schema agrees).
+                        (Value::Int(0), serde_json::Value::Number(b))
+                            if b.as_f64() == Some(0.0) => {}
+                        (Value::Int(a), serde_json::Value::Number(b)) => {
+                            assert_eq!(Some(a), b.as_i64(), "{doc}")
+                        }
+                        (Value::OtherNumber, serde_json::Value::Number(b)) => {
+                            assert!(b.as_i64().is_none() || b.is_f64(), "{doc}")
+                        }
+                        (ours, theirs) => panic!("{doc}: {ours:?} vs {theirs:?}"),
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn writes_strings_as_serde_json_does() {
+        for s in [
+            "",
+            "Fern",
+            "q\"uote\\",
+            "\n\r\t\u{8}\u{c}",
+            "\u{0}\u{1f}\u{7f}",
+            "é🌿/",
+            "\u{2028}",
+        ] {
+            let mut ours = String::new();
+            write_string(&mut ours, s);
+            assert_eq!(ours, serde_json::to_string(s).unwrap(), "{s:?}");
+        }
+        for n in [0, 7, -7, 10, i64::MAX, i64::MIN, -1_000_000] {
+            let mut ours = String::new();
+            write_int(&mut ours, n);
+            assert_eq!(ours, n.to_string());
+        }
+    }
+}
