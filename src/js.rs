@@ -14,8 +14,6 @@ extern "C" {
     pub type CallGuard;
     #[wasm_bindgen(constructor)]
     pub fn new(signals: &js_sys::Array, timeout_ms: u32) -> CallGuard;
-    #[wasm_bindgen(method, getter)]
-    pub fn signal(this: &CallGuard) -> web_sys::AbortSignal;
     /// 0 while running, 1 when a caller's signal aborted, 2 when the timeout fired.
     #[wasm_bindgen(method, getter)]
     pub fn reason(this: &CallGuard) -> u8;
@@ -26,12 +24,6 @@ extern "C" {
     pub fn race(this: &CallGuard, promise: &js_sys::Promise) -> js_sys::Promise;
     #[wasm_bindgen(method)]
     pub fn dispose(this: &CallGuard);
-
-    /// `stream.getReader()`: throws when the body is locked or already read.
-    #[wasm_bindgen(catch, js_name = getReader)]
-    pub fn get_reader(
-        stream: &web_sys::ReadableStream,
-    ) -> Result<web_sys::ReadableStreamDefaultReader, JsValue>;
 
     /// One request and its bounded body read; see `exchange` in `js/runtime.js`. Rejects with what
     /// fetch or the body threw.
