@@ -2,7 +2,7 @@
 //! contract. Every await is raced against the call's guard, so the timeout and the caller's signal
 //! end the call even when an injected fetch or a token getter ignores them.
 
-use crate::error::{js_message, Error, Kind};
+use crate::error::{js_message, redacted, Error, Kind};
 use crate::js::{self, CallGuard};
 use crate::options::{bearer, token_from, Auth, Config};
 use js_sys::{Array, Promise};
@@ -151,8 +151,8 @@ fn interpret(answer: &js::Exchange, secret: &str) -> Result<JsValue, Error> {
 /// `secret` (the token) is removed from the server's text before it is cut to an excerpt, so a cut
 /// cannot leave a piece of it that a later redaction of the whole token would miss.
 pub(crate) fn outcome(status: u16, body: &[u8], complete: bool, secret: &str) -> Result<Plant, Error> {
-    let excerpt = |text: &str| excerpt(&scrub(text, secret));
-    let body_excerpt = |body: &[u8], complete| body_excerpt(scrub(&String::from_utf8_lossy(body), secret).as_bytes(), complete);
+    let excerpt = |text: &str| excerpt(&redacted(text, secret));
+    let body_excerpt = |body: &[u8], complete| body_excerpt(redacted(&String::from_utf8_lossy(body), secret).as_bytes(), complete);
     match status {
         200 if !complete => Err(Error::new(
             Kind::InvalidResponse,
@@ -184,15 +184,6 @@ pub(crate) fn outcome(status: u16, body: &[u8], complete: bool, secret: &str) ->
             ),
         }
         .with_status(status)),
-    }
-}
-
-/// `text` with every occurrence of `secret` replaced.
-fn scrub(text: &str, secret: &str) -> String {
-    if secret.is_empty() {
-        text.to_owned()
-    } else {
-        text.replace(secret, "[redacted]")
     }
 }
 

@@ -141,7 +141,7 @@ impl Error {
     /// Replaces every occurrence of `secret` in the message (a hostile server may echo the token).
     pub fn redact(mut self, secret: &str) -> Error {
         if !secret.is_empty() && self.message.contains(secret) {
-            self.message = self.message.replace(secret, "[redacted]");
+            self.message = redacted(&self.message, secret);
         }
         self
     }
@@ -165,6 +165,15 @@ impl Error {
             set("cause", cause);
         }
         js::PlantStoreError::new(self.kind.as_str(), &self.message, &details).unchecked_into()
+    }
+}
+
+/// `text` with every occurrence of `secret` (the token) replaced by `[redacted]`.
+pub fn redacted(text: &str, secret: &str) -> String {
+    if secret.is_empty() {
+        text.to_owned()
+    } else {
+        text.replace(secret, "[redacted]")
     }
 }
 
