@@ -7,6 +7,7 @@ use crate::js::{self, CallGuard};
 use crate::options::{bearer, token_from, Auth, Config};
 use js_sys::{Array, Promise};
 use plant_store_model::{ApiError, NewPlant, Plant, Token};
+use std::borrow::Cow;
 use std::rc::Rc;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -46,7 +47,6 @@ async fn send(config: &Config, plant: &NewPlant, guard: &CallGuard) -> Result<Js
         Auth::Getter(_) => Some(bearer(&token)),
     };
     let body = plant.to_json();
-    let limits = (SUCCESS_BODY_LIMIT as u32, ERROR_BODY_LIMIT as u32);
     let answer = js::exchange(
         &fetch,
         &config.url,
@@ -54,8 +54,8 @@ async fn send(config: &Config, plant: &NewPlant, guard: &CallGuard) -> Result<Js
         authorization,
         &body,
         guard,
-        limits.0,
-        limits.1,
+        SUCCESS_BODY_LIMIT as u32,
+        ERROR_BODY_LIMIT as u32,
     );
     let result = match JsFuture::from(answer).await {
         Ok(answer) => interpret(&answer.unchecked_into(), token.expose()),
@@ -101,9 +101,10 @@ fn failed(guard: &CallGuard, config: &Config, cause: JsValue) -> Error {
     Error::new(Kind::Network, message).with_cause(cause)
 }
 
-async fn token(config: &Config, guard: &CallGuard) -> Result<Token, Error> {
+/// The token of this call: the fixed one, borrowed, or a fresh one from `getToken`.
+async fn token<'a>(config: &'a Config, guard: &CallGuard) -> Result<Cow<'a, Token>, Error> {
     let getter = match &config.auth {
-        Auth::Token(token) => return Ok(token.clone()),
+        Auth::Token(token) => return Ok(Cow::Borrowed(token)),
         Auth::Getter(getter) => getter,
     };
     let threw =
@@ -118,7 +119,7 @@ async fn token(config: &Config, guard: &CallGuard) -> Result<Token, Error> {
             })?,
         None => value,
     };
-    token_from(&value, "options.getToken")
+    token_from(&value, "options.getToken").map(Cow::Owned)
 }
 
 /// Maps the server's answer onto the contract.
