@@ -1,5 +1,9 @@
-// The JavaScript half of plant-store-client: the error class users branch on, and the guard that
-// turns a caller's AbortSignal and the timeout into one signal. The wasm module imports both.
+// The JavaScript half of plant-store-client. Rust (the wasm module) holds every rule and every
+// message; this file holds what JavaScript does faster or only JavaScript can do:
+// - `PlantStoreError`, the error class callers branch on;
+// - `Reading`: reads a NewPlant candidate once, without trusting it, and says what each field is;
+// - `Sender`: one client's request path: token, fetch, timeout and abort, the bounded body read.
+// Every answer that is not a Plant goes back to Rust (`Engine` in src/answer.rs) for its error.
 
 /** Every failure of plant-store-client is a PlantStoreError; branch on `kind`. */
 export class PlantStoreError extends Error {
@@ -28,104 +32,311 @@ Object.defineProperty(PlantStoreError.prototype, 'name', {
   value: 'PlantStoreError', writable: true, configurable: true,
 });
 
-const STOPPED = Symbol('stopped');
+// Taken once, so code that replaces them later cannot change how values are read.
+const { hasOwn, keys: ownKeys, getPrototypeOf } = Object;
+const { isArray } = Array;
+const { asIntN } = BigInt;
+
+// What a Reading found; the same numbers are in src/input.rs. `state` packs the root (bits 0-7),
+// the kinds of id (8-11), name (12-15) and tag (16-19), and UNKNOWN_KEYS.
+const PLAIN = 0;
+const ROOT_TYPES = { undefined: 1, object: 2, boolean: 3, number: 4, bigint: 5, string: 6, symbol: 7, function: 8 };
+const ROOT_ARRAY = 9, ROOT_REVOKED = 10, ROOT_PROTO_UNREADABLE = 11, ROOT_NOT_PLAIN = 12, ROOT_KEYS_UNLISTABLE = 13;
+const ABSENT = 0, NULL = 1, BOOLEAN = 2, NUMBER = 3, INT = 4, INT_OUT_OF_RANGE = 5, STRING = 6,
+  MALFORMED_STRING = 7, UNREADABLE = 8, SYMBOL = 9, FUNCTION = 10, ARRAY = 11, OBJECT = 12;
+const UNKNOWN_KEYS = 1 << 20;
+
+/** What kind of value `v` is, for the rules; never throws. */
+function kindOf(v) {
+  switch (typeof v) {
+    case 'undefined': return ABSENT;
+    case 'string': return v.isWellFormed() ? STRING : MALFORMED_STRING;
+    case 'number': return NUMBER;
+    case 'bigint': return asIntN(64, v) === v ? INT : INT_OUT_OF_RANGE;
+    case 'boolean': return BOOLEAN;
+    case 'symbol': return SYMBOL;
+    case 'function': return FUNCTION;
+    default:
+      if (v === null) return NULL;
+      try { return isArray(v) ? ARRAY : OBJECT; } catch { return OBJECT; } // a revoked Proxy
+  }
+}
+
+/** What the root value is: PLAIN (its prototype is null or a realm's Object.prototype), or why not. */
+function rootOf(v) {
+  if (typeof v !== 'object' || v === null) return ROOT_TYPES[typeof v] ?? ROOT_TYPES.object;
+  try {
+    if (isArray(v)) return ROOT_ARRAY;
+  } catch {
+    return ROOT_REVOKED;
+  }
+  try {
+    const proto = getPrototypeOf(v);
+    return proto === null || getPrototypeOf(proto) === null ? PLAIN : ROOT_NOT_PLAIN;
+  } catch {
+    return ROOT_PROTO_UNREADABLE;
+  }
+}
 
 /**
- * One call's cancellation: aborts `signal` when any of the caller's signals aborts (reason 1) or the
- * timeout fires (reason 2). `race` settles with the given promise or rejects once stopped, so a
- * fetch that ignores its signal cannot hang the call. `dispose` clears the timer and listeners.
+ * A NewPlant candidate, read once: own properties only (a value inherited from a polluted
+ * Object.prototype is not the caller's), every getter or Proxy trap that throws caught. Rust judges
+ * `state`; the request body is written from these same values, so a getter cannot answer one value
+ * to the rules and another to the body. The constructor never throws.
  */
-export class CallGuard {
-  constructor(signals, timeoutMs) {
-    this.controller = new AbortController();
-    this.reason = 0;
+export class Reading {
+  constructor(value) {
+    this.id = undefined;
+    this.name = undefined;
+    this.tag = undefined;
+    this.unknown = undefined;
+    let root = rootOf(value);
+    let names;
+    if (root === PLAIN) {
+      try { names = ownKeys(value); } catch { root = ROOT_KEYS_UNLISTABLE; }
+    }
+    if (root !== PLAIN) {
+      this.state = root;
+      return;
+    }
+    for (const name of names) {
+      if (name !== 'id' && name !== 'name' && name !== 'tag') (this.unknown ??= []).push(name);
+    }
+    let id = UNREADABLE, name = UNREADABLE, tag = UNREADABLE;
+    try { this.id = hasOwn(value, 'id') ? value.id : undefined; id = kindOf(this.id); } catch { /* UNREADABLE */ }
+    try { this.name = hasOwn(value, 'name') ? value.name : undefined; name = kindOf(this.name); } catch { /* UNREADABLE */ }
+    try { this.tag = hasOwn(value, 'tag') ? value.tag : undefined; tag = kindOf(this.tag); } catch { /* UNREADABLE */ }
+    this.state = PLAIN | id << 8 | name << 12 | tag << 16 | (this.unknown === undefined ? 0 : UNKNOWN_KEYS);
+  }
+
+  /** The id as a number (read by Rust only when it is one). */
+  get idNumber() { return this.id; }
+
+  /** The id as a BigInt inside int64 (read by Rust only when it is one). */
+  get idInt() { return this.id; }
+
+  /** The keys that are not id, name or tag. */
+  get unknownKeys() { return this.unknown ?? []; }
+
+  /** The valid NewPlant as a fresh object, for validateNewPlant (-0 becomes 0). */
+  value() {
+    const id = typeof this.id === 'number' ? this.id + 0 : this.id;
+    return this.tag === undefined ? { id, name: this.name } : { id, name: this.name, tag: this.tag };
+  }
+
+  /** The JSON request body of a valid NewPlant: the id with all its digits, strings escaped by JSON. */
+  body() {
+    const head = '{"id":' + String(this.id) + ',"name":' + JSON.stringify(this.name);
+    return this.tag === undefined ? head + '}' : head + ',"tag":' + JSON.stringify(this.tag) + '}';
+  }
+}
+
+// A call runs until it settles, its caller's signal aborts it, or its timeout fires.
+const RUNNING = 0, ABORTED = 1, TIMED_OUT = 2;
+/** The rejection of a wait that the call's stop cut short; never reaches the caller. */
+const STOPPED = Symbol('stopped');
+const EMPTY = new Uint8Array(0);
+const noop = () => {};
+const decoder = new TextDecoder();
+
+/**
+ * One call's cancellation. The AbortSignal handed to fetch is made only when fetch reads
+ * `init.signal` (every real fetch does; an in-memory test double need not), so a call does not pay
+ * for a signal nobody listens to. `wait` settles with a promise or rejects with STOPPED once the call
+ * stops, so a fetch or a token getter that ignores the signal cannot hang the call; a stop also
+ * cancels the body reader, which ends a pending read.
+ */
+class Call {
+  constructor(clientSignal, callSignal, timeoutMs) {
+    this.state = RUNNING;
     this.cause = undefined;
-    this.signals = signals;
+    this.controller = undefined;
+    this.rejectWait = undefined;
+    this.reader = undefined;
+    this.signals = clientSignal === undefined
+      ? (callSignal === undefined ? undefined : [callSignal])
+      : (callSignal === undefined ? [clientSignal] : [clientSignal, callSignal]);
+    this.onAbort = undefined;
     this.timer = undefined;
-    this.onAbort = () => this.stop(1);
-    this.stopped = new Promise((_, reject) => { this.rejectStopped = reject; });
-    this.stopped.catch(() => {});
-    for (const s of signals) {
-      if (s.aborted) { this.stop(1); return; }
-      s.addEventListener('abort', this.onAbort);
-    }
-    this.timer = setTimeout(() => this.stop(2), timeoutMs);
-  }
-
-  stop(reason) {
-    if (this.reason !== 0) return;
-    this.reason = reason;
-    if (reason === 1) {
+    if (this.signals !== undefined) {
       const aborted = this.signals.find((s) => s.aborted);
-      this.cause = aborted === undefined ? undefined : aborted.reason;
+      if (aborted !== undefined) {
+        this.stop(ABORTED, aborted.reason);
+        return;
+      }
+      this.onAbort = (event) => this.stop(ABORTED, event.target.reason);
+      for (const s of this.signals) s.addEventListener('abort', this.onAbort);
     }
-    this.controller.abort(reason === 2 ? new DOMException('timed out', 'TimeoutError') : this.cause);
-    this.rejectStopped(STOPPED);
+    this.timer = setTimeout(() => this.stop(TIMED_OUT, undefined), timeoutMs);
   }
 
-  get signal() { return this.controller.signal; }
+  get signal() {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.state !== RUNNING) this.abortController();
+    }
+    return this.controller.signal;
+  }
 
-  race(promise) { return Promise.race([promise, this.stopped]); }
+  abortController() {
+    this.controller.abort(this.state === TIMED_OUT ? new DOMException('timed out', 'TimeoutError') : this.cause);
+  }
+
+  stop(state, cause) {
+    if (this.state !== RUNNING) return;
+    this.state = state;
+    this.cause = cause;
+    if (this.controller !== undefined) this.abortController();
+    if (this.rejectWait !== undefined) this.rejectWait(STOPPED);
+    if (this.reader !== undefined) this.reader.cancel().catch(noop);
+  }
+
+  /** `value` (a promise or not), unless the call stops first. */
+  wait(value) {
+    const promise = Promise.resolve(value);
+    if (this.state !== RUNNING) {
+      promise.catch(noop);
+      return Promise.reject(STOPPED);
+    }
+    return new Promise((resolve, reject) => {
+      this.rejectWait = reject;
+      promise.then(resolve, reject);
+    });
+  }
 
   dispose() {
     clearTimeout(this.timer);
-    for (const s of this.signals) s.removeEventListener('abort', this.onAbort);
+    if (this.onAbort !== undefined) {
+      for (const s of this.signals) s.removeEventListener('abort', this.onAbort);
+    }
   }
 }
 
 /**
- * One exchange with the server: `fetch(url, init)`, then at most `okLimit` (status 200) or
- * `errorLimit` (any other status) bytes of the body; the rest is cancelled unread. Every wait is
- * raced against the guard. Resolves to an Exchange; rejects with what fetch or the body threw (the
- * caller tells network, timeout and abort apart through the guard). `headers` is the client's frozen
- * header object; `authorization` is set only when the token comes from getToken.
+ * One client's request path, built by Rust from checked options (src/options.rs). `engine` is the
+ * Rust side: it checks tokens from getToken, plant bodies, and writes every error.
  */
-export async function exchange(fetch, url, headers, authorization, body, guard, okLimit, errorLimit) {
-  const h = authorization === undefined ? headers : { ...headers, Authorization: authorization };
-  const init = { method: 'POST', headers: h, body, credentials: 'omit', redirect: 'manual', signal: guard.signal };
-  const response = await guard.race(Promise.resolve(fetch(url, init)));
-  if (!(response instanceof Response)) return new Exchange(-1, false, EMPTY, true);
-  const status = response.status;
-  if (response.type === 'opaqueredirect' || (status >= 300 && status < 400)) {
-    if (response.body !== null) response.body.cancel().catch(() => {});
-    return new Exchange(status, true, EMPTY, true);
+export class Sender {
+  constructor(engine, url, headers, token, getToken, fetch, signal, timeoutMs, okLimit, errorLimit) {
+    this.engine = engine;
+    this.url = url;
+    this.headers = headers;
+    this.token = token;
+    this.getToken = getToken;
+    this.fetch = fetch;
+    this.signal = signal;
+    this.timeoutMs = timeoutMs;
+    this.okLimit = okLimit;
+    this.errorLimit = errorLimit;
   }
-  const limit = status === 200 ? okLimit : errorLimit;
-  const stream = response.body;
-  if (stream === null) return new Exchange(status, false, EMPTY, true);
-  const reader = stream.getReader();
-  const chunks = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await guard.race(reader.read());
-    if (done) return new Exchange(status, false, join(chunks, size), true);
-    if (!(value instanceof Uint8Array)) throw new TypeError('the body stream yielded a chunk that is not bytes');
-    if (size + value.length > limit) {
-      chunks.push(value.subarray(0, limit - size));
-      reader.cancel().catch(() => {});
-      return new Exchange(status, false, join(chunks, limit), false);
+
+  /** Sends a valid NewPlant; resolves to the Plant or rejects with a PlantStoreError. */
+  async send(reading, callSignal) {
+    const { engine, url } = this;
+    const call = new Call(this.signal, callSignal, this.timeoutMs);
+    let secret = this.token;
+    try {
+      if (call.state !== RUNNING) throw this.failed(call, undefined, secret);
+      let headers = this.headers;
+      if (this.getToken !== undefined) {
+        secret = await this.freshToken(call);
+        headers = { ...headers, Authorization: 'Bearer ' + secret };
+      }
+      const fetch = this.fetch ?? globalThis.fetch;
+      if (typeof fetch !== 'function') throw engine.noFetch();
+      const init = {
+        method: 'POST', headers, body: reading.body(), credentials: 'omit', redirect: 'manual',
+        get signal() { return call.signal; },
+      };
+      let response;
+      try {
+        response = await call.wait(fetch(url, init));
+      } catch (failure) {
+        throw this.failed(call, failure, secret);
+      }
+      if (!(response instanceof Response)) throw engine.answerError(-1, false, EMPTY, true, secret);
+      const { status } = response;
+      if (response.type === 'opaqueredirect' || (status >= 300 && status < 400)) {
+        if (response.body !== null) response.body.cancel().catch(noop);
+        throw engine.answerError(status, true, EMPTY, true, secret);
+      }
+      let read;
+      try {
+        read = await readBody(response, status === 200 ? this.okLimit : this.errorLimit, call);
+      } catch (failure) {
+        throw this.failed(call, failure, secret);
+      }
+      if (call.state !== RUNNING) throw this.failed(call, undefined, secret);
+      if (status === 200 && read.complete && engine.isPlant(read.bytes)) return plantOf(read.bytes);
+      throw engine.answerError(status, false, read.bytes, read.complete, secret);
+    } finally {
+      call.dispose();
     }
-    chunks.push(value);
-    size += value.length;
+  }
+
+  /** The error of a call that stopped (aborted, timed out) or whose fetch or body read failed. */
+  failed(call, failure, secret) {
+    const cause = call.state === RUNNING ? failure : call.cause;
+    return this.engine.failed(call.state, cause, this.url, this.timeoutMs, secret);
+  }
+
+  /** The token from getToken, checked by Rust; a failure is a `config` error. */
+  async freshToken(call) {
+    let value;
+    try {
+      value = await call.wait(this.getToken.call(undefined));
+    } catch (failure) {
+      if (call.state !== RUNNING) throw this.failed(call, undefined, undefined);
+      throw this.engine.tokenFailed(failure);
+    }
+    return this.engine.token(value);
   }
 }
 
-const EMPTY = new Uint8Array(0);
+/**
+ * At most `limit` bytes of the body; the rest is cancelled unread. `complete` tells whether the
+ * whole body was read. A stopped call cancels the reader, which ends a pending read.
+ */
+async function readBody(response, limit, call) {
+  const stream = response.body;
+  if (stream === null) return { bytes: EMPTY, complete: true };
+  const reader = stream.getReader();
+  call.reader = reader;
+  let bytes = EMPTY;
+  let chunks;
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done || call.state !== RUNNING) break;
+    if (!(value instanceof Uint8Array)) throw new TypeError('the body stream yielded a chunk that is not bytes');
+    if (size + value.length > limit) {
+      (chunks ??= [bytes]).push(value.subarray(0, limit - size));
+      reader.cancel().catch(noop);
+      return { bytes: join(chunks, limit), complete: false };
+    }
+    if (size === 0) bytes = value;
+    else (chunks ??= [bytes]).push(value);
+    size += value.length;
+  }
+  return { bytes: chunks === undefined ? bytes : join(chunks, size), complete: true };
+}
 
 function join(chunks, size) {
-  if (chunks.length === 1) return chunks[0];
   const bytes = new Uint8Array(size);
   let at = 0;
-  for (const chunk of chunks) { bytes.set(chunk, at); at += chunk.length; }
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
   return bytes;
 }
 
-/** What the server answered: its status (-1: fetch resolved to no Response), and the body read. */
-export class Exchange {
-  constructor(status, redirect, body, complete) {
-    this.status = status;
-    this.redirect = redirect;
-    this.body = body;
-    this.complete = complete;
-  }
+/**
+ * The Plant of a body Rust's strict reader accepted (one RFC 8259 object, no duplicate keys, no
+ * lone surrogates, `name` a string, `tag` a string or absent): JSON.parse reads it the same way, and
+ * only the contract's fields are kept, own properties only.
+ */
+function plantOf(bytes) {
+  const json = JSON.parse(decoder.decode(bytes));
+  return hasOwn(json, 'tag') ? { name: json.name, tag: json.tag } : { name: json.name };
 }

@@ -87,7 +87,8 @@ impl Error {
             message.push_str(&issue.message);
         }
         if issues.len() > ISSUES_IN_MESSAGE {
-            message.push_str(&format!(" (and {} more)", issues.len() - ISSUES_IN_MESSAGE));
+            let more = (issues.len() - ISSUES_IN_MESSAGE) as i64;
+            message.push_str(&[" (and ", &decimal(more), " more)"].concat());
         }
         Error {
             issues,
@@ -175,6 +176,14 @@ pub fn redacted(text: &str, secret: &str) -> String {
     } else {
         text.replace(secret, "[redacted]")
     }
+}
+
+/// An integer in decimal. Messages are built without `format!`, which would bring core::fmt (and
+/// its tables) into the .wasm.
+pub fn decimal(n: i64) -> String {
+    let mut out = String::new();
+    plant_store_model::json::write_int(&mut out, n);
+    out
 }
 
 /// The `message` of a JS failure, for a sentence of ours: only a real `Error`'s message is read.

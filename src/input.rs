@@ -1,9 +1,11 @@
 //! Reading caller values without trusting them: every read that can run caller code (a getter, a
-//! Proxy trap) is caught, and nothing is coerced.
+//! Proxy trap) is caught, and nothing is coerced. Options are read here; a NewPlant is read by
+//! `Reading` in js/runtime.js (one pass, no strings copied into wasm) and judged here.
 
+use crate::error::Error;
 use crate::js;
 use js_sys::{JsString, Reflect};
-use plant_store_model::{Field, Issue, IssueCode, RawNewPlant};
+use plant_store_model::{validate_new_plant, Field, Issue, IssueCode, RawNewPlant};
 use wasm_bindgen::{JsCast, JsValue};
 
 /// A JS object known to be plain: its prototype is `null` or a realm's `Object.prototype`.
@@ -50,7 +52,9 @@ impl<'a> PlainObject<'a> {
     /// When reading it threw (a getter, or a Proxy's `getOwnPropertyDescriptor` or `get` trap).
     pub fn get(&self, key: &str) -> Result<JsValue, JsValue> {
         let key = JsValue::from_str(key);
-        if Reflect::get_own_property_descriptor(self.0.unchecked_ref::<js_sys::Object>(), &key)?.is_undefined() {
+        if Reflect::get_own_property_descriptor(self.0.unchecked_ref::<js_sys::Object>(), &key)?
+            .is_undefined()
+        {
             return Ok(JsValue::UNDEFINED);
         }
         Reflect::get(self.0, &key)
@@ -92,60 +96,87 @@ pub fn well_formed_string(value: &JsValue) -> Option<Result<String, ()>> {
     })
 }
 
-fn field(read: Result<JsValue, JsValue>) -> Field {
-    let Ok(value) = read else {
-        return Field::Unreadable;
-    };
-    if value.is_undefined() {
-        return Field::Absent;
+// What `Reading` (js/runtime.js) found, packed in its `state`: the root in bits 0-7, the kinds of
+// id, name and tag in bits 8-11, 12-15 and 16-19, and a flag for keys the contract does not name.
+// The numbers are the same in js/runtime.js.
+const ROOT_PLAIN: u32 = 0;
+const UNKNOWN_KEYS: u32 = 1 << 20;
+
+/// What the root value is when it is not a plain object, by its `Reading` code.
+fn root_type(code: u32) -> &'static str {
+    match code {
+        1 => "undefined",
+        2 => "null",
+        3 => "boolean",
+        4 => "number",
+        5 => "bigint",
+        6 => "string",
+        7 => "symbol",
+        8 => "function",
+        9 => "array",
+        10 => "a revoked Proxy",
+        11 => "an object whose prototype cannot be read",
+        _ => "an object that is not plain (a class instance, Date, Map, …)",
     }
-    if let Some(s) = well_formed_string(&value) {
-        return s.map_or(Field::MalformedStr, Field::Str);
-    }
-    if let Some(n) = value.as_f64() {
-        return Field::Number(n);
-    }
-    if value.is_bigint() {
-        return i64::try_from(value).map_or(Field::IntOutOfRange, Field::Int);
-    }
-    match type_name(&value) {
-        "null" => Field::Null,
-        "boolean" => Field::Bool,
-        other => Field::Other(other),
+}
+const ROOT_KEYS_UNLISTABLE: u32 = 13;
+
+/// One field, from its `Reading` kind. The rules never look at a string's content (only whether it
+/// is well-formed), so a string stays in JavaScript and is written to the body from there. Only the
+/// id's number is read (`value`); for name and tag it does not matter which number they hold.
+fn field(kind: u32, value: Option<&js::Reading>) -> Field {
+    match kind {
+        0 => Field::Absent,
+        1 => Field::Null,
+        2 => Field::Bool,
+        3 => Field::Number(value.map_or(0.0, js::Reading::id_number)),
+        4 => Field::Int(value.map_or(0, js::Reading::id_int)),
+        5 => Field::IntOutOfRange,
+        6 => Field::Str(String::new()),
+        7 => Field::MalformedStr,
+        8 => Field::Unreadable,
+        9 => Field::Other("symbol"),
+        10 => Field::Other("function"),
+        11 => Field::Other("array"),
+        _ => Field::Other("object"),
     }
 }
 
-/// What `validateNewPlant` and `createPlant` read from the caller's value.
-#[derive(Debug)]
-pub struct Input {
-    /// The fields, ready for the rules.
-    pub raw: RawNewPlant,
-    /// Whether `id` was given as a BigInt, so a validated value hands it back the same way.
-    pub id_is_bigint: bool,
-}
-
-/// Reads a NewPlant candidate.
+/// Judges a NewPlant candidate read by `Reading`: the contract's rules, every issue at once.
 ///
 /// # Errors
-/// The issue when the value is not a plain object or its keys cannot be listed.
-pub fn read_new_plant(value: &JsValue) -> Result<Input, Issue> {
-    let object = PlainObject::new(value).map_err(Issue::not_an_object)?;
-    let keys = object.keys().map_err(|_| Issue {
-        path: String::new(),
-        code: IssueCode::Unreadable,
-        message: "the NewPlant's keys could not be listed: listing them threw".into(),
-    })?;
-    let unknown = keys
-        .into_iter()
-        .filter(|k| !matches!(k.as_str(), "id" | "name" | "tag"))
-        .collect();
-    let id = field(object.get("id"));
-    let id_is_bigint = matches!(id, Field::Int(_) | Field::IntOutOfRange);
+/// A `validation` error listing the issues.
+pub fn judge(reading: &js::Reading) -> Result<(), Error> {
+    let state = reading.state();
+    match state & 0xff {
+        ROOT_PLAIN => {}
+        ROOT_KEYS_UNLISTABLE => {
+            return Err(Error::validation(vec![Issue {
+                path: String::new(),
+                code: IssueCode::Unreadable,
+                message: "the NewPlant's keys could not be listed: listing them threw".into(),
+            }]))
+        }
+        root => {
+            return Err(Error::validation(vec![Issue::not_an_object(root_type(
+                root,
+            ))]))
+        }
+    }
+    let unknown = if state & UNKNOWN_KEYS == 0 {
+        Vec::new()
+    } else {
+        reading
+            .unknown_keys()
+            .iter()
+            .map(|k| k.as_string().unwrap_or_default())
+            .collect()
+    };
     let raw = RawNewPlant {
-        id,
-        name: field(object.get("name")),
-        tag: field(object.get("tag")),
+        id: field(state >> 8 & 0xf, Some(reading)),
+        name: field(state >> 12 & 0xf, None),
+        tag: field(state >> 16 & 0xf, None),
         unknown,
     };
-    Ok(Input { raw, id_is_bigint })
+    validate_new_plant(raw).map(drop).map_err(Error::validation)
 }

@@ -1,6 +1,8 @@
 //! Bindings to JavaScript. Every import that can throw is declared `catch`: a JS exception must never
 //! unwind through wasm frames, or a call could hang with its promise never settled.
 
+use crate::answer::Engine;
+use js_sys::{Array, Function, Object, Promise};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(module = "/js/runtime.js")]
@@ -10,56 +12,61 @@ extern "C" {
     #[wasm_bindgen(constructor)]
     pub fn new(kind: &str, message: &str, details: &JsValue) -> PlantStoreError;
 
-    /// One call's cancellation: the caller's signals plus the timeout.
-    pub type CallGuard;
+    /// A NewPlant candidate read once by `js/runtime.js`; its constructor never throws.
+    pub type Reading;
     #[wasm_bindgen(constructor)]
-    pub fn new(signals: &js_sys::Array, timeout_ms: u32) -> CallGuard;
-    /// 0 while running, 1 when a caller's signal aborted, 2 when the timeout fired.
+    pub fn new(value: &JsValue) -> Reading;
+    /// What was found, packed as `input::State` reads it.
     #[wasm_bindgen(method, getter)]
-    pub fn reason(this: &CallGuard) -> u8;
-    /// The aborting signal's `reason`.
-    #[wasm_bindgen(method, getter)]
-    pub fn cause(this: &CallGuard) -> JsValue;
+    pub fn state(this: &Reading) -> u32;
+    #[wasm_bindgen(method, getter, js_name = idNumber)]
+    pub fn id_number(this: &Reading) -> f64;
+    #[wasm_bindgen(method, getter, js_name = idInt)]
+    pub fn id_int(this: &Reading) -> i64;
+    #[wasm_bindgen(method, getter, js_name = unknownKeys)]
+    pub fn unknown_keys(this: &Reading) -> Array;
+    /// The valid NewPlant as a fresh object.
     #[wasm_bindgen(method)]
-    pub fn race(this: &CallGuard, promise: &js_sys::Promise) -> js_sys::Promise;
-    #[wasm_bindgen(method)]
-    pub fn dispose(this: &CallGuard);
+    pub fn value(this: &Reading) -> JsValue;
 
-    /// One request and its bounded body read; see `exchange` in `js/runtime.js`. Rejects with what
-    /// fetch or the body threw.
+    /// One client's request path (token, fetch, timeout, abort, bounded body read).
+    pub type Sender;
     #[allow(clippy::too_many_arguments)]
-    pub fn exchange(
-        fetch: &js_sys::Function,
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        engine: Engine,
         url: &str,
-        headers: &js_sys::Object,
-        authorization: Option<String>,
-        body: &str,
-        guard: &CallGuard,
+        headers: &Object,
+        token: Option<String>,
+        get_token: Option<Function>,
+        fetch: Option<Function>,
+        signal: Option<AbortSignal>,
+        timeout_ms: u32,
         ok_limit: u32,
         error_limit: u32,
-    ) -> js_sys::Promise;
-
-    /// What the server answered.
-    pub type Exchange;
-    /// The status; -1 when fetch resolved to something that is not a Response.
-    #[wasm_bindgen(method, getter)]
-    pub fn status(this: &Exchange) -> i32;
-    /// A redirect (3xx or an opaque redirect); its body was not read.
-    #[wasm_bindgen(method, getter)]
-    pub fn redirect(this: &Exchange) -> bool;
-    /// The body read, at most the limit.
-    #[wasm_bindgen(method, getter)]
-    pub fn body(this: &Exchange) -> js_sys::Uint8Array;
-    /// Whether the whole body was read.
-    #[wasm_bindgen(method, getter)]
-    pub fn complete(this: &Exchange) -> bool;
+    ) -> Sender;
+    /// Sends a valid NewPlant; the promise settles with the Plant or a PlantStoreError.
+    #[wasm_bindgen(method)]
+    pub fn send(this: &Sender, reading: &Reading, signal: Option<AbortSignal>) -> Promise;
 }
 
 #[wasm_bindgen]
 extern "C" {
+    /// The DOM's `AbortSignal` (only its type is needed: `instanceof` checks it).
+    #[wasm_bindgen(typescript_type = "AbortSignal")]
+    #[derive(Debug, Clone)]
+    pub type AbortSignal;
+
+    /// The fetch standard's `Headers`, to check a header name and value the way fetch will.
+    pub type Headers;
+    #[wasm_bindgen(constructor, catch)]
+    pub fn new() -> Result<Headers, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    pub fn set(this: &Headers, name: &str, value: &str) -> Result<(), JsValue>;
+
     /// `Object.keys`: a Proxy's `ownKeys` trap may throw.
     #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
-    pub fn object_keys(value: &JsValue) -> Result<js_sys::Array, JsValue>;
+    pub fn object_keys(value: &JsValue) -> Result<Array, JsValue>;
 
     /// `Array.isArray`: throws for a revoked Proxy.
     #[wasm_bindgen(catch, js_namespace = Array, js_name = isArray)]

@@ -3,12 +3,13 @@
 //!
 //! This file holds only what JavaScript sees: `createPlant`, `PlantStoreClient`, `validateNewPlant`
 //! and their TypeScript types. The rules live in the `plant-store-model` crate (shared with the
-//! reference server); reading caller values is in [`input`], options in [`options`], the request and
-//! the answer in [`call`], and the one error type in [`error`].
+//! reference server); reading caller values is in [`input`], options in [`options`], the answer and
+//! every failure of a call in [`answer`], and the one error type in [`error`]. The request itself is
+//! made in js/runtime.js (`Sender`), which asks Rust whenever there is something to judge.
 #![deny(missing_debug_implementations)]
 #![forbid(unsafe_code)]
 
-mod call;
+pub mod answer;
 pub mod error;
 pub mod input;
 mod js;
@@ -17,8 +18,6 @@ pub mod options;
 use error::Error;
 use js_sys::{Object, Promise, Reflect};
 use options::{call_signal, Config};
-use plant_store_model::{validate_new_plant, NewPlant};
-use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -122,15 +121,6 @@ pub(crate) fn object(entries: &[(&str, &JsValue)]) -> JsValue {
     object.into()
 }
 
-/// `{ name, tag? }`, as JavaScript sees a Plant.
-pub(crate) fn plant_to_js(plant: &plant_store_model::Plant) -> JsValue {
-    let name = JsValue::from_str(&plant.name);
-    match &plant.tag {
-        Some(tag) => object(&[("name", &name), ("tag", &JsValue::from_str(tag))]),
-        None => object(&[("name", &name)]),
-    }
-}
-
 /// `[{ path, code, message }, …]`.
 pub(crate) fn issues_to_js(issues: &[plant_store_model::Issue]) -> JsValue {
     let array = js_sys::Array::new();
@@ -144,16 +134,6 @@ pub(crate) fn issues_to_js(issues: &[plant_store_model::Issue]) -> JsValue {
     array.into()
 }
 
-fn reject(error: Error) -> Promise {
-    Promise::reject(&error.into_js())
-}
-
-fn validate(plant: &JsValue) -> Result<(NewPlant, bool), Error> {
-    let input = input::read_new_plant(plant).map_err(|issue| Error::validation(vec![issue]))?;
-    let valid = validate_new_plant(input.raw).map_err(Error::validation)?;
-    Ok((valid, input.id_is_bigint))
-}
-
 /// Validates `plant` locally, then sends it to `POST {baseUrl}/plants`.
 ///
 /// Resolves to the created Plant; rejects with a `PlantStoreError`. The options are checked on every
@@ -163,20 +143,23 @@ pub fn create_plant(
     #[wasm_bindgen(unchecked_param_type = "NewPlant")] plant: JsValue,
     #[wasm_bindgen(unchecked_param_type = "PlantStoreOptions")] options: JsValue,
 ) -> Promise {
-    let config = match Config::from_js(&options) {
-        Ok(config) => config,
-        Err(error) => return reject(error),
-    };
-    send(Rc::new(config), &plant, None)
-}
-
-fn send(config: Rc<Config>, plant: &JsValue, signal: Option<web_sys::AbortSignal>) -> Promise {
-    match validate(plant) {
-        Ok((plant, _)) => {
-            wasm_bindgen_futures::future_to_promise(call::create(config, plant, signal))
-        }
+    match Config::from_js(&options) {
+        Ok(config) => send(&config.sender(), &plant, None),
         Err(error) => reject(error),
     }
+}
+
+/// Reads and judges `plant`; sends it only when it is valid.
+fn send(sender: &js::Sender, plant: &JsValue, signal: Option<js::AbortSignal>) -> Promise {
+    let reading = js::Reading::new(plant);
+    match input::judge(&reading) {
+        Ok(()) => sender.send(&reading, signal),
+        Err(error) => reject(error),
+    }
+}
+
+fn reject(error: Error) -> Promise {
+    Promise::reject(&error.into_js())
 }
 
 /// Checks a NewPlant without sending anything: for forms.
@@ -184,43 +167,30 @@ fn send(config: Rc<Config>, plant: &JsValue, signal: Option<web_sys::AbortSignal
 pub fn validate_new_plant_js(
     #[wasm_bindgen(unchecked_param_type = "unknown")] value: JsValue,
 ) -> JsValue {
-    let result = Object::new();
-    let set = |key: &str, value: &JsValue| {
-        let _ = Reflect::set(&result, &JsValue::from_str(key), value);
-    };
-    match validate(&value) {
-        Ok((plant, id_is_bigint)) => {
-            let value = Object::new();
-            let id = if id_is_bigint {
-                JsValue::from(plant.id)
-            } else {
-                JsValue::from(plant.id as f64)
-            };
-            let _ = Reflect::set(&value, &JsValue::from_str("id"), &id);
-            let _ = Reflect::set(
-                &value,
-                &JsValue::from_str("name"),
-                &JsValue::from_str(&plant.name),
-            );
-            if let Some(tag) = &plant.tag {
-                let _ = Reflect::set(&value, &JsValue::from_str("tag"), &JsValue::from_str(tag));
-            }
-            set("ok", &JsValue::TRUE);
-            set("value", &value);
-        }
-        Err(error) => {
-            set("ok", &JsValue::FALSE);
-            set("issues", &issues_to_js(error.issues()));
-        }
+    let reading = js::Reading::new(&value);
+    match input::judge(&reading) {
+        Ok(()) => object(&[("ok", &JsValue::TRUE), ("value", &reading.value())]),
+        Err(error) => object(&[
+            ("ok", &JsValue::FALSE),
+            ("issues", &issues_to_js(error.issues())),
+        ]),
     }
-    result.into()
 }
 
 /// A client with checked options, for many calls.
 #[wasm_bindgen]
-#[derive(Debug)]
 pub struct PlantStoreClient {
-    config: Rc<Config>,
+    config: Config,
+    sender: js::Sender,
+}
+
+/// The options as checked; the sender is JavaScript (its headers hold the token) and is not shown.
+impl std::fmt::Debug for PlantStoreClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PlantStoreClient")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
 }
 
 #[wasm_bindgen]
@@ -234,9 +204,8 @@ impl PlantStoreClient {
         #[wasm_bindgen(unchecked_param_type = "PlantStoreOptions")] options: JsValue,
     ) -> Result<PlantStoreClient, JsValue> {
         let config = Config::from_js(&options).map_err(Error::into_js)?;
-        Ok(PlantStoreClient {
-            config: Rc::new(config),
-        })
+        let sender = config.sender();
+        Ok(PlantStoreClient { config, sender })
     }
 
     /// Validates `plant` locally, then sends it; `options.signal` aborts this call.
@@ -247,7 +216,7 @@ impl PlantStoreClient {
         options: Option<CallOptionsJs>,
     ) -> Promise {
         match call_signal(options.map(JsValue::from)) {
-            Ok(signal) => send(self.config.clone(), &plant, signal),
+            Ok(signal) => send(&self.sender, &plant, signal),
             Err(error) => reject(error),
         }
     }

@@ -1,12 +1,13 @@
 //! The client's options, checked once: a bad option is a `config` error before anything is sent.
 
+use crate::answer::{Engine, ERROR_BODY_LIMIT, SUCCESS_BODY_LIMIT};
 use crate::error::Error;
 use crate::input::{type_name, well_formed_string, PlainObject};
+use crate::js::{self, AbortSignal};
 use js_sys::Function;
 use plant_store_model::{plants_url, suggest, Token};
 use std::fmt;
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::AbortSignal;
 
 /// The timeout when `timeoutMs` is not given: 10 seconds.
 pub const DEFAULT_TIMEOUT_MS: u32 = 10_000;
@@ -78,17 +79,15 @@ fn options_object<'a>(
     known: &[&str],
 ) -> Result<PlainObject<'a>, Error> {
     let object = PlainObject::new(value)
-        .map_err(|got| Error::config(format!("{what} must be a plain object, got {got}")))?;
+        .map_err(|got| Error::config([what, " must be a plain object, got ", got].concat()))?;
     let keys = object
         .keys()
-        .map_err(|e| Error::config(format!("{what}' keys could not be listed")).with_cause(e))?;
+        .map_err(|e| Error::config([what, "' keys could not be listed"].concat()).with_cause(e))?;
     if let Some(key) = keys.iter().find(|k| !known.contains(&k.as_str())) {
-        let mut message = format!(
-            "unknown option \"{}\" in {what}",
-            key.chars().take(40).collect::<String>()
-        );
+        let shown: String = key.chars().take(40).collect();
+        let mut message = ["unknown option \"", &shown, "\" in ", what].concat();
         if let Some(near) = suggest(key, known) {
-            message.push_str(&format!(" (did you mean \"{near}\"?)"));
+            message.push_str(&[" (did you mean \"", near, "\"?)"].concat());
         }
         return Err(Error::config(message));
     }
@@ -97,16 +96,24 @@ fn options_object<'a>(
 
 fn read(object: &PlainObject<'_>, key: &str) -> Result<Option<JsValue>, Error> {
     let value = object.get(key).map_err(|e| {
-        Error::config(format!("options.{key} could not be read: reading it threw")).with_cause(e)
+        Error::config(["options.", key, " could not be read: reading it threw"].concat())
+            .with_cause(e)
     })?;
     Ok((!value.is_undefined()).then_some(value))
 }
 
 fn wrong_type(key: &str, expected: &str, got: &JsValue) -> Error {
-    Error::config(format!(
-        "options.{key} must be {expected}, got {}",
-        type_name(got)
-    ))
+    Error::config(
+        [
+            "options.",
+            key,
+            " must be ",
+            expected,
+            ", got ",
+            type_name(got),
+        ]
+        .concat(),
+    )
 }
 
 fn signal(object: &PlainObject<'_>) -> Result<Option<AbortSignal>, Error> {
@@ -123,13 +130,16 @@ fn signal(object: &PlainObject<'_>) -> Result<Option<AbortSignal>, Error> {
 pub fn token_from(value: &JsValue, source: &str) -> Result<Token, Error> {
     match well_formed_string(value) {
         Some(Ok(s)) => Token::new(s).map_err(|e| Error::config(format!("{source}: {e}"))),
-        Some(Err(())) => Err(Error::config(format!(
-            "{source}: token is not well-formed Unicode; its value is not shown"
-        ))),
-        None => Err(Error::config(format!(
-            "{source} must be a string, got {}",
-            type_name(value)
-        ))),
+        Some(Err(())) => Err(Error::config(
+            [
+                source,
+                ": token is not well-formed Unicode; its value is not shown",
+            ]
+            .concat(),
+        )),
+        None => Err(Error::config(
+            [source, " must be a string, got ", type_name(value)].concat(),
+        )),
     }
 }
 
@@ -207,18 +217,24 @@ impl Config {
         })
     }
 
-    /// The global `fetch`, unless one was injected.
-    ///
-    /// # Errors
-    /// A `config` error when there is neither.
-    pub fn fetch_function(&self) -> Result<Function, Error> {
-        if let Some(fetch) = &self.fetch {
-            return Ok(fetch.clone());
-        }
-        js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("fetch"))
-            .ok()
-            .and_then(|f| f.dyn_into::<Function>().ok())
-            .ok_or_else(|| Error::config("this runtime has no global fetch; pass options.fetch"))
+    /// The request path of a client with these options (js/runtime.js).
+    pub fn sender(&self) -> js::Sender {
+        let (token, get_token) = match &self.auth {
+            Auth::Token(token) => (Some(token.expose().to_owned()), None),
+            Auth::Getter(getter) => (None, Some(getter.clone())),
+        };
+        js::Sender::new(
+            Engine::default(),
+            &self.url,
+            &self.headers,
+            token,
+            get_token,
+            self.fetch.clone(),
+            self.signal.clone(),
+            self.timeout_ms,
+            SUCCESS_BODY_LIMIT as u32,
+            ERROR_BODY_LIMIT as u32,
+        )
     }
 }
 
@@ -264,36 +280,56 @@ fn request_headers(extra: &[(String, String)], auth: &Auth) -> js_sys::Object {
 
 fn extra_headers(value: &JsValue) -> Result<Vec<(String, String)>, Error> {
     let object = PlainObject::new(value).map_err(|got| {
-        Error::config(format!(
-            "options.headers must be a plain object of strings, got {got}"
-        ))
+        Error::config(
+            [
+                "options.headers must be a plain object of strings, got ",
+                got,
+            ]
+            .concat(),
+        )
     })?;
     let keys = object
         .keys()
         .map_err(|e| Error::config("options.headers' keys could not be listed").with_cause(e))?;
-    let check = web_sys::Headers::new()
-        .map_err(|e| Error::config("cannot create Headers").with_cause(e))?;
+    let check =
+        js::Headers::new().map_err(|e| Error::config("cannot create Headers").with_cause(e))?;
     let mut headers = Vec::with_capacity(keys.len());
     for name in keys {
         let shown: String = name.chars().take(40).collect();
         if name.eq_ignore_ascii_case("authorization") || name.eq_ignore_ascii_case("content-type") {
-            return Err(Error::config(format!(
-                "options.headers cannot set {shown}: the client sets it"
-            )));
+            return Err(Error::config(
+                [
+                    "options.headers cannot set ",
+                    &shown,
+                    ": the client sets it",
+                ]
+                .concat(),
+            ));
         }
         let value = object.get(&name).map_err(|e| {
-            Error::config(format!("options.headers[\"{shown}\"] could not be read")).with_cause(e)
+            Error::config(["options.headers[\"", &shown, "\"] could not be read"].concat())
+                .with_cause(e)
         })?;
         let Some(Ok(text)) = well_formed_string(&value) else {
-            return Err(Error::config(format!(
-                "options.headers[\"{shown}\"] must be a string, got {}",
-                type_name(&value)
-            )));
+            return Err(Error::config(
+                [
+                    "options.headers[\"",
+                    &shown,
+                    "\"] must be a string, got ",
+                    type_name(&value),
+                ]
+                .concat(),
+            ));
         };
         check.set(&name, &text).map_err(|e| {
-            Error::config(format!(
-                "options.headers[\"{shown}\"] is not a valid header name and value"
-            ))
+            Error::config(
+                [
+                    "options.headers[\"",
+                    &shown,
+                    "\"] is not a valid header name and value",
+                ]
+                .concat(),
+            )
             .with_cause(e)
         })?;
         headers.push((name, text));

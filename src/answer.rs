@@ -1,0 +1,357 @@
+//! What the Plant Store answered, and every failure of a call, mapped onto the contract. The request
+//! itself is made by `Sender` in js/runtime.js, which asks the [`Engine`] here whenever there is a
+//! body to check or an error to write.
+
+use crate::error::{decimal, js_message, redacted, Error, Kind};
+use crate::options::token_from;
+use plant_store_model::{ApiError, Plant};
+use wasm_bindgen::prelude::*;
+
+/// The most of a 200 body read: a Plant larger than this is refused, not buffered without end.
+pub const SUCCESS_BODY_LIMIT: usize = 1024 * 1024;
+/// The most of any other body read; the rest is cancelled unread.
+pub const ERROR_BODY_LIMIT: usize = 64 * 1024;
+/// The most of a server's message or body kept in an error message (in characters).
+const EXCERPT_CHARS: usize = 300;
+
+/// The Rust side of a `Sender` (js/runtime.js): the checks and messages it needs during a call.
+/// It holds nothing; each client's `Sender` gets one.
+#[wasm_bindgen(skip_typescript)]
+#[derive(Debug, Default)]
+pub struct Engine {}
+
+#[wasm_bindgen]
+impl Engine {
+    /// Whether a complete 200 body is a Plant under the contract (strict JSON, see the model).
+    #[wasm_bindgen(js_name = isPlant)]
+    pub fn is_plant(&self, body: &[u8]) -> bool {
+        Plant::from_json(body).is_ok()
+    }
+
+    /// The error for an answer that is not a Plant. `status` is -1 when fetch resolved to something
+    /// that is not a Response; `redirect` marks a 3xx or opaque redirect, whose body is not read.
+    #[wasm_bindgen(js_name = answerError)]
+    pub fn answer_error(
+        &self,
+        status: i32,
+        redirect: bool,
+        body: &[u8],
+        complete: bool,
+        secret: Option<String>,
+    ) -> JsValue {
+        let secret = secret.unwrap_or_default();
+        let Ok(status) = u16::try_from(status) else {
+            return Error::new(
+                Kind::InvalidResponse,
+                "fetch resolved to a value that is not a Response",
+            )
+            .into_js();
+        };
+        if redirect {
+            let error = Error::new(
+                Kind::UnexpectedStatus,
+                "the Plant Store answered with a redirect, which this client does not follow",
+            );
+            // An opaque redirect (in browsers) has status 0: there is no status to report.
+            return if status == 0 {
+                error
+            } else {
+                error.with_status(status)
+            }
+            .into_js();
+        }
+        let error = match outcome(status, body, complete, &secret) {
+            Err(error) => error,
+            // The JS side asks only when `isPlant` said no; answer consistently all the same.
+            Ok(_) => Error::new(
+                Kind::InvalidResponse,
+                "the Plant Store answered a Plant that was not read",
+            ),
+        };
+        error.redact(&secret).into_js()
+    }
+
+    /// The error for a call that did not get an answer: `state` 0 when fetch or the body read failed
+    /// (`cause` is what it threw), 1 when the caller's signal aborted (`cause` is its reason), 2
+    /// when `timeout_ms` passed.
+    pub fn failed(
+        &self,
+        state: u8,
+        cause: JsValue,
+        url: &str,
+        timeout_ms: u32,
+        secret: Option<String>,
+    ) -> JsValue {
+        let error = match state {
+            0 => {
+                let message = [
+                    "could not reach the Plant Store at ",
+                    url,
+                    ": ",
+                    &js_message(&cause),
+                ];
+                Error::new(Kind::Network, message.concat()).with_cause(cause)
+            }
+            1 => {
+                let error = Error::new(Kind::Aborted, "the call was aborted by its AbortSignal");
+                if cause.is_undefined() {
+                    error
+                } else {
+                    error.with_cause(cause)
+                }
+            }
+            _ => {
+                let message = [
+                    "no answer from the Plant Store within ",
+                    &decimal(timeout_ms.into()),
+                    " ms",
+                ];
+                Error::new(Kind::Timeout, message.concat())
+            }
+        };
+        error.redact(&secret.unwrap_or_default()).into_js()
+    }
+
+    /// The token `getToken` gave, checked; throws a `config` error that never holds the token.
+    pub fn token(&self, value: JsValue) -> Result<String, JsValue> {
+        token_from(&value, "options.getToken")
+            .map(|token| token.expose().to_owned())
+            .map_err(Error::into_js)
+    }
+
+    /// The error for a `getToken` that threw or rejected.
+    #[wasm_bindgen(js_name = tokenFailed)]
+    pub fn token_failed(&self, cause: JsValue) -> JsValue {
+        Error::config("options.getToken failed; no request was sent")
+            .with_cause(cause)
+            .into_js()
+    }
+
+    /// The error for a runtime without a global fetch and no `options.fetch`.
+    #[wasm_bindgen(js_name = noFetch)]
+    pub fn no_fetch(&self) -> JsValue {
+        Error::config("this runtime has no global fetch; pass options.fetch").into_js()
+    }
+}
+
+/// What a status and (at most `limit` bytes of) body mean under the contract: only 200 with a Plant
+/// is success; 400 with an Error body is a rejection; anything else is reported, never guessed at.
+/// `secret` (the token) is removed from the server's text before it is cut to an excerpt, so a cut
+/// cannot leave a piece of it that a later redaction of the whole token would miss.
+pub(crate) fn outcome(
+    status: u16,
+    body: &[u8],
+    complete: bool,
+    secret: &str,
+) -> Result<Plant, Error> {
+    let excerpt = |text: &str| excerpt(&redacted(text, secret));
+    let body_excerpt = |body: &[u8], complete| {
+        body_excerpt(
+            redacted(&String::from_utf8_lossy(body), secret).as_bytes(),
+            complete,
+        )
+    };
+    match status {
+        200 if !complete => Err(Error::new(
+            Kind::InvalidResponse,
+            [
+                "the Plant Store answered 200 with a body over ",
+                &decimal(SUCCESS_BODY_LIMIT as i64),
+                " bytes, not a Plant",
+            ]
+            .concat(),
+        )
+        .with_status(200)),
+        200 => Plant::from_json(body).map_err(|e| {
+            let mut message =
+                String::from("the Plant Store answered 200 but the body is not a Plant: ");
+            e.describe(&mut message);
+            Error::new(Kind::InvalidResponse, message).with_status(200)
+        }),
+        400 => Err(match ApiError::from_json(body) {
+            Ok(api) => Error::new(Kind::Rejected, excerpt(&api.message)).with_code(api.error),
+            Err(_) => Error::new(
+                Kind::InvalidResponse,
+                [
+                    "the Plant Store answered 400 without an Error body: ",
+                    &body_excerpt(body, complete),
+                ]
+                .concat(),
+            ),
+        }
+        .with_status(400)),
+        _ => Err(match ApiError::from_json(body) {
+            Ok(api) => Error::new(
+                Kind::UnexpectedStatus,
+                [
+                    "the Plant Store answered ",
+                    &decimal(status.into()),
+                    " (error ",
+                    &decimal(api.error.into()),
+                    "): ",
+                    &excerpt(&api.message),
+                ]
+                .concat(),
+            )
+            .with_code(api.error),
+            Err(_) => Error::new(
+                Kind::UnexpectedStatus,
+                [
+                    "the Plant Store answered ",
+                    &decimal(status.into()),
+                    ": ",
+                    &body_excerpt(body, complete),
+                ]
+                .concat(),
+            ),
+        }
+        .with_status(status)),
+    }
+}
+
+/// A bounded, single-line piece of text for a message.
+fn excerpt(text: &str) -> String {
+    let mut out: String = text
+        .chars()
+        .take(EXCERPT_CHARS)
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if text.chars().nth(EXCERPT_CHARS).is_some() {
+        out.push('…');
+    }
+    out
+}
+
+fn body_excerpt(body: &[u8], complete: bool) -> String {
+    if body.is_empty() {
+        return "an empty body".into();
+    }
+    let text = String::from_utf8_lossy(body);
+    let shown = excerpt(text.trim());
+    if complete && shown.chars().count() < EXCERPT_CHARS {
+        ["body \"", &shown, "\""].concat()
+    } else {
+        ["body starting \"", shown.trim_end_matches('…'), "\""].concat()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failure(status: u16, body: &str) -> Error {
+        outcome(status, body.as_bytes(), true, "").unwrap_err()
+    }
+
+    #[test]
+    fn only_200_with_a_plant_is_success() {
+        let plant = outcome(200, br#"{"name":"Fern","tag":"green","id":1}"#, true, "").unwrap();
+        assert_eq!(
+            plant,
+            Plant {
+                name: "Fern".into(),
+                tag: Some("green".into())
+            }
+        );
+        for body in [
+            "",
+            "not json",
+            r#"{"nom":"x"}"#,
+            r#"{"name":"a","tag":null}"#,
+            r#"["a"]"#,
+            r#"{"name":"\ud800"}"#,
+        ] {
+            let e = failure(200, body);
+            assert_eq!(
+                (e.kind(), e.status()),
+                (Kind::InvalidResponse, Some(200)),
+                "{body}"
+            );
+        }
+        let e = outcome(200, br#"{"name":"#, false, "").unwrap_err();
+        assert_eq!(e.kind(), Kind::InvalidResponse);
+        assert!(e.message().contains("over 1048576 bytes"));
+    }
+
+    #[test]
+    fn a_400_error_body_is_a_rejection_with_the_servers_message() {
+        let e = failure(
+            400,
+            r#"{"error":3,"message":"a plant with id 7 already exists"}"#,
+        );
+        assert_eq!(
+            (e.kind(), e.status(), e.code()),
+            (Kind::Rejected, Some(400), Some(3))
+        );
+        assert_eq!(e.message(), "a plant with id 7 already exists");
+        for body in [r#"{"oops":true}"#, "<!doctype html><h1>Oops</h1>", ""] {
+            let e = failure(400, body);
+            assert_eq!(
+                (e.kind(), e.status(), e.code()),
+                (Kind::InvalidResponse, Some(400), None),
+                "{body}"
+            );
+        }
+    }
+
+    #[test]
+    fn other_statuses_are_unexpected_with_code_or_excerpt() {
+        let e = failure(
+            401,
+            r#"{"error":4,"message":"missing or invalid bearer token"}"#,
+        );
+        assert_eq!(
+            (e.kind(), e.status(), e.code()),
+            (Kind::UnexpectedStatus, Some(401), Some(4))
+        );
+        assert!(
+            e.message().contains("401") && e.message().contains("missing or invalid bearer token")
+        );
+        let e = failure(500, "<html>\n<h1>Internal</h1></html>");
+        assert_eq!(
+            (e.kind(), e.status(), e.code()),
+            (Kind::UnexpectedStatus, Some(500), None)
+        );
+        assert!(e.message().contains("<h1>Internal</h1>"), "{}", e.message());
+        assert!(!e.message().contains('\n'));
+        for status in [201, 204, 404, 409, 503] {
+            assert_eq!(
+                failure(status, "").kind(),
+                Kind::UnexpectedStatus,
+                "{status}"
+            );
+        }
+    }
+
+    #[test]
+    fn excerpts_are_bounded() {
+        let huge = "E".repeat(ERROR_BODY_LIMIT);
+        let e = outcome(500, huge.as_bytes(), false, "").unwrap_err();
+        assert!(e.message().len() < 400, "{}", e.message().len());
+        assert!(e.message().contains("body starting"));
+        let long = format!(r#"{{"error":1,"message":"{}"}}"#, "m".repeat(10_000));
+        assert!(failure(400, &long).message().chars().count() <= EXCERPT_CHARS + 1);
+    }
+
+    #[test]
+    fn a_token_across_the_excerpts_end_leaves_no_piece() {
+        let token = "s3cret-t0ken-abcdef";
+        // The token starts 5 characters before the cut: an excerpt taken first would keep "s3cre".
+        let body = format!("{}{token} {token}", "x".repeat(EXCERPT_CHARS - 5));
+        let json = format!(r#"{{"error":1,"message":"{body}"}}"#);
+        for (status, body) in [(500, &body), (400, &body), (400, &json), (503, &json)] {
+            let e = outcome(status, body.as_bytes(), true, token)
+                .unwrap_err()
+                .redact(token);
+            assert!(!e.message().contains("s3cre"), "{status}: {}", e.message());
+        }
+    }
+
+    #[test]
+    fn redaction_removes_an_echoed_token() {
+        let e = failure(401, r#"{"error":4,"message":"bad token s3cret-t0ken"}"#)
+            .redact("s3cret-t0ken");
+        assert!(!e.message().contains("s3cret-t0ken"));
+        assert!(e.message().contains("[redacted]"));
+    }
+}
