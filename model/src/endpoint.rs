@@ -184,6 +184,37 @@ mod tests {
     }
 
     #[test]
+    fn messages_word_for_word() {
+        use BaseUrlError::*;
+        for (error, why) in [
+            (Scheme, "must start with http:// or https://"),
+            (
+                Whitespace,
+                "must not contain white space or control characters",
+            ),
+            (
+                UserInfo,
+                "must not contain user info (user:password@); pass the token instead",
+            ),
+            (Host, "must name a host, with an optional numeric port"),
+            (
+                Query,
+                "must not contain a query (?…); /plants is appended to its path",
+            ),
+            (Fragment, "must not contain a fragment (#…)"),
+            (Backslash, "must not contain a backslash"),
+        ] {
+            let message = [
+                "baseUrl ",
+                why,
+                ", for example https://plants.example/api/v1",
+            ]
+            .concat();
+            assert_eq!(error.to_string(), message);
+        }
+    }
+
+    #[test]
     fn messages_never_repeat_the_url() {
         let err = plants_url("https://secret-token@h.example").unwrap_err();
         assert!(!err.to_string().contains("secret-token"));

@@ -103,6 +103,16 @@ mod tests {
     }
 
     #[test]
+    fn messages_word_for_word() {
+        assert_eq!(TokenError::Empty.to_string(), "token is empty");
+        assert_eq!(
+            TokenError::NotB64Token.to_string(),
+            "token is not a valid bearer token (RFC 6750 b64token: letters, digits, - . _ ~ + / and \
+             only trailing =); its value is not shown"
+        );
+    }
+
+    #[test]
     fn debug_and_errors_never_show_the_token() {
         let token = Token::new("s3cr3t-value".into()).unwrap();
         assert_eq!(format!("{token:?}"), "Token([redacted])");

@@ -542,6 +542,99 @@ mod tests {
         assert!(issue.message.len() < 200);
     }
 
+    /// Every message, byte for byte: they are shown to people and built without `format!`.
+    #[test]
+    fn messages_word_for_word() {
+        let first_message =
+            |input: RawNewPlant| validate_new_plant(input).unwrap_err()[0].message.clone();
+        let name = || Field::Str("a".into());
+        for (id, message) in [
+            (Field::Number(f64::NAN), "id must be an integer, got NaN"),
+            (Field::Number(f64::INFINITY), "id must be an integer, got Infinity"),
+            (Field::Number(f64::NEG_INFINITY), "id must be an integer, got -Infinity"),
+            (Field::Number(-0.5), "id must be an integer, got a number with a fractional part"),
+            (
+                Field::Number(-1e300),
+                "id is beyond ±(2^53−1) (Number.MAX_SAFE_INTEGER), so as a floating-point number its \
+                 digits may already be lost; pass it as a BigInt (for example 9007199254740993n)",
+            ),
+            (
+                Field::IntOutOfRange,
+                "id must fit in int64 (from -9223372036854775808 to 9223372036854775807)",
+            ),
+            (Field::Absent, "id is required"),
+            (Field::Unreadable, "id could not be read: reading it threw"),
+            (Field::Null, "id must be an integer (a number or a BigInt), got null"),
+            (Field::MalformedStr, "id must be an integer (a number or a BigInt), got string"),
+            (Field::Other("symbol"), "id must be an integer (a number or a BigInt), got symbol"),
+        ] {
+            assert_eq!(first_message(raw(id, name(), Field::Absent)), message);
+        }
+        assert_eq!(
+            first_message(raw(Field::Int(1), Field::Absent, Field::Absent)),
+            "name is required"
+        );
+        for (field, name_message, tag_message) in [
+            (
+                Field::MalformedStr,
+                "name is not well-formed Unicode: it holds a lone surrogate",
+                "tag is not well-formed Unicode: it holds a lone surrogate",
+            ),
+            (
+                Field::Unreadable,
+                "name could not be read: reading it threw",
+                "tag could not be read: reading it threw",
+            ),
+            (
+                Field::Bool,
+                "name must be a string, got boolean",
+                "tag must be a string or be left out, got boolean",
+            ),
+            (
+                Field::Number(1.0),
+                "name must be a string, got number",
+                "tag must be a string or be left out, got number",
+            ),
+        ] {
+            assert_eq!(
+                first_message(raw(Field::Int(1), field.clone(), Field::Absent)),
+                name_message
+            );
+            assert_eq!(
+                first_message(raw(Field::Int(1), name(), field)),
+                tag_message
+            );
+        }
+        let forty = "é".repeat(40);
+        for (key, message) in [
+            (
+                "tags".to_owned(),
+                "unknown field \"tags\": a NewPlant has only id, name and tag (did you mean \"tag\"?)"
+                    .to_owned(),
+            ),
+            (
+                "__proto__".to_owned(),
+                "unknown field \"__proto__\": a NewPlant has only id, name and tag".to_owned(),
+            ),
+            (
+                forty.clone(),
+                ["unknown field \"", &forty, "\": a NewPlant has only id, name and tag"].concat(),
+            ),
+            (
+                [&forty, "🌿tail"].concat(),
+                ["unknown field \"", &forty, "…\": a NewPlant has only id, name and tag"].concat(),
+            ),
+        ] {
+            let mut input = raw(Field::Int(1), name(), Field::Absent);
+            input.unknown = vec![key];
+            assert_eq!(first_message(input), message);
+        }
+        assert_eq!(
+            Issue::not_an_object("array").message,
+            "a NewPlant must be a plain object like { id, name, tag }, got array"
+        );
+    }
+
     #[test]
     fn typo_detection() {
         for (key, near) in [
