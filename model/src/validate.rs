@@ -164,7 +164,7 @@ pub fn validate_new_plant(raw: RawNewPlant) -> Result<NewPlant, Vec<Issue>> {
 fn check_id(field: Field, issues: &mut Vec<Issue>) -> Option<i64> {
     let problem = match field {
         Field::Int(id) => return Some(id),
-        Field::Number(n) if n.is_finite() && n.trunc() == n && n.abs() <= MAX_SAFE_INTEGER => {
+        Field::Number(n) if is_integer(n) && n.abs() <= MAX_SAFE_INTEGER => {
             // Exact: a safe integer converts without loss (and -0 is 0).
             return Some(n as i64);
         }
@@ -179,7 +179,7 @@ fn check_id(field: Field, issues: &mut Vec<Issue>) -> Option<i64> {
                 format!("id must be an integer, got {sign}Infinity"),
             )
         }
-        Field::Number(n) if n.trunc() != n => (
+        Field::Number(n) if !is_integer(n) => (
             IssueCode::NotInteger,
             "id must be an integer, got a number with a fractional part".to_owned(),
         ),
@@ -208,6 +208,19 @@ fn check_id(field: Field, issues: &mut Vec<Issue>) -> Option<i64> {
     };
     issues.push(Issue::new("id", problem.0, problem.1));
     None
+}
+
+/// Whether `n` is finite and without a fractional part (`f64::trunc` is in std, not in core).
+fn is_integer(n: f64) -> bool {
+    /// 2^52: from here on floats are at least 1 apart, so every finite one is an integer.
+    const ONLY_INTEGERS: f64 = 4_503_599_627_370_496.0;
+    if n.abs() < ONLY_INTEGERS {
+        // Exact: the cast truncates towards zero into an i64 that holds it (and -0.0 == 0.0).
+        n == (n as i64) as f64
+    } else {
+        // NaN lands here as well (every comparison with it is false).
+        n.is_finite()
+    }
 }
 
 fn check_string(
@@ -297,7 +310,7 @@ fn is_near(key: &str, known: &str) -> bool {
 
 #[cfg(feature = "serde")]
 mod json_value {
-    use super::{Field, Issue, RawNewPlant};
+    use super::{is_integer, Field, Issue, RawNewPlant};
     use serde_json::Value;
 
     impl RawNewPlant {
@@ -351,7 +364,7 @@ mod json_value {
     /// Schema says) when the float holds them exactly; beyond 2^53 it may not, so it stays a float
     /// and the rules reject it rather than guess digits.
     fn float_field(f: f64) -> Field {
-        if f.is_finite() && f.trunc() == f && f.abs() > 9.3e18 {
+        if is_integer(f) && f.abs() > 9.3e18 {
             Field::IntOutOfRange
         } else {
             Field::Number(f)
@@ -633,6 +646,52 @@ mod tests {
             Issue::not_an_object("array").message,
             "a NewPlant must be a plain object like { id, name, tag }, got array"
         );
+    }
+
+    /// `is_integer` is `n.is_finite() && n.trunc() == n`, at the edges and over random bit patterns.
+    #[test]
+    fn is_integer_is_trunc_without_std() {
+        let two = |e: i32| 2f64.powi(e);
+        let mut values = vec![
+            0.0,
+            0.5,
+            1.0,
+            1.5,
+            MAX_SAFE_INTEGER,
+            two(52) - 0.5,
+            two(52),
+            two(52) + 1.0,
+            two(53),
+            two(53) + 2.0,
+            two(63) - 1024.0,
+            two(63),
+            two(64),
+            1e300,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            f64::EPSILON,
+            f64::from_bits(1),
+            f64::NAN,
+            f64::INFINITY,
+        ];
+        let edges = values.clone();
+        for v in edges {
+            values.push(f64::from_bits(v.to_bits().wrapping_sub(1)));
+            values.push(f64::from_bits(v.to_bits() + 1));
+        }
+        let mut bits = 0x9e37_79b9_7f4a_7c15_u64;
+        for _ in 0..100_000 {
+            // xorshift64: every exponent, sign and mantissa is drawn.
+            bits ^= bits << 13;
+            bits ^= bits >> 7;
+            bits ^= bits << 17;
+            values.push(f64::from_bits(bits));
+        }
+        for v in values {
+            for n in [v, -v] {
+                assert_eq!(is_integer(n), n.is_finite() && n.trunc() == n, "{n:e}");
+            }
+        }
     }
 
     #[test]
