@@ -40,10 +40,10 @@ impl fmt::Display for BaseUrlError {
             BaseUrlError::Fragment => "must not contain a fragment (#…)",
             BaseUrlError::Backslash => "must not contain a backslash",
         };
-        write!(
-            f,
-            "baseUrl {why}, for example https://plants.example/api/v1"
-        )
+        // Three pieces rather than write!, which would bring core::fmt's machinery into the wasm.
+        f.write_str("baseUrl ")?;
+        f.write_str(why)?;
+        f.write_str(", for example https://plants.example/api/v1")
     }
 }
 

@@ -132,7 +132,10 @@ impl Issue {
         Issue::new(
             "",
             IssueCode::InvalidType,
-            format!("a NewPlant must be a plain object like {{ id, name, tag }}, got {got}"),
+            message_of(&[
+                "a NewPlant must be a plain object like { id, name, tag }, got ",
+                got,
+            ]),
         )
     }
 }
@@ -176,7 +179,7 @@ fn check_id(field: Field, issues: &mut Vec<Issue>) -> Option<i64> {
             let sign = if n < 0.0 { "-" } else { "" };
             (
                 IssueCode::NotInteger,
-                format!("id must be an integer, got {sign}Infinity"),
+                message_of(&["id must be an integer, got ", sign, "Infinity"]),
             )
         }
         Field::Number(n) if !is_integer(n) => (
@@ -200,10 +203,10 @@ fn check_id(field: Field, issues: &mut Vec<Issue>) -> Option<i64> {
         ),
         other => (
             IssueCode::InvalidType,
-            format!(
-                "id must be an integer (a number or a BigInt), got {}",
-                other.type_name()
-            ),
+            message_of(&[
+                "id must be an integer (a number or a BigInt), got ",
+                other.type_name(),
+            ]),
         ),
     };
     issues.push(Issue::new("id", problem.0, problem.1));
@@ -232,29 +235,43 @@ fn check_string(
     let (code, message) = match field {
         Field::Str(s) => return Some(s),
         Field::Absent if !required => return None,
-        Field::Absent => (IssueCode::Required, format!("{path} is required")),
+        Field::Absent => (IssueCode::Required, message_of(&[path, " is required"])),
         Field::MalformedStr => (
             IssueCode::MalformedString,
-            format!("{path} is not well-formed Unicode: it holds a lone surrogate"),
+            message_of(&[
+                path,
+                " is not well-formed Unicode: it holds a lone surrogate",
+            ]),
         ),
         Field::Unreadable => (
             IssueCode::Unreadable,
-            format!("{path} could not be read: reading it threw"),
+            message_of(&[path, " could not be read: reading it threw"]),
         ),
         other if required => (
             IssueCode::InvalidType,
-            format!("{path} must be a string, got {}", other.type_name()),
+            message_of(&[path, " must be a string, got ", other.type_name()]),
         ),
         other => (
             IssueCode::InvalidType,
-            format!(
-                "{path} must be a string or be left out, got {}",
-                other.type_name()
-            ),
+            message_of(&[
+                path,
+                " must be a string or be left out, got ",
+                other.type_name(),
+            ]),
         ),
     };
     issues.push(Issue::new(path, code, message));
     None
+}
+
+/// `parts` one after the other. Messages are built this way rather than with `format!`, whose
+/// machinery would cost the wasm client kilobytes.
+fn message_of(parts: &[&str]) -> String {
+    let mut message = String::with_capacity(parts.iter().map(|part| part.len()).sum());
+    for part in parts {
+        message.push_str(part);
+    }
+    message
 }
 
 const KNOWN_FIELDS: [&str; 3] = ["id", "name", "tag"];
