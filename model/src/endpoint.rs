@@ -6,7 +6,8 @@
 //! appended, or would put a credential where the bearer token is not. Messages never repeat the URL,
 //! which may hold a credential.
 
-use std::fmt;
+use alloc::string::String;
+use core::fmt;
 
 /// Why a base URL was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +48,7 @@ impl fmt::Display for BaseUrlError {
     }
 }
 
-impl std::error::Error for BaseUrlError {}
+impl core::error::Error for BaseUrlError {}
 
 /// Checks `base` and returns `{base}/plants`, with a trailing slash of `base` folded away.
 ///
@@ -123,7 +124,9 @@ fn check_authority(authority: &str) -> Result<(), BaseUrlError> {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
     use super::*;
+    use std::string::ToString;
 
     #[test]
     fn joins_plants_onto_the_base_and_its_prefix() {

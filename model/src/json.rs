@@ -7,6 +7,9 @@
 //! Duplicate keys are an error. Nested values are checked and skipped; numbers are kept exact only
 //! as integers that fit an `i64`. Differential tests against serde_json keep it honest.
 
+use alloc::string::String;
+use alloc::vec::Vec;
+
 /// A member value, as far as the contract's shapes care.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Value {
@@ -39,7 +42,7 @@ const MAX_DEPTH: usize = 64;
 /// # Errors
 /// A [`JsonError`] for anything that is not exactly one well-formed JSON object.
 pub fn read_object(bytes: &[u8]) -> Result<Vec<(String, Value)>, JsonError> {
-    if std::str::from_utf8(bytes).is_err() {
+    if core::str::from_utf8(bytes).is_err() {
         return Err(JsonError {
             reason: "the body is not UTF-8",
             at: 0,
@@ -272,7 +275,7 @@ impl Reader<'_> {
                 self.at += 1;
             }
             // The input was checked to be UTF-8, and runs end only at ASCII bytes.
-            out.push_str(std::str::from_utf8(&self.bytes[run_start..self.at]).unwrap_or_default());
+            out.push_str(core::str::from_utf8(&self.bytes[run_start..self.at]).unwrap_or_default());
             match self.next() {
                 Some(b'"') => return Ok(out),
                 Some(b'\\') => {}
@@ -385,7 +388,9 @@ pub fn write_int(out: &mut String, n: i64) {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
     use super::*;
+    use std::{format, string::ToString, vec};
 
     #[test]
     fn reads_flat_objects_exactly() {

@@ -6,6 +6,9 @@
 //! a number, and a lone surrogate is never replaced.
 
 use crate::NewPlant;
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use alloc::vec::Vec;
 
 /// The largest integer a JavaScript number holds exactly: 2^53 − 1.
 pub const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
@@ -391,7 +394,9 @@ mod json_value {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
     use super::*;
+    use std::vec;
 
     fn raw(id: Field, name: Field, tag: Field) -> RawNewPlant {
         RawNewPlant {
