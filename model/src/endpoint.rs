@@ -61,12 +61,14 @@ pub fn plants_url(base: &str) -> Result<String, BaseUrlError> {
     if base.contains('\\') {
         return Err(BaseUrlError::Backslash);
     }
-    let (scheme, rest) = base.split_once("://").ok_or(BaseUrlError::Scheme)?;
+    let (scheme, rest) = base.split_once(':').ok_or(BaseUrlError::Scheme)?;
+    let rest = rest.strip_prefix("//").ok_or(BaseUrlError::Scheme)?;
     if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
         return Err(BaseUrlError::Scheme);
     }
     let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let (authority, path) = rest.split_at(authority_end);
+    // `find` returns a char boundary, so the split always succeeds.
+    let (authority, path) = rest.split_at_checked(authority_end).unwrap_or((rest, ""));
     if authority.contains('@') {
         return Err(BaseUrlError::UserInfo);
     }
@@ -164,6 +166,10 @@ mod tests {
             ("ftp://h.example", Scheme),
             ("javascript://h.example", Scheme),
             ("file:///etc", Scheme),
+            ("https:/h.example", Scheme),
+            ("https:h.example//x", Scheme),
+            ("x:https://h.example", Scheme),
+            ("https:x://h.example", Scheme),
             ("https://", Host),
             ("https:///path", Host),
             ("https://h.example:", Host),
