@@ -283,12 +283,10 @@ const KEY_SHOWN: usize = 40;
 
 fn unknown_field_message(key: &str) -> String {
     let mut message = String::from("unknown field \"");
-    match key.char_indices().nth(KEY_SHOWN) {
-        Some((cut, _)) => {
-            message.push_str(&key[..cut]);
-            message.push('…');
-        }
-        None => message.push_str(key),
+    let mut chars = key.chars();
+    message.extend(chars.by_ref().take(KEY_SHOWN));
+    if chars.next().is_some() {
+        message.push('…');
     }
     message.push_str("\": a NewPlant has only id, name and tag");
     if let Some(known) = suggest(key, &KNOWN_FIELDS) {
