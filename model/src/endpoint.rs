@@ -6,7 +6,8 @@
 //! appended, or would put a credential where the bearer token is not. Messages never repeat the URL,
 //! which may hold a credential.
 
-use std::fmt;
+use alloc::string::String;
+use core::fmt;
 
 /// Why a base URL was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,14 +41,14 @@ impl fmt::Display for BaseUrlError {
             BaseUrlError::Fragment => "must not contain a fragment (#…)",
             BaseUrlError::Backslash => "must not contain a backslash",
         };
-        write!(
-            f,
-            "baseUrl {why}, for example https://plants.example/api/v1"
-        )
+        // Three pieces rather than write!, which would bring core::fmt's machinery into the wasm.
+        f.write_str("baseUrl ")?;
+        f.write_str(why)?;
+        f.write_str(", for example https://plants.example/api/v1")
     }
 }
 
-impl std::error::Error for BaseUrlError {}
+impl core::error::Error for BaseUrlError {}
 
 /// Checks `base` and returns `{base}/plants`, with a trailing slash of `base` folded away.
 ///
@@ -60,12 +61,14 @@ pub fn plants_url(base: &str) -> Result<String, BaseUrlError> {
     if base.contains('\\') {
         return Err(BaseUrlError::Backslash);
     }
-    let (scheme, rest) = base.split_once("://").ok_or(BaseUrlError::Scheme)?;
+    let (scheme, rest) = base.split_once(':').ok_or(BaseUrlError::Scheme)?;
+    let rest = rest.strip_prefix("//").ok_or(BaseUrlError::Scheme)?;
     if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
         return Err(BaseUrlError::Scheme);
     }
     let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let (authority, path) = rest.split_at(authority_end);
+    // `find` returns a char boundary, so the split always succeeds.
+    let (authority, path) = rest.split_at_checked(authority_end).unwrap_or((rest, ""));
     if authority.contains('@') {
         return Err(BaseUrlError::UserInfo);
     }
@@ -123,7 +126,9 @@ fn check_authority(authority: &str) -> Result<(), BaseUrlError> {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
     use super::*;
+    use std::string::ToString;
 
     #[test]
     fn joins_plants_onto_the_base_and_its_prefix() {
@@ -161,6 +166,10 @@ mod tests {
             ("ftp://h.example", Scheme),
             ("javascript://h.example", Scheme),
             ("file:///etc", Scheme),
+            ("https:/h.example", Scheme),
+            ("https:h.example//x", Scheme),
+            ("x:https://h.example", Scheme),
+            ("https:x://h.example", Scheme),
             ("https://", Host),
             ("https:///path", Host),
             ("https://h.example:", Host),
@@ -180,6 +189,37 @@ mod tests {
             ("https://h.example\\api", Backslash),
         ] {
             assert_eq!(plants_url(base), Err(error), "{base:?}");
+        }
+    }
+
+    #[test]
+    fn messages_word_for_word() {
+        use BaseUrlError::*;
+        for (error, why) in [
+            (Scheme, "must start with http:// or https://"),
+            (
+                Whitespace,
+                "must not contain white space or control characters",
+            ),
+            (
+                UserInfo,
+                "must not contain user info (user:password@); pass the token instead",
+            ),
+            (Host, "must name a host, with an optional numeric port"),
+            (
+                Query,
+                "must not contain a query (?…); /plants is appended to its path",
+            ),
+            (Fragment, "must not contain a fragment (#…)"),
+            (Backslash, "must not contain a backslash"),
+        ] {
+            let message = [
+                "baseUrl ",
+                why,
+                ", for example https://plants.example/api/v1",
+            ]
+            .concat();
+            assert_eq!(error.to_string(), message);
         }
     }
 

@@ -7,6 +7,9 @@
 //! Duplicate keys are an error. Nested values are checked and skipped; numbers are kept exact only
 //! as integers that fit an `i64`. Differential tests against serde_json keep it honest.
 
+use alloc::string::String;
+use alloc::vec::Vec;
+
 /// A member value, as far as the contract's shapes care.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Value {
@@ -39,7 +42,7 @@ const MAX_DEPTH: usize = 64;
 /// # Errors
 /// A [`JsonError`] for anything that is not exactly one well-formed JSON object.
 pub fn read_object(bytes: &[u8]) -> Result<Vec<(String, Value)>, JsonError> {
-    if std::str::from_utf8(bytes).is_err() {
+    if core::str::from_utf8(bytes).is_err() {
         return Err(JsonError {
             reason: "the body is not UTF-8",
             at: 0,
@@ -63,12 +66,22 @@ struct Reader<'a> {
     at: usize,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
     fn error(&self, reason: &'static str) -> JsonError {
         JsonError {
             reason,
             at: self.at,
         }
+    }
+
+    /// The bytes from `start` up to the current position.
+    fn since(&self, start: usize) -> &'a [u8] {
+        self.bytes.get(start..self.at).unwrap_or_default()
+    }
+
+    /// The bytes from the current position on.
+    fn rest(&self) -> &'a [u8] {
+        self.bytes.get(self.at..).unwrap_or_default()
     }
 
     fn peek(&self) -> Option<u8> {
@@ -175,7 +188,7 @@ impl Reader<'_> {
     }
 
     fn literal(&mut self, word: &'static str) -> Result<Value, JsonError> {
-        if self.bytes[self.at..].starts_with(word.as_bytes()) {
+        if self.rest().starts_with(word.as_bytes()) {
             self.at += word.len();
             Ok(Value::Literal(word))
         } else {
@@ -183,24 +196,25 @@ impl Reader<'_> {
         }
     }
 
-    fn digits(&mut self) -> usize {
+    /// Skips a run of ASCII digits and returns it.
+    fn digits(&mut self) -> &'a [u8] {
         let start = self.at;
         while matches!(self.peek(), Some(b'0'..=b'9')) {
             self.at += 1;
         }
-        self.at - start
+        self.since(start)
     }
 
     fn number(&mut self) -> Result<Value, JsonError> {
-        let start = self.at;
         let negative = self.peek() == Some(b'-');
         if negative {
             self.at += 1;
         }
         let int_start = self.at;
-        match self.digits() {
-            0 => return Err(self.error("expected a digit")),
-            n if n > 1 && self.bytes[int_start] == b'0' => {
+        let int_digits = self.digits();
+        match int_digits {
+            [] => return Err(self.error("expected a digit")),
+            [b'0', _, ..] => {
                 return Err(JsonError {
                     reason: "a number may not start with 0",
                     at: int_start,
@@ -208,11 +222,10 @@ impl Reader<'_> {
             }
             _ => {}
         }
-        let int_end = self.at;
         let mut integer = true;
         if self.peek() == Some(b'.') {
             self.at += 1;
-            if self.digits() == 0 {
+            if self.digits().is_empty() {
                 return Err(self.error("expected a digit after '.'"));
             }
             integer = false;
@@ -222,7 +235,7 @@ impl Reader<'_> {
             if matches!(self.peek(), Some(b'+' | b'-')) {
                 self.at += 1;
             }
-            if self.digits() == 0 {
+            if self.digits().is_empty() {
                 return Err(self.error("expected a digit in the exponent"));
             }
             integer = false;
@@ -232,7 +245,7 @@ impl Reader<'_> {
         }
         // Accumulate negatively so that i64::MIN fits; overflow means "not an i64".
         let mut n: i64 = 0;
-        for &d in &self.bytes[int_start..int_end] {
+        for &d in int_digits {
             match n
                 .checked_mul(10)
                 .and_then(|n| n.checked_sub(i64::from(d - b'0')))
@@ -241,7 +254,6 @@ impl Reader<'_> {
                 None => return Ok(Value::OtherNumber),
             }
         }
-        let _ = start;
         Ok(if negative {
             Value::Int(n)
         } else {
@@ -272,7 +284,7 @@ impl Reader<'_> {
                 self.at += 1;
             }
             // The input was checked to be UTF-8, and runs end only at ASCII bytes.
-            out.push_str(std::str::from_utf8(&self.bytes[run_start..self.at]).unwrap_or_default());
+            out.push_str(core::str::from_utf8(self.since(run_start)).unwrap_or_default());
             match self.next() {
                 Some(b'"') => return Ok(out),
                 Some(b'\\') => {}
@@ -334,58 +346,50 @@ impl Reader<'_> {
 /// Appends `s` as a JSON string literal (quotes included), escaping as RFC 8259 requires.
 pub fn write_string(out: &mut String, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(s.len() + 2);
     out.push('"');
-    let mut run = 0;
-    for (i, b) in s.bytes().enumerate() {
-        let escape = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0..=0x1f => "",
-            _ => continue,
-        };
-        out.push_str(&s[run..i]);
-        run = i + 1;
-        if escape.is_empty() {
-            out.push_str("\\u00");
-            out.push(char::from(HEX[usize::from(b >> 4)]));
-            out.push(char::from(HEX[usize::from(b & 0xf)]));
-        } else {
-            out.push_str(escape);
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\0'..='\u{1f}' => {
+                let b = c as u8;
+                out.push_str("\\u00");
+                out.push(char::from(HEX[usize::from(b >> 4)]));
+                out.push(char::from(HEX[usize::from(b & 0xf)]));
+            }
+            c => out.push(c),
         }
     }
-    out.push_str(&s[run..]);
     out.push('"');
 }
 
 /// Appends the decimal digits of `n` (without core::fmt, which costs the wasm build kilobytes).
 pub fn write_int(out: &mut String, n: i64) {
-    let mut digits = [0u8; 20];
-    let mut len = 0;
-    let mut rest = n.unsigned_abs();
-    loop {
-        digits[len] = b'0' + (rest % 10) as u8;
-        len += 1;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
     if n < 0 {
         out.push('-');
     }
-    for &d in digits[..len].iter().rev() {
-        out.push(char::from(d));
+    write_digits(out, n.unsigned_abs());
+}
+
+/// Appends the digits of `n`, most significant first (at most 20 calls deep).
+fn write_digits(out: &mut String, n: u64) {
+    if n >= 10 {
+        write_digits(out, n / 10);
     }
+    out.push(char::from(b'0' + (n % 10) as u8));
 }
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
     use super::*;
+    use std::{format, string::ToString, vec};
 
     #[test]
     fn reads_flat_objects_exactly() {
@@ -544,6 +548,7 @@ mod tests {
             "\u{0}\u{1f}\u{7f}",
             "é🌿/",
             "\u{2028}",
+            &(0..=0x7f).map(char::from).collect::<String>(),
         ] {
             let mut ours = String::new();
             write_string(&mut ours, s);

@@ -3,8 +3,14 @@
 //!
 //! Nothing here touches JavaScript or the network, so every rule is tested natively with `cargo test`
 //! and the same code runs inside the wasm client and the reference server.
+//!
+//! It is `no_std` (it needs only `alloc`) and builds its messages without `core::fmt`, to keep the
+//! wasm client small.
+#![no_std]
 #![deny(missing_docs, missing_debug_implementations)]
 #![forbid(unsafe_code)]
+
+extern crate alloc;
 
 pub mod endpoint;
 pub mod json;

@@ -5,6 +5,8 @@
 //! never silently repaired. Fields the contract does not name are ignored, as a server may add them.
 
 use crate::json::{self, JsonError, Value};
+use alloc::string::String;
+use alloc::vec::Vec;
 
 /// The request body of plant creation: a Plant plus its `id`.
 #[derive(Debug, Clone, PartialEq, Eq)]

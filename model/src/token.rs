@@ -1,6 +1,7 @@
 //! The bearer token: its RFC 6750 form, and a wrapper that keeps it out of every `Debug` print.
 
-use std::fmt;
+use alloc::string::String;
+use core::fmt;
 
 /// A bearer token known to be a valid RFC 6750 `b64token`. Its `Debug` form is redacted.
 #[derive(Clone, PartialEq, Eq)]
@@ -50,7 +51,7 @@ impl fmt::Display for TokenError {
     }
 }
 
-impl std::error::Error for TokenError {}
+impl core::error::Error for TokenError {}
 
 /// Checks that `token` is an RFC 6750 `b64token`: `1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" /
 /// "/" ) *"="`.
@@ -74,7 +75,9 @@ pub fn check_bearer_token(token: &str) -> Result<(), TokenError> {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
     use super::*;
+    use std::{format, string::ToString};
 
     #[test]
     fn b64token_form() {
@@ -100,6 +103,16 @@ mod tests {
                 "{bad:?}"
             );
         }
+    }
+
+    #[test]
+    fn messages_word_for_word() {
+        assert_eq!(TokenError::Empty.to_string(), "token is empty");
+        assert_eq!(
+            TokenError::NotB64Token.to_string(),
+            "token is not a valid bearer token (RFC 6750 b64token: letters, digits, - . _ ~ + / and \
+             only trailing =); its value is not shown"
+        );
     }
 
     #[test]

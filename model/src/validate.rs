@@ -6,6 +6,9 @@
 //! a number, and a lone surrogate is never replaced.
 
 use crate::NewPlant;
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use alloc::vec::Vec;
 
 /// The largest integer a JavaScript number holds exactly: 2^53 − 1.
 pub const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
@@ -132,7 +135,10 @@ impl Issue {
         Issue::new(
             "",
             IssueCode::InvalidType,
-            format!("a NewPlant must be a plain object like {{ id, name, tag }}, got {got}"),
+            message_of(&[
+                "a NewPlant must be a plain object like { id, name, tag }, got ",
+                got,
+            ]),
         )
     }
 }
@@ -164,7 +170,7 @@ pub fn validate_new_plant(raw: RawNewPlant) -> Result<NewPlant, Vec<Issue>> {
 fn check_id(field: Field, issues: &mut Vec<Issue>) -> Option<i64> {
     let problem = match field {
         Field::Int(id) => return Some(id),
-        Field::Number(n) if n.is_finite() && n.trunc() == n && n.abs() <= MAX_SAFE_INTEGER => {
+        Field::Number(n) if is_integer(n) && n.abs() <= MAX_SAFE_INTEGER => {
             // Exact: a safe integer converts without loss (and -0 is 0).
             return Some(n as i64);
         }
@@ -176,10 +182,10 @@ fn check_id(field: Field, issues: &mut Vec<Issue>) -> Option<i64> {
             let sign = if n < 0.0 { "-" } else { "" };
             (
                 IssueCode::NotInteger,
-                format!("id must be an integer, got {sign}Infinity"),
+                message_of(&["id must be an integer, got ", sign, "Infinity"]),
             )
         }
-        Field::Number(n) if n.trunc() != n => (
+        Field::Number(n) if !is_integer(n) => (
             IssueCode::NotInteger,
             "id must be an integer, got a number with a fractional part".to_owned(),
         ),
@@ -200,14 +206,27 @@ fn check_id(field: Field, issues: &mut Vec<Issue>) -> Option<i64> {
         ),
         other => (
             IssueCode::InvalidType,
-            format!(
-                "id must be an integer (a number or a BigInt), got {}",
-                other.type_name()
-            ),
+            message_of(&[
+                "id must be an integer (a number or a BigInt), got ",
+                other.type_name(),
+            ]),
         ),
     };
     issues.push(Issue::new("id", problem.0, problem.1));
     None
+}
+
+/// Whether `n` is finite and without a fractional part (`f64::trunc` is in std, not in core).
+fn is_integer(n: f64) -> bool {
+    /// 2^52: from here on floats are at least 1 apart, so every finite one is an integer.
+    const ONLY_INTEGERS: f64 = 4_503_599_627_370_496.0;
+    if n.abs() < ONLY_INTEGERS {
+        // Exact: the cast truncates towards zero into an i64 that holds it (and -0.0 == 0.0).
+        n == (n as i64) as f64
+    } else {
+        // NaN lands here as well (every comparison with it is false).
+        n.is_finite()
+    }
 }
 
 fn check_string(
@@ -219,29 +238,43 @@ fn check_string(
     let (code, message) = match field {
         Field::Str(s) => return Some(s),
         Field::Absent if !required => return None,
-        Field::Absent => (IssueCode::Required, format!("{path} is required")),
+        Field::Absent => (IssueCode::Required, message_of(&[path, " is required"])),
         Field::MalformedStr => (
             IssueCode::MalformedString,
-            format!("{path} is not well-formed Unicode: it holds a lone surrogate"),
+            message_of(&[
+                path,
+                " is not well-formed Unicode: it holds a lone surrogate",
+            ]),
         ),
         Field::Unreadable => (
             IssueCode::Unreadable,
-            format!("{path} could not be read: reading it threw"),
+            message_of(&[path, " could not be read: reading it threw"]),
         ),
         other if required => (
             IssueCode::InvalidType,
-            format!("{path} must be a string, got {}", other.type_name()),
+            message_of(&[path, " must be a string, got ", other.type_name()]),
         ),
         other => (
             IssueCode::InvalidType,
-            format!(
-                "{path} must be a string or be left out, got {}",
-                other.type_name()
-            ),
+            message_of(&[
+                path,
+                " must be a string or be left out, got ",
+                other.type_name(),
+            ]),
         ),
     };
     issues.push(Issue::new(path, code, message));
     None
+}
+
+/// `parts` one after the other. Messages are built this way rather than with `format!`, whose
+/// machinery would cost the wasm client kilobytes.
+fn message_of(parts: &[&str]) -> String {
+    let mut message = String::with_capacity(parts.iter().map(|part| part.len()).sum());
+    for part in parts {
+        message.push_str(part);
+    }
+    message
 }
 
 const KNOWN_FIELDS: [&str; 3] = ["id", "name", "tag"];
@@ -250,12 +283,10 @@ const KEY_SHOWN: usize = 40;
 
 fn unknown_field_message(key: &str) -> String {
     let mut message = String::from("unknown field \"");
-    match key.char_indices().nth(KEY_SHOWN) {
-        Some((cut, _)) => {
-            message.push_str(&key[..cut]);
-            message.push('…');
-        }
-        None => message.push_str(key),
+    let mut chars = key.chars();
+    message.extend(chars.by_ref().take(KEY_SHOWN));
+    if chars.next().is_some() {
+        message.push('…');
     }
     message.push_str("\": a NewPlant has only id, name and tag");
     if let Some(known) = suggest(key, &KNOWN_FIELDS) {
@@ -297,7 +328,7 @@ fn is_near(key: &str, known: &str) -> bool {
 
 #[cfg(feature = "serde")]
 mod json_value {
-    use super::{Field, Issue, RawNewPlant};
+    use super::{is_integer, Field, Issue, RawNewPlant};
     use serde_json::Value;
 
     impl RawNewPlant {
@@ -351,7 +382,7 @@ mod json_value {
     /// Schema says) when the float holds them exactly; beyond 2^53 it may not, so it stays a float
     /// and the rules reject it rather than guess digits.
     fn float_field(f: f64) -> Field {
-        if f.is_finite() && f.trunc() == f && f.abs() > 9.3e18 {
+        if is_integer(f) && f.abs() > 9.3e18 {
             Field::IntOutOfRange
         } else {
             Field::Number(f)
@@ -361,7 +392,9 @@ mod json_value {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
     use super::*;
+    use std::vec;
 
     fn raw(id: Field, name: Field, tag: Field) -> RawNewPlant {
         RawNewPlant {
@@ -540,6 +573,145 @@ mod tests {
         let issue = &validate_new_plant(input).unwrap_err()[0];
         assert_eq!(issue.path, key);
         assert!(issue.message.len() < 200);
+    }
+
+    /// Every message, byte for byte: they are shown to people and built without `format!`.
+    #[test]
+    fn messages_word_for_word() {
+        let first_message =
+            |input: RawNewPlant| validate_new_plant(input).unwrap_err()[0].message.clone();
+        let name = || Field::Str("a".into());
+        for (id, message) in [
+            (Field::Number(f64::NAN), "id must be an integer, got NaN"),
+            (Field::Number(f64::INFINITY), "id must be an integer, got Infinity"),
+            (Field::Number(f64::NEG_INFINITY), "id must be an integer, got -Infinity"),
+            (Field::Number(-0.5), "id must be an integer, got a number with a fractional part"),
+            (
+                Field::Number(-1e300),
+                "id is beyond ±(2^53−1) (Number.MAX_SAFE_INTEGER), so as a floating-point number its \
+                 digits may already be lost; pass it as a BigInt (for example 9007199254740993n)",
+            ),
+            (
+                Field::IntOutOfRange,
+                "id must fit in int64 (from -9223372036854775808 to 9223372036854775807)",
+            ),
+            (Field::Absent, "id is required"),
+            (Field::Unreadable, "id could not be read: reading it threw"),
+            (Field::Null, "id must be an integer (a number or a BigInt), got null"),
+            (Field::MalformedStr, "id must be an integer (a number or a BigInt), got string"),
+            (Field::Other("symbol"), "id must be an integer (a number or a BigInt), got symbol"),
+        ] {
+            assert_eq!(first_message(raw(id, name(), Field::Absent)), message);
+        }
+        assert_eq!(
+            first_message(raw(Field::Int(1), Field::Absent, Field::Absent)),
+            "name is required"
+        );
+        for (field, name_message, tag_message) in [
+            (
+                Field::MalformedStr,
+                "name is not well-formed Unicode: it holds a lone surrogate",
+                "tag is not well-formed Unicode: it holds a lone surrogate",
+            ),
+            (
+                Field::Unreadable,
+                "name could not be read: reading it threw",
+                "tag could not be read: reading it threw",
+            ),
+            (
+                Field::Bool,
+                "name must be a string, got boolean",
+                "tag must be a string or be left out, got boolean",
+            ),
+            (
+                Field::Number(1.0),
+                "name must be a string, got number",
+                "tag must be a string or be left out, got number",
+            ),
+        ] {
+            assert_eq!(
+                first_message(raw(Field::Int(1), field.clone(), Field::Absent)),
+                name_message
+            );
+            assert_eq!(
+                first_message(raw(Field::Int(1), name(), field)),
+                tag_message
+            );
+        }
+        let forty = "é".repeat(40);
+        for (key, message) in [
+            (
+                "tags".to_owned(),
+                "unknown field \"tags\": a NewPlant has only id, name and tag (did you mean \"tag\"?)"
+                    .to_owned(),
+            ),
+            (
+                "__proto__".to_owned(),
+                "unknown field \"__proto__\": a NewPlant has only id, name and tag".to_owned(),
+            ),
+            (
+                forty.clone(),
+                ["unknown field \"", &forty, "\": a NewPlant has only id, name and tag"].concat(),
+            ),
+            (
+                [&forty, "🌿tail"].concat(),
+                ["unknown field \"", &forty, "…\": a NewPlant has only id, name and tag"].concat(),
+            ),
+        ] {
+            let mut input = raw(Field::Int(1), name(), Field::Absent);
+            input.unknown = vec![key];
+            assert_eq!(first_message(input), message);
+        }
+        assert_eq!(
+            Issue::not_an_object("array").message,
+            "a NewPlant must be a plain object like { id, name, tag }, got array"
+        );
+    }
+
+    /// `is_integer` is `n.is_finite() && n.trunc() == n`, at the edges and over random bit patterns.
+    #[test]
+    fn is_integer_is_trunc_without_std() {
+        let two = |e: i32| 2f64.powi(e);
+        let mut values = vec![
+            0.0,
+            0.5,
+            1.0,
+            1.5,
+            MAX_SAFE_INTEGER,
+            two(52) - 0.5,
+            two(52),
+            two(52) + 1.0,
+            two(53),
+            two(53) + 2.0,
+            two(63) - 1024.0,
+            two(63),
+            two(64),
+            1e300,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            f64::EPSILON,
+            f64::from_bits(1),
+            f64::NAN,
+            f64::INFINITY,
+        ];
+        let edges = values.clone();
+        for v in edges {
+            values.push(f64::from_bits(v.to_bits().wrapping_sub(1)));
+            values.push(f64::from_bits(v.to_bits() + 1));
+        }
+        let mut bits = 0x9e37_79b9_7f4a_7c15_u64;
+        for _ in 0..100_000 {
+            // xorshift64: every exponent, sign and mantissa is drawn.
+            bits ^= bits << 13;
+            bits ^= bits >> 7;
+            bits ^= bits << 17;
+            values.push(f64::from_bits(bits));
+        }
+        for v in values {
+            for n in [v, -v] {
+                assert_eq!(is_integer(n), n.is_finite() && n.trunc() == n, "{n:e}");
+            }
+        }
     }
 
     #[test]
