@@ -28,9 +28,19 @@ pub enum BaseUrlError {
     Backslash,
 }
 
-impl fmt::Display for BaseUrlError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let why = match self {
+/// The end of every [`BaseUrlError`] message.
+const EXAMPLE: &str = ", for example https://plants.example/api/v1";
+
+impl BaseUrlError {
+    /// Appends the sentence `Display` writes, without core::fmt (which the wasm client leaves out).
+    pub fn describe(self, out: &mut String) {
+        out.push_str("baseUrl ");
+        out.push_str(self.why());
+        out.push_str(EXAMPLE);
+    }
+
+    fn why(self) -> &'static str {
+        match self {
             BaseUrlError::Scheme => "must start with http:// or https://",
             BaseUrlError::Whitespace => "must not contain white space or control characters",
             BaseUrlError::UserInfo => {
@@ -40,11 +50,15 @@ impl fmt::Display for BaseUrlError {
             BaseUrlError::Query => "must not contain a query (?…); /plants is appended to its path",
             BaseUrlError::Fragment => "must not contain a fragment (#…)",
             BaseUrlError::Backslash => "must not contain a backslash",
-        };
-        // Three pieces rather than write!, which would bring core::fmt's machinery into the wasm.
+        }
+    }
+}
+
+impl fmt::Display for BaseUrlError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("baseUrl ")?;
-        f.write_str(why)?;
-        f.write_str(", for example https://plants.example/api/v1")
+        f.write_str(self.why())?;
+        f.write_str(EXAMPLE)
     }
 }
 
@@ -220,6 +234,9 @@ mod tests {
             ]
             .concat();
             assert_eq!(error.to_string(), message);
+            let mut described = String::new();
+            error.describe(&mut described);
+            assert_eq!(described, message);
         }
     }
 

@@ -39,15 +39,22 @@ pub enum TokenError {
     NotB64Token,
 }
 
-impl fmt::Display for TokenError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+impl TokenError {
+    /// The sentence `Display` writes, without core::fmt (which the wasm client leaves out).
+    pub fn reason(self) -> &'static str {
+        match self {
             TokenError::Empty => "token is empty",
             TokenError::NotB64Token => {
                 "token is not a valid bearer token (RFC 6750 b64token: letters, digits, - . _ ~ + / \
                  and only trailing =); its value is not shown"
             }
-        })
+        }
+    }
+}
+
+impl fmt::Display for TokenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.reason())
     }
 }
 
