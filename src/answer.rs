@@ -4,6 +4,8 @@
 
 use crate::error::{decimal, js_message, redacted, Error, Kind};
 use crate::options::token_from;
+use alloc::borrow::ToOwned;
+use alloc::string::String;
 use plant_store_model::{ApiError, Plant};
 use wasm_bindgen::prelude::*;
 
@@ -238,6 +240,7 @@ fn body_excerpt(body: &[u8], complete: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::format;
 
     fn failure(status: u16, body: &str) -> Error {
         outcome(status, body.as_bytes(), true, "").unwrap_err()

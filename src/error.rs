@@ -4,6 +4,9 @@
 //! `js/runtime.js`) with `kind`, `message`, and `status`, `code`, `issues`, `cause` where they apply.
 
 use crate::js;
+use alloc::borrow::Cow;
+use alloc::string::String;
+use alloc::vec::Vec;
 use js_sys::{Object, Reflect};
 use plant_store_model::Issue;
 use wasm_bindgen::{JsCast, JsValue};
@@ -49,7 +52,7 @@ impl Kind {
 #[derive(Debug)]
 pub struct Error {
     kind: Kind,
-    message: String,
+    message: Cow<'static, str>,
     status: Option<u16>,
     code: Option<i32>,
     issues: Vec<Issue>,
@@ -61,7 +64,9 @@ const ISSUES_IN_MESSAGE: usize = 3;
 
 impl Error {
     /// An error of `kind` with a message and nothing else.
-    pub fn new(kind: Kind, message: impl Into<String>) -> Error {
+    /// Not inlined, like `config`: a call site is then a few bytes of wasm.
+    #[inline(never)]
+    pub fn new(kind: Kind, message: impl Into<Cow<'static, str>>) -> Error {
         Error {
             kind,
             message: message.into(),
@@ -73,7 +78,8 @@ impl Error {
     }
 
     /// The options are wrong.
-    pub fn config(message: impl Into<String>) -> Error {
+    #[inline(never)]
+    pub fn config(message: impl Into<Cow<'static, str>>) -> Error {
         Error::new(Kind::Config, message)
     }
 
@@ -141,8 +147,8 @@ impl Error {
 
     /// Replaces every occurrence of `secret` in the message (a hostile server may echo the token).
     pub fn redact(mut self, secret: &str) -> Error {
-        if !secret.is_empty() && self.message.contains(secret) {
-            self.message = redacted(&self.message, secret);
+        if find(&self.message, secret).is_some() {
+            self.message = redacted(&self.message, secret).into();
         }
         self
     }
@@ -171,11 +177,30 @@ impl Error {
 
 /// `text` with every occurrence of `secret` (the token) replaced by `[redacted]`.
 pub fn redacted(text: &str, secret: &str) -> String {
-    if secret.is_empty() {
-        text.to_owned()
-    } else {
-        text.replace(secret, "[redacted]")
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some((before, after)) = around(rest, secret) {
+        out.push_str(before);
+        out.push_str("[redacted]");
+        rest = after;
     }
+    out.push_str(rest);
+    out
+}
+
+/// The text before and after the first `secret` in `text`.
+fn around<'a>(text: &'a str, secret: &str) -> Option<(&'a str, &'a str)> {
+    let (before, from) = text.split_at_checked(find(text, secret)?)?;
+    Some((before, from.strip_prefix(secret)?))
+}
+
+/// Where `needle` (not empty) first occurs in `haystack`. A plain scan: the texts are short (at most
+/// the 64 KiB read of an error body), and core's two-way searcher would add 2 KB to the .wasm.
+fn find(haystack: &str, needle: &str) -> Option<usize> {
+    if needle.is_empty() {
+        return None;
+    }
+    haystack.as_bytes().windows(needle.len()).position(|w| w == needle.as_bytes())
 }
 
 /// An integer in decimal. Messages are built without `format!`, which would bring core::fmt (and

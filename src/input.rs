@@ -4,6 +4,9 @@
 
 use crate::error::Error;
 use crate::js;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
 use js_sys::{JsString, Reflect};
 use plant_store_model::{validate_new_plant, Field, Issue, IssueCode, RawNewPlant};
 use wasm_bindgen::{JsCast, JsValue};

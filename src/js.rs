@@ -2,6 +2,7 @@
 //! unwind through wasm frames, or a call could hang with its promise never settled.
 
 use crate::answer::Engine;
+use alloc::string::String;
 use js_sys::{Array, Function, Object, Promise};
 use wasm_bindgen::prelude::*;
 

@@ -6,8 +6,17 @@
 //! reference server); reading caller values is in [`input`], options in [`options`], the answer and
 //! every failure of a call in [`answer`], and the one error type in [`error`]. The request itself is
 //! made in js/runtime.js (`Sender`), which asks Rust whenever there is something to judge.
+#![no_std]
 #![deny(missing_debug_implementations)]
 #![forbid(unsafe_code)]
+
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+// The npm package is built without std (see `bare`): no std panic machinery in the .wasm.
+#[cfg(all(not(feature = "std"), target_arch = "wasm32"))]
+mod bare;
 
 pub mod answer;
 pub mod error;
@@ -185,8 +194,8 @@ pub struct PlantStoreClient {
 }
 
 /// The options as checked; the sender is JavaScript (its headers hold the token) and is not shown.
-impl std::fmt::Debug for PlantStoreClient {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Debug for PlantStoreClient {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("PlantStoreClient")
             .field("config", &self.config)
             .finish_non_exhaustive()

@@ -4,9 +4,12 @@ use crate::answer::{Engine, ERROR_BODY_LIMIT, SUCCESS_BODY_LIMIT};
 use crate::error::Error;
 use crate::input::{type_name, well_formed_string, PlainObject};
 use crate::js::{self, AbortSignal};
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
 use js_sys::Function;
 use plant_store_model::{plants_url, suggest, Token};
-use std::fmt;
 use wasm_bindgen::{JsCast, JsValue};
 
 /// The timeout when `timeoutMs` is not given: 10 seconds.
@@ -129,7 +132,9 @@ fn signal(object: &PlainObject<'_>) -> Result<Option<AbortSignal>, Error> {
 /// Checks a token string (from `token` or from `getToken`); the error never holds the token.
 pub fn token_from(value: &JsValue, source: &str) -> Result<Token, Error> {
     match well_formed_string(value) {
-        Some(Ok(s)) => Token::new(s).map_err(|e| Error::config(format!("{source}: {e}"))),
+        Some(Ok(s)) => {
+            Token::new(s).map_err(|e| Error::config([source, ": ", e.reason()].concat()))
+        }
         Some(Err(())) => Err(Error::config(
             [
                 source,
@@ -157,9 +162,11 @@ impl Config {
                 ))
             }
             Some(value) => match well_formed_string(&value) {
-                Some(Ok(base)) => {
-                    plants_url(&base).map_err(|e| Error::config(format!("options.{e}")))?
-                }
+                Some(Ok(base)) => plants_url(&base).map_err(|e| {
+                    let mut message = String::from("options.");
+                    e.describe(&mut message);
+                    Error::config(message)
+                })?,
                 Some(Err(())) => {
                     return Err(Error::config("options.baseUrl is not well-formed Unicode"))
                 }
@@ -193,7 +200,10 @@ impl Config {
         let timeout_ms = match read(&object, "timeoutMs")? {
             None => DEFAULT_TIMEOUT_MS,
             Some(value) => match value.as_f64() {
-                Some(ms) if ms.trunc() == ms && (1.0..=MAX_TIMEOUT_MS).contains(&ms) => ms as u32,
+                // Inside the range, a whole number converts to u32 and back unchanged.
+                Some(ms) if (1.0..=MAX_TIMEOUT_MS).contains(&ms) && f64::from(ms as u32) == ms => {
+                    ms as u32
+                }
                 Some(_) => return Err(Error::config(
                     "options.timeoutMs must be a whole number of milliseconds from 1 to 2147483647",
                 )),
