@@ -1,7 +1,9 @@
-// The JavaScript half of plant-store-client. Rust (the wasm module) holds every rule and every
-// message; this file holds what JavaScript does faster or only JavaScript can do:
+// The JavaScript half of plant-store-client. Rust (the wasm module) holds the contract's rules: the
+// NewPlant rules and their messages, the base URL, the bearer token, the strict reading of every
+// answer and its error. This file holds what JavaScript does faster or only JavaScript can do:
 // - `PlantStoreError`, the error class callers branch on;
 // - `Reading`: reads a NewPlant candidate once, without trusting it, and says what each field is;
+// - `configure`: checks the options once (asking Rust for the base URL and the token);
 // - `Sender`: one client's request path: token, fetch, timeout and abort, the bounded body read.
 // Every answer that is not a Plant goes back to Rust (`Engine` in src/answer.rs) for its error.
 
@@ -19,8 +21,12 @@ export class PlantStoreError extends Error {
 
   /** True for a PlantStoreError, also one from another realm or another copy of this package. */
   static is(value) {
-    return value instanceof PlantStoreError ||
-      (value instanceof Error && value.name === 'PlantStoreError' && typeof value.kind === 'string');
+    try {
+      return value instanceof PlantStoreError ||
+        (value instanceof Error && value.name === 'PlantStoreError' && typeof value.kind === 'string');
+    } catch {
+      return false; // a revoked Proxy
+    }
   }
 
   toJSON() {
@@ -60,6 +66,20 @@ function kindOf(v) {
       if (v === null) return NULL;
       try { return isArray(v) ? ARRAY : OBJECT; } catch { return OBJECT; } // a revoked Proxy
   }
+}
+
+/** What a value that is not a plain object is, in words, by its `rootOf` code. */
+const ROOT_PHRASES = [
+  'a plain object', 'undefined', 'null', 'boolean', 'number', 'bigint', 'string', 'symbol', 'function', 'array',
+  'a revoked Proxy', 'an object whose prototype cannot be read',
+  'an object that is not plain (a class instance, Date, Map, …)',
+];
+
+/** `typeof`, in words, for messages. */
+function typeName(v) {
+  if (v === null) return 'null';
+  if (typeof v !== 'object') return typeof v;
+  try { return isArray(v) ? 'array' : 'object'; } catch { return 'object'; }
 }
 
 /** What the root value is: PLAIN (its prototype is null or a realm's Object.prototype), or why not. */
@@ -108,6 +128,9 @@ export class Reading {
     try { this.tag = hasOwn(value, 'tag') ? value.tag : undefined; tag = kindOf(this.tag); } catch { /* UNREADABLE */ }
     this.state = PLAIN | id << 8 | name << 12 | tag << 16 | (this.unknown === undefined ? 0 : UNKNOWN_KEYS);
   }
+
+  /** What the root value is, in words, when it is not a plain object. */
+  get rootPhrase() { return ROOT_PHRASES[this.state & 0xff]; }
 
   /** The id as a number (read by Rust only when it is one). */
   get idNumber() { return this.id; }
@@ -212,8 +235,150 @@ class Call {
   }
 }
 
+const CLIENT_OPTIONS = ['baseUrl', 'token', 'getToken', 'fetch', 'signal', 'timeoutMs', 'headers'];
+const DEFAULT_TIMEOUT_MS = 10000;
+/** The longest timeout setTimeout can hold (2^31 − 1 ms, about 24.8 days). */
+const MAX_TIMEOUT_MS = 2147483647;
+
+function configError(message, cause) {
+  return new PlantStoreError('config', message, cause === undefined ? undefined : { cause });
+}
+
 /**
- * One client's request path, built by Rust from checked options (src/options.rs). `engine` is the
+ * `value` as a plain object of options named in `known`; `what` names it in messages. Throws a
+ * `config` error; an unknown key's message (with its "did you mean") is written by Rust.
+ */
+function optionsObject(value, what, known, engine) {
+  const root = rootOf(value);
+  if (root !== PLAIN) throw configError(`${what} must be a plain object, got ${ROOT_PHRASES[root]}`);
+  let keys;
+  try {
+    keys = ownKeys(value);
+  } catch (cause) {
+    throw configError(`${what}' keys could not be listed`, cause);
+  }
+  const unknown = keys.find((key) => !known.includes(key));
+  if (unknown !== undefined) throw engine.unknownOption(unknown, what, known.join(','));
+  return (key) => {
+    try {
+      return hasOwn(value, key) ? value[key] : undefined;
+    } catch (cause) {
+      throw configError(`options.${key} could not be read: reading it threw`, cause);
+    }
+  };
+}
+
+/** A bearer token from `source`: a well-formed string that Rust accepts; never shown in a message. */
+function checkedToken(value, source, engine) {
+  if (typeof value !== 'string') throw configError(`${source} must be a string, got ${typeName(value)}`);
+  if (!value.isWellFormed()) throw configError(`${source}: token is not well-formed Unicode; its value is not shown`);
+  engine.checkToken(value, source);
+  return value;
+}
+
+function wrongType(key, expected, value) {
+  return configError(`options.${key} must be ${expected}, got ${typeName(value)}`);
+}
+
+/** `instanceof`, which throws for a revoked Proxy, as false. */
+function isA(value, Class) {
+  try {
+    return value instanceof Class;
+  } catch {
+    return false;
+  }
+}
+
+function signalOption(value) {
+  if (value !== undefined && !isA(value, AbortSignal)) throw wrongType('signal', 'an AbortSignal', value);
+  return value;
+}
+
+/**
+ * Checks the options of `createPlant` or `new PlantStoreClient` once, in order, and returns the
+ * client's Sender; throws a PlantStoreError of kind `config` naming the first wrong option. Rust
+ * checks the base URL and the token (`engine`); nothing else here needs a rule of the contract.
+ */
+export function configure(options, engine, okLimit, errorLimit) {
+  const read = optionsObject(options, 'options', CLIENT_OPTIONS, engine);
+  const base = read('baseUrl');
+  if (base === undefined) throw configError('options.baseUrl is required, for example https://plants.example/api');
+  if (typeof base !== 'string') throw wrongType('baseUrl', 'a string', base);
+  if (!base.isWellFormed()) throw configError('options.baseUrl is not well-formed Unicode');
+  const url = engine.plantsUrl(base);
+  const token = read('token');
+  const getToken = read('getToken');
+  if (token !== undefined && getToken !== undefined) throw configError('pass options.token or options.getToken, not both');
+  if (token === undefined && getToken === undefined) {
+    throw configError('options.token (a string) or options.getToken (a function) is required');
+  }
+  const fixed = token === undefined ? undefined : checkedToken(token, 'options.token', engine);
+  if (getToken !== undefined && typeof getToken !== 'function') throw wrongType('getToken', 'a function', getToken);
+  const fetch = read('fetch');
+  if (fetch !== undefined && typeof fetch !== 'function') throw wrongType('fetch', 'a function', fetch);
+  let timeoutMs = read('timeoutMs');
+  if (timeoutMs === undefined) timeoutMs = DEFAULT_TIMEOUT_MS;
+  else if (typeof timeoutMs !== 'number') throw wrongType('timeoutMs', 'a number', timeoutMs);
+  else if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS) {
+    throw configError('options.timeoutMs must be a whole number of milliseconds from 1 to 2147483647');
+  }
+  const headers = requestHeaders(read('headers'), fixed);
+  const signal = signalOption(read('signal'));
+  return new Sender(engine, url, headers, fixed, getToken, fetch, signal, timeoutMs, okLimit, errorLimit);
+}
+
+/**
+ * The request headers as a frozen plain object, built once (fetch copies it): Accept, the extra
+ * headers, Content-Type, and Authorization when the token is fixed. Extra headers cannot replace
+ * the last two; each is checked the way fetch will check it.
+ */
+function requestHeaders(extra, token) {
+  const headers = { Accept: 'application/json' };
+  if (extra !== undefined) {
+    const root = rootOf(extra);
+    if (root !== PLAIN) throw configError(`options.headers must be a plain object of strings, got ${ROOT_PHRASES[root]}`);
+    let names;
+    try {
+      names = ownKeys(extra);
+    } catch (cause) {
+      throw configError("options.headers' keys could not be listed", cause);
+    }
+    const check = new Headers();
+    for (const name of names) {
+      const shown = Array.from(name).slice(0, 40).join('');
+      if (/^(authorization|content-type)$/i.test(name)) {
+        throw configError(`options.headers cannot set ${shown}: the client sets it`);
+      }
+      let value;
+      try {
+        value = hasOwn(extra, name) ? extra[name] : undefined;
+      } catch (cause) {
+        throw configError(`options.headers["${shown}"] could not be read`, cause);
+      }
+      if (typeof value !== 'string' || !value.isWellFormed()) {
+        throw configError(`options.headers["${shown}"] must be a string, got ${typeName(value)}`);
+      }
+      try {
+        check.set(name, value);
+      } catch (cause) {
+        throw configError(`options.headers["${shown}"] is not a valid header name and value`, cause);
+      }
+      headers[name] = value;
+    }
+  }
+  headers['Content-Type'] = 'application/json';
+  if (token !== undefined) headers.Authorization = 'Bearer ' + token;
+  return Object.freeze(headers);
+}
+
+/** The signal of `client.createPlant(plant, { signal })`; throws a `config` error for anything else. */
+export function callSignal(options, engine) {
+  if (options === undefined || options === null) return undefined;
+  return signalOption(optionsObject(options, 'call options', ['signal'], engine)('signal'));
+}
+
+/**
+ * One client's request path, built by `configure` from checked options. `engine` is the
  * Rust side: it checks tokens from getToken, plant bodies, and writes every error.
  */
 export class Sender {
@@ -248,24 +413,21 @@ export class Sender {
         method: 'POST', headers, body: reading.body(), credentials: 'omit', redirect: 'manual',
         get signal() { return call.signal; },
       };
-      let response;
+      // The answer is read inside the try (a Response subclass's getters may throw too). Status -1:
+      // fetch resolved to something that is not a Response. A redirect's body is not read.
+      let status = -1, redirect = false, read;
       try {
-        response = await call.wait(fetch(url, init));
+        const response = await call.wait(fetch(url, init));
+        if (isA(response, Response)) {
+          status = response.status;
+          redirect = response.type === 'opaqueredirect' || (status >= 300 && status < 400);
+          if (redirect && response.body !== null) response.body.cancel().catch(noop);
+          if (!redirect) read = await readBody(response, status === 200 ? this.okLimit : this.errorLimit, call);
+        }
       } catch (failure) {
         throw this.failed(call, failure, secret);
       }
-      if (!(response instanceof Response)) throw engine.answerError(-1, false, EMPTY, true, secret);
-      const { status } = response;
-      if (response.type === 'opaqueredirect' || (status >= 300 && status < 400)) {
-        if (response.body !== null) response.body.cancel().catch(noop);
-        throw engine.answerError(status, true, EMPTY, true, secret);
-      }
-      let read;
-      try {
-        read = await readBody(response, status === 200 ? this.okLimit : this.errorLimit, call);
-      } catch (failure) {
-        throw this.failed(call, failure, secret);
-      }
+      if (read === undefined) throw engine.answerError(status, redirect, EMPTY, true, secret);
       if (call.state !== RUNNING) throw this.failed(call, undefined, secret);
       if (status === 200 && read.complete && engine.isPlant(read.bytes)) return plantOf(read.bytes);
       throw engine.answerError(status, false, read.bytes, read.complete, secret);
@@ -289,7 +451,7 @@ export class Sender {
       if (call.state !== RUNNING) throw this.failed(call, undefined, undefined);
       throw this.engine.tokenFailed(failure);
     }
-    return this.engine.token(value);
+    return checkedToken(value, 'options.getToken', this.engine);
   }
 }
 

@@ -1,12 +1,11 @@
-//! What the Plant Store answered, and every failure of a call, mapped onto the contract. The request
-//! itself is made by `Sender` in js/runtime.js, which asks the [`Engine`] here whenever there is a
-//! body to check or an error to write.
+//! The Rust side of js/runtime.js: the [`Engine`] it asks whenever a rule of the contract applies
+//! (the base URL, a bearer token, a plant body) or an error is to be written, and the mapping of
+//! what the Plant Store answered onto the contract.
 
 use crate::error::{decimal, js_message, redacted, Error, Kind};
-use crate::options::token_from;
-use alloc::borrow::ToOwned;
 use alloc::string::String;
-use plant_store_model::{ApiError, Plant};
+use alloc::vec::Vec;
+use plant_store_model::{check_bearer_token, plants_url, suggest, ApiError, Plant};
 use wasm_bindgen::prelude::*;
 
 /// The most of a 200 body read: a Plant larger than this is refused, not buffered without end.
@@ -114,11 +113,34 @@ impl Engine {
         error.redact(&secret.unwrap_or_default()).into_js()
     }
 
-    /// The token `getToken` gave, checked; throws a `config` error that never holds the token.
-    pub fn token(&self, value: JsValue) -> Result<String, JsValue> {
-        token_from(&value, "options.getToken")
-            .map(|token| token.expose().to_owned())
-            .map_err(Error::into_js)
+    /// Checks a bearer token (from `source`: options.token or options.getToken); throws a `config`
+    /// error that never holds the token.
+    #[wasm_bindgen(js_name = checkToken)]
+    pub fn check_token(&self, token: &str, source: &str) -> Result<(), JsValue> {
+        check_bearer_token(token)
+            .map_err(|e| Error::config([source, ": ", e.reason()].concat()).into_js())
+    }
+
+    /// `{baseUrl}/plants`, or a `config` error saying what is wrong with the base URL.
+    #[wasm_bindgen(js_name = plantsUrl)]
+    pub fn plants_url(&self, base: &str) -> Result<String, JsValue> {
+        plants_url(base).map_err(|e| {
+            let mut message = String::from("options.");
+            e.describe(&mut message);
+            Error::config(message).into_js()
+        })
+    }
+
+    /// The `config` error for an option `key` not in `known` (comma-separated) of `what`.
+    #[wasm_bindgen(js_name = unknownOption)]
+    pub fn unknown_option(&self, key: &str, what: &str, known: &str) -> JsValue {
+        let shown: String = key.chars().take(40).collect();
+        let mut message = ["unknown option \"", &shown, "\" in ", what].concat();
+        let known: Vec<&str> = known.split(',').collect();
+        if let Some(near) = suggest(key, &known) {
+            message.push_str(&[" (did you mean \"", near, "\"?)"].concat());
+        }
+        Error::config(message).into_js()
     }
 
     /// The error for a `getToken` that threw or rejected.

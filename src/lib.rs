@@ -3,7 +3,7 @@
 //!
 //! This file holds only what JavaScript sees: `createPlant`, `PlantStoreClient`, `validateNewPlant`
 //! and their TypeScript types. The rules live in the `plant-store-model` crate (shared with the
-//! reference server); reading caller values is in [`input`], options in [`options`], the answer and
+//! reference server); judging a NewPlant is in [`input`], the answer and
 //! every failure of a call in [`answer`], and the one error type in [`error`]. The request itself is
 //! made in js/runtime.js (`Sender`), which asks Rust whenever there is something to judge.
 #![no_std]
@@ -22,11 +22,10 @@ pub mod answer;
 pub mod error;
 pub mod input;
 mod js;
-pub mod options;
 
 use error::Error;
 use js_sys::{Object, Promise, Reflect};
-use options::{call_signal, Config};
+use answer::{Engine, ERROR_BODY_LIMIT, SUCCESS_BODY_LIMIT};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -152,14 +151,24 @@ pub fn create_plant(
     #[wasm_bindgen(unchecked_param_type = "NewPlant")] plant: JsValue,
     #[wasm_bindgen(unchecked_param_type = "PlantStoreOptions")] options: JsValue,
 ) -> Promise {
-    match Config::from_js(&options) {
-        Ok(config) => send(&config.sender(), &plant, None),
-        Err(error) => reject(error),
+    match configure(&options) {
+        Ok(sender) => send(&sender, &plant, &JsValue::UNDEFINED),
+        Err(error) => Promise::reject(&error),
     }
 }
 
+/// Checks the options (js/runtime.js `configure`, with the Engine for the contract's rules).
+fn configure(options: &JsValue) -> Result<js::Sender, JsValue> {
+    js::configure(
+        options,
+        Engine::default(),
+        SUCCESS_BODY_LIMIT as u32,
+        ERROR_BODY_LIMIT as u32,
+    )
+}
+
 /// Reads and judges `plant`; sends it only when it is valid.
-fn send(sender: &js::Sender, plant: &JsValue, signal: Option<js::AbortSignal>) -> Promise {
+fn send(sender: &js::Sender, plant: &JsValue, signal: &JsValue) -> Promise {
     let reading = js::Reading::new(plant);
     match input::judge(&reading) {
         Ok(()) => sender.send(&reading, signal),
@@ -189,16 +198,13 @@ pub fn validate_new_plant_js(
 /// A client with checked options, for many calls.
 #[wasm_bindgen]
 pub struct PlantStoreClient {
-    config: Config,
     sender: js::Sender,
 }
 
-/// The options as checked; the sender is JavaScript (its headers hold the token) and is not shown.
+/// Its options live in JavaScript (the headers hold the token): nothing of them is shown.
 impl core::fmt::Debug for PlantStoreClient {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("PlantStoreClient")
-            .field("config", &self.config)
-            .finish_non_exhaustive()
+        f.write_str("PlantStoreClient { .. }")
     }
 }
 
@@ -212,9 +218,9 @@ impl PlantStoreClient {
     pub fn new(
         #[wasm_bindgen(unchecked_param_type = "PlantStoreOptions")] options: JsValue,
     ) -> Result<PlantStoreClient, JsValue> {
-        let config = Config::from_js(&options).map_err(Error::into_js)?;
-        let sender = config.sender();
-        Ok(PlantStoreClient { config, sender })
+        Ok(PlantStoreClient {
+            sender: configure(&options)?,
+        })
     }
 
     /// Validates `plant` locally, then sends it; `options.signal` aborts this call.
@@ -224,9 +230,13 @@ impl PlantStoreClient {
         #[wasm_bindgen(unchecked_param_type = "NewPlant")] plant: JsValue,
         options: Option<CallOptionsJs>,
     ) -> Promise {
-        match call_signal(options.map(JsValue::from)) {
-            Ok(signal) => send(&self.sender, &plant, signal),
-            Err(error) => reject(error),
+        let signal = match options {
+            None => Ok(JsValue::UNDEFINED),
+            Some(options) => js::call_signal(&options, Engine::default()),
+        };
+        match signal {
+            Ok(signal) => send(&self.sender, &plant, &signal),
+            Err(error) => Promise::reject(&error),
         }
     }
 }
