@@ -84,7 +84,7 @@ function typeName(v) {
 
 /** What the root value is: PLAIN (its prototype is null or a realm's Object.prototype), or why not. */
 function rootOf(v) {
-  if (typeof v !== 'object' || v === null) return ROOT_TYPES[typeof v] ?? ROOT_TYPES.object;
+  if (typeof v !== 'object' || v === null) return ROOT_TYPES[typeof v]; // null: ROOT_TYPES.object
   try {
     if (isArray(v)) return ROOT_ARRAY;
   } catch {
@@ -244,19 +244,23 @@ function configError(message, cause) {
   return new PlantStoreError('config', message, cause === undefined ? undefined : { cause });
 }
 
+/** The own keys of `value` when it is a plain object; else a `config` error: "{what} must be {expected}". */
+function plainObjectKeys(value, what, expected) {
+  const root = rootOf(value);
+  if (root !== PLAIN) throw configError(`${what} must be ${expected}, got ${ROOT_PHRASES[root]}`);
+  try {
+    return ownKeys(value);
+  } catch (cause) {
+    throw configError(`${what}' keys could not be listed`, cause);
+  }
+}
+
 /**
  * `value` as a plain object of options named in `known`; `what` names it in messages. Throws a
  * `config` error; an unknown key's message (with its "did you mean") is written by Rust.
  */
 function optionsObject(value, what, known, engine) {
-  const root = rootOf(value);
-  if (root !== PLAIN) throw configError(`${what} must be a plain object, got ${ROOT_PHRASES[root]}`);
-  let keys;
-  try {
-    keys = ownKeys(value);
-  } catch (cause) {
-    throw configError(`${what}' keys could not be listed`, cause);
-  }
+  const keys = plainObjectKeys(value, what, 'a plain object');
   const unknown = keys.find((key) => !known.includes(key));
   if (unknown !== undefined) throw engine.unknownOption(unknown, what, known.join(','));
   return (key) => {
@@ -335,14 +339,7 @@ export function configure(options, engine, okLimit, errorLimit) {
 function requestHeaders(extra, token) {
   const headers = { Accept: 'application/json' };
   if (extra !== undefined) {
-    const root = rootOf(extra);
-    if (root !== PLAIN) throw configError(`options.headers must be a plain object of strings, got ${ROOT_PHRASES[root]}`);
-    let names;
-    try {
-      names = ownKeys(extra);
-    } catch (cause) {
-      throw configError("options.headers' keys could not be listed", cause);
-    }
+    const names = plainObjectKeys(extra, 'options.headers', 'a plain object of strings');
     const check = new Headers();
     for (const name of names) {
       const shown = Array.from(name).slice(0, 40).join('');
@@ -371,12 +368,6 @@ function requestHeaders(extra, token) {
   return Object.freeze(headers);
 }
 
-/** The signal of `client.createPlant(plant, { signal })`; throws a `config` error for anything else. */
-export function callSignal(options, engine) {
-  if (options === undefined || options === null) return undefined;
-  return signalOption(optionsObject(options, 'call options', ['signal'], engine)('signal'));
-}
-
 /**
  * One client's request path, built by `configure` from checked options. `engine` is the
  * Rust side: it checks tokens from getToken, plant bodies, and writes every error.
@@ -393,6 +384,12 @@ export class Sender {
     this.timeoutMs = timeoutMs;
     this.okLimit = okLimit;
     this.errorLimit = errorLimit;
+  }
+
+  /** The signal of `client.createPlant(plant, { signal })`; throws a `config` error for anything else. */
+  callSignal(options) {
+    if (options === undefined || options === null) return undefined;
+    return signalOption(optionsObject(options, 'call options', ['signal'], this.engine)('signal'));
   }
 
   /** Sends a valid NewPlant; resolves to the Plant or rejects with a PlantStoreError. */

@@ -200,7 +200,10 @@ fn find(haystack: &str, needle: &str) -> Option<usize> {
     if needle.is_empty() {
         return None;
     }
-    haystack.as_bytes().windows(needle.len()).position(|w| w == needle.as_bytes())
+    haystack
+        .as_bytes()
+        .windows(needle.len())
+        .position(|w| w == needle.as_bytes())
 }
 
 /// An integer in decimal. Messages are built without `format!`, which would bring core::fmt (and

@@ -35,6 +35,9 @@ extern "C" {
 
     /// One client's request path (token, fetch, timeout, abort, bounded body read).
     pub type Sender;
+    /// The signal of one call's options; throws a `config` PlantStoreError.
+    #[wasm_bindgen(method, catch, js_name = callSignal)]
+    pub fn call_signal(this: &Sender, options: &JsValue) -> Result<JsValue, JsValue>;
     /// Sends a valid NewPlant; the promise settles with the Plant or a PlantStoreError.
     #[wasm_bindgen(method)]
     pub fn send(this: &Sender, reading: &Reading, signal: &JsValue) -> Promise;
@@ -47,8 +50,4 @@ extern "C" {
         ok_limit: u32,
         error_limit: u32,
     ) -> Result<Sender, JsValue>;
-
-    /// The signal of one call's options; throws a `config` PlantStoreError.
-    #[wasm_bindgen(catch, js_name = callSignal)]
-    pub fn call_signal(options: &JsValue, engine: Engine) -> Result<JsValue, JsValue>;
 }

@@ -3,9 +3,9 @@
 //!
 //! This file holds only what JavaScript sees: `createPlant`, `PlantStoreClient`, `validateNewPlant`
 //! and their TypeScript types. The rules live in the `plant-store-model` crate (shared with the
-//! reference server); judging a NewPlant is in [`input`], the answer and
-//! every failure of a call in [`answer`], and the one error type in [`error`]. The request itself is
-//! made in js/runtime.js (`Sender`), which asks Rust whenever there is something to judge.
+//! reference server); judging a NewPlant is in [`input`], the answer and every failure of a call
+//! in [`answer`], and the one error type in [`error`]. The request itself is made in js/runtime.js
+//! (`Sender`), which asks Rust whenever there is something to judge.
 #![no_std]
 #![deny(missing_debug_implementations)]
 #![forbid(unsafe_code)]
@@ -23,9 +23,9 @@ pub mod error;
 pub mod input;
 mod js;
 
+use answer::{Engine, ERROR_BODY_LIMIT, SUCCESS_BODY_LIMIT};
 use error::Error;
 use js_sys::{Object, Promise, Reflect};
-use answer::{Engine, ERROR_BODY_LIMIT, SUCCESS_BODY_LIMIT};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -232,7 +232,7 @@ impl PlantStoreClient {
     ) -> Promise {
         let signal = match options {
             None => Ok(JsValue::UNDEFINED),
-            Some(options) => js::call_signal(&options, Engine::default()),
+            Some(options) => self.sender.call_signal(&options),
         };
         match signal {
             Ok(signal) => send(&self.sender, &plant, &signal),
