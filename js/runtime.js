@@ -39,8 +39,9 @@ Object.defineProperty(PlantStoreError.prototype, 'name', {
 });
 
 // Taken once, so code that replaces them later cannot change how values are read.
-const { hasOwn, keys: ownKeys, getPrototypeOf } = Object;
+const { hasOwn, keys: ownKeys, getPrototypeOf, defineProperty } = Object;
 const { isArray } = Array;
+const { now } = Date;
 const { asIntN } = BigInt;
 
 // What a Reading found; the same numbers are in src/input.rs. `state` packs the root (bits 0-7),
@@ -161,6 +162,10 @@ const STOPPED = Symbol('stopped');
 const EMPTY = new Uint8Array(0);
 const noop = () => {};
 const decoder = new TextDecoder();
+const TIMER_AFTER_HOPS = 8;
+const RESOLVED = Promise.resolve();
+/** `promise.then(onFulfilled)` with the built-in `then`, whatever code does to Promise.prototype later. */
+const then = Function.prototype.call.bind(Promise.prototype.then);
 
 /**
  * One call's cancellation. The AbortSignal handed to fetch is made only when fetch reads
@@ -168,6 +173,12 @@ const decoder = new TextDecoder();
  * for a signal nobody listens to. `wait` settles with a promise or rejects with STOPPED once the call
  * stops, so a fetch or a token getter that ignores the signal cannot hang the call; a stop also
  * cancels the body reader, which ends a pending read.
+ *
+ * The timeout's timer is armed only if the call is still running after TIMER_AFTER_HOPS microtasks.
+ * Those hops all run before the current task ends, and no timer can fire before then, so the
+ * timeout is the same as with a timer armed at once: it counts from the call's start. A call that
+ * settles within the hops (an in-memory fetch) never pays for a timer; a real fetch waits for a
+ * task, so its timer is armed.
  */
 class Call {
   constructor(clientSignal, callSignal, timeoutMs) {
@@ -181,6 +192,10 @@ class Call {
       : (callSignal === undefined ? [clientSignal] : [clientSignal, callSignal]);
     this.onAbort = undefined;
     this.timer = undefined;
+    this.timeoutMs = timeoutMs;
+    this.started = now();
+    this.settled = false;
+    this.complete = true;
     if (this.signals !== undefined) {
       const aborted = this.signals.find((s) => s.aborted);
       if (aborted !== undefined) {
@@ -190,7 +205,19 @@ class Call {
       this.onAbort = (event) => this.stop(ABORTED, event.target.reason);
       for (const s of this.signals) s.addEventListener('abort', this.onAbort);
     }
-    this.timer = setTimeout(() => this.stop(TIMED_OUT, undefined), timeoutMs);
+    let hops = TIMER_AFTER_HOPS;
+    const watch = () => {
+      if (this.settled || this.state !== RUNNING) return;
+      if (--hops > 0) then(RESOLVED, watch);
+      else this.armTimer();
+    };
+    then(RESOLVED, watch);
+  }
+
+  /** Arms the timeout for what is left of `timeoutMs` since the call started. */
+  armTimer() {
+    const left = this.timeoutMs - (now() - this.started);
+    this.timer = setTimeout(() => this.stop(TIMED_OUT, undefined), left < 0 ? 0 : Math.min(left, this.timeoutMs));
   }
 
   get signal() {
@@ -228,7 +255,8 @@ class Call {
   }
 
   dispose() {
-    clearTimeout(this.timer);
+    this.settled = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
     if (this.onAbort !== undefined) {
       for (const s of this.signals) s.removeEventListener('abort', this.onAbort);
     }
@@ -406,28 +434,26 @@ export class Sender {
       }
       const fetch = this.fetch ?? globalThis.fetch;
       if (typeof fetch !== 'function') throw engine.noFetch();
-      const init = {
-        method: 'POST', headers, body: reading.body(), credentials: 'omit', redirect: 'manual',
-        get signal() { return call.signal; },
-      };
+      const init = new FetchInit(headers, reading.body(), call);
       // The answer is read inside the try (a Response subclass's getters may throw too). Status -1:
       // fetch resolved to something that is not a Response. A redirect's body is not read.
-      let status = -1, redirect = false, read;
+      let status = -1, redirect = false, bytes;
       try {
         const response = await call.wait(fetch(url, init));
         if (isA(response, Response)) {
           status = response.status;
-          redirect = response.type === 'opaqueredirect' || (status >= 300 && status < 400);
-          if (redirect && response.body !== null) response.body.cancel().catch(noop);
-          if (!redirect) read = await readBody(response, status === 200 ? this.okLimit : this.errorLimit, call);
+          // An opaque redirect (redirect: 'manual' across origins) has status 0.
+          redirect = (status >= 300 && status < 400) || (status === 0 && response.type === 'opaqueredirect');
+          if (!redirect) bytes = await readBody(response, status === 200 ? this.okLimit : this.errorLimit, call);
+          else if (response.body !== null) response.body.cancel().catch(noop);
         }
       } catch (failure) {
         throw this.failed(call, failure, secret);
       }
-      if (read === undefined) throw engine.answerError(status, redirect, EMPTY, true, secret);
+      if (bytes === undefined) throw engine.answerError(status, redirect, EMPTY, true, secret);
       if (call.state !== RUNNING) throw this.failed(call, undefined, secret);
-      if (status === 200 && read.complete && engine.isPlant(read.bytes)) return plantOf(read.bytes);
-      throw engine.answerError(status, false, read.bytes, read.complete, secret);
+      if (status === 200 && call.complete && engine.isPlant(bytes)) return plantOf(bytes);
+      throw engine.answerError(status, false, bytes, call.complete, secret);
     } finally {
       call.dispose();
     }
@@ -453,12 +479,38 @@ export class Sender {
 }
 
 /**
- * At most `limit` bytes of the body; the rest is cancelled unread. `complete` tells whether the
- * whole body was read. A stopped call cancels the reader, which ends a pending read.
+ * fetch's `init`. `signal` is an own, enumerable getter, so a wrapping fetch that copies the init
+ * (`{ ...init, headers }`) keeps it, and the call's AbortSignal is made only when it is read. The
+ * getter is defined from one shared descriptor: cheaper than an object literal with a getter, which
+ * makes a new function for every call.
+ */
+class FetchInit {
+  #call;
+
+  static #signal = {
+    get() { return this.#call.signal; },
+    enumerable: true,
+    configurable: true,
+  };
+
+  constructor(headers, body, call) {
+    this.method = 'POST';
+    this.headers = headers;
+    this.body = body;
+    this.credentials = 'omit';
+    this.redirect = 'manual';
+    this.#call = call;
+    defineProperty(this, 'signal', FetchInit.#signal);
+  }
+}
+
+/**
+ * At most `limit` bytes of the body; the rest is cancelled unread, and `call.complete` is false.
+ * A stopped call cancels the reader, which ends a pending read.
  */
 async function readBody(response, limit, call) {
   const stream = response.body;
-  if (stream === null) return { bytes: EMPTY, complete: true };
+  if (stream === null) return EMPTY;
   const reader = stream.getReader();
   call.reader = reader;
   let bytes = EMPTY;
@@ -471,13 +523,14 @@ async function readBody(response, limit, call) {
     if (size + value.length > limit) {
       (chunks ??= [bytes]).push(value.subarray(0, limit - size));
       reader.cancel().catch(noop);
-      return { bytes: join(chunks, limit), complete: false };
+      call.complete = false;
+      return join(chunks, limit);
     }
     if (size === 0) bytes = value;
     else (chunks ??= [bytes]).push(value);
     size += value.length;
   }
-  return { bytes: chunks === undefined ? bytes : join(chunks, size), complete: true };
+  return chunks === undefined ? bytes : join(chunks, size);
 }
 
 function join(chunks, size) {

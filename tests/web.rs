@@ -371,6 +371,43 @@ async fn a_slow_server_times_out() {
     assert!(text(&error, "message").contains("200 ms"));
 }
 
+/// The timer is armed only when a call is still running after a few microtasks (js/runtime.js
+/// `Call`); these calls settle, or wait, at every stage where a late timer could be missed.
+#[wasm_bindgen_test]
+async fn the_timeout_holds_however_late_the_wait_begins() {
+    let hops = "async (n) => { for (let i = 0; i < n; i++) await null; }";
+    for (fetch, kind) in [
+        // The body sends one chunk and never ends; fetch itself settles at once.
+        ("() => new Response(new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode('{')); } }), { status: 200 })", "timeout"),
+        // fetch settles after many microtasks, then the body never ends.
+        ("async () => { await hops(50); return new Response(new ReadableStream({ pull() { return new Promise(() => {}); } }), { status: 200 }); }", "timeout"),
+        // fetch settles after many microtasks, no task: the call succeeds.
+        ("async () => { await hops(50); return new Response('{\"name\":\"late\"}', { status: 200 }); }", "ok"),
+    ] {
+        let options = js(&format!("(() => {{ const hops = {hops}; return {{ baseUrl: SERVER, token: TOKEN, timeoutMs: 100, fetch: {fetch} }}; }})()"));
+        let result = settle(create_plant(js("({ id: uid(), name: 'late' })"), options)).await;
+        if kind == "ok" {
+            assert_eq!(text(&result.expect("the call should succeed"), "name"), "late");
+        } else {
+            expect_error(result, kind);
+        }
+    }
+}
+
+/// The timeout counts from the call's start, even though its timer is armed later: a fetch that
+/// blocks for 400 ms before it waits leaves 200 ms of a 600 ms timeout, not 600 ms.
+#[wasm_bindgen_test]
+async fn the_timeout_counts_from_the_calls_start() {
+    let options = js("({ baseUrl: SERVER, token: TOKEN, timeoutMs: 600, \
+                      fetch: () => { const end = Date.now() + 400; while (Date.now() < end); return new Promise(() => {}); } })");
+    let started = js_sys::Date::now();
+    expect_error(settle(create_plant(js("({ id: uid(), name: 'busy' })"), options)).await, "timeout");
+    let elapsed = js_sys::Date::now() - started;
+    // 600 ms when counted from the start; 1000 ms if the 400 ms were not counted. The margin
+    // is for a busy machine.
+    assert!((590.0..950.0).contains(&elapsed), "timed out after {elapsed} ms");
+}
+
 #[wasm_bindgen_test]
 async fn the_callers_signal_aborts() {
     let options = js("(() => { const c = new AbortController(); setTimeout(() => c.abort(new Error('stop')), 100); \
