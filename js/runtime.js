@@ -263,6 +263,14 @@ class Call {
   }
 }
 
+/**
+ * A 200 is read up to `okLimit` (1 MiB), or further when the call's own body is long: the server
+ * echoes the name and tag, and each UTF-16 unit of them can come back as 6 bytes (`\u00XX`), plus
+ * room for the echo's framing. A plant the server stored is then never refused for its size.
+ */
+const ECHO_BYTES_PER_UNIT = 6;
+const ECHO_SLACK = 64 * 1024;
+
 const CLIENT_OPTIONS = ['baseUrl', 'token', 'getToken', 'fetch', 'signal', 'timeoutMs', 'headers'];
 const DEFAULT_TIMEOUT_MS = 10000;
 /** The longest timeout setTimeout can hold (2^31 − 1 ms, about 24.8 days). */
@@ -434,26 +442,30 @@ export class Sender {
       }
       const fetch = this.fetch ?? globalThis.fetch;
       if (typeof fetch !== 'function') throw engine.noFetch();
-      const init = new FetchInit(headers, reading.body(), call);
+      const body = reading.body();
+      const init = new FetchInit(headers, body, call);
       // The answer is read inside the try (a Response subclass's getters may throw too). Status -1:
       // fetch resolved to something that is not a Response. A redirect's body is not read.
-      let status = -1, redirect = false, bytes;
+      let status = -1, redirect = false, bytes, limit = 0;
       try {
         const response = await call.wait(fetch(url, init));
         if (isA(response, Response)) {
           status = response.status;
           // An opaque redirect (redirect: 'manual' across origins) has status 0.
           redirect = (status >= 300 && status < 400) || (status === 0 && response.type === 'opaqueredirect');
-          if (!redirect) bytes = await readBody(response, status === 200 ? this.okLimit : this.errorLimit, call);
+          if (!redirect) {
+            limit = status === 200 ? Math.max(this.okLimit, ECHO_BYTES_PER_UNIT * body.length + ECHO_SLACK) : this.errorLimit;
+            bytes = await readBody(response, limit, call);
+          }
           else if (response.body !== null) response.body.cancel().catch(noop);
         }
       } catch (failure) {
         throw this.failed(call, failure, secret);
       }
-      if (bytes === undefined) throw engine.answerError(status, redirect, EMPTY, true, secret);
+      if (bytes === undefined) throw engine.answerError(status, redirect, EMPTY, true, limit, secret);
       if (call.state !== RUNNING) throw this.failed(call, undefined, secret);
       if (status === 200 && call.complete && engine.isPlant(bytes)) return plantOf(bytes);
-      throw engine.answerError(status, false, bytes, call.complete, secret);
+      throw engine.answerError(status, false, bytes, call.complete, limit, secret);
     } finally {
       call.dispose();
     }

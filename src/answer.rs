@@ -9,6 +9,7 @@ use plant_store_model::{check_bearer_token, plants_url, suggest, ApiError, Plant
 use wasm_bindgen::prelude::*;
 
 /// The most of a 200 body read: a Plant larger than this is refused, not buffered without end.
+/// A call whose own body is long reads more, room for the echo of its name (js/runtime.js `Sender`).
 pub const SUCCESS_BODY_LIMIT: usize = 1024 * 1024;
 /// The most of any other body read; the rest is cancelled unread.
 pub const ERROR_BODY_LIMIT: usize = 64 * 1024;
@@ -31,6 +32,7 @@ impl Engine {
 
     /// The error for an answer that is not a Plant. `status` is -1 when fetch resolved to something
     /// that is not a Response; `redirect` marks a 3xx or opaque redirect, whose body is not read.
+    /// `limit` is how much of the body was read at most; `complete`, whether that was all of it.
     #[wasm_bindgen(js_name = answerError)]
     pub fn answer_error(
         &self,
@@ -38,6 +40,7 @@ impl Engine {
         redirect: bool,
         body: &[u8],
         complete: bool,
+        limit: u32,
         secret: Option<String>,
     ) -> JsValue {
         let secret = secret.unwrap_or_default();
@@ -61,7 +64,7 @@ impl Engine {
             }
             .into_js();
         }
-        let error = match outcome(status, body, complete, &secret) {
+        let error = match outcome(status, body, complete, limit as usize, &secret) {
             Err(error) => error,
             // The JS side asks only when `isPlant` said no; answer consistently all the same.
             Ok(_) => Error::new(
@@ -160,12 +163,14 @@ impl Engine {
 
 /// What a status and (at most `limit` bytes of) body mean under the contract: only 200 with a Plant
 /// is success; 400 with an Error body is a rejection; anything else is reported, never guessed at.
-/// `secret` (the token) is removed from the server's text before it is cut to an excerpt, so a cut
-/// cannot leave a piece of it that a later redaction of the whole token would miss.
+/// `complete` tells whether `body` is all of it. `secret` (the token) is removed from the server's
+/// text before it is cut to an excerpt, so a cut cannot leave a piece of it that a later redaction
+/// of the whole token would miss.
 pub(crate) fn outcome(
     status: u16,
     body: &[u8],
     complete: bool,
+    limit: usize,
     secret: &str,
 ) -> Result<Plant, Error> {
     let excerpt = |text: &str| excerpt(&redacted(text, secret));
@@ -180,7 +185,7 @@ pub(crate) fn outcome(
             Kind::InvalidResponse,
             [
                 "the Plant Store answered 200 with a body over ",
-                &decimal(SUCCESS_BODY_LIMIT as i64),
+                &decimal(limit as i64),
                 " bytes, not a Plant",
             ]
             .concat(),
@@ -265,12 +270,19 @@ mod tests {
     use alloc::format;
 
     fn failure(status: u16, body: &str) -> Error {
-        outcome(status, body.as_bytes(), true, "").unwrap_err()
+        outcome(status, body.as_bytes(), true, SUCCESS_BODY_LIMIT, "").unwrap_err()
     }
 
     #[test]
     fn only_200_with_a_plant_is_success() {
-        let plant = outcome(200, br#"{"name":"Fern","tag":"green","id":1}"#, true, "").unwrap();
+        let plant = outcome(
+            200,
+            br#"{"name":"Fern","tag":"green","id":1}"#,
+            true,
+            SUCCESS_BODY_LIMIT,
+            "",
+        )
+        .unwrap();
         assert_eq!(
             plant,
             Plant {
@@ -293,9 +305,16 @@ mod tests {
                 "{body}"
             );
         }
-        let e = outcome(200, br#"{"name":"#, false, "").unwrap_err();
+        let e = outcome(200, br#"{"name":"#, false, SUCCESS_BODY_LIMIT, "").unwrap_err();
         assert_eq!(e.kind(), Kind::InvalidResponse);
         assert!(e.message().contains("over 1048576 bytes"));
+        // A call with a long name reads more of a 200; the message names what it read.
+        let e = outcome(200, br#"{"name":"#, false, 6_356_992, "").unwrap_err();
+        assert!(
+            e.message().contains("over 6356992 bytes"),
+            "{}",
+            e.message()
+        );
     }
 
     #[test]
@@ -351,7 +370,7 @@ mod tests {
     #[test]
     fn excerpts_are_bounded() {
         let huge = "E".repeat(ERROR_BODY_LIMIT);
-        let e = outcome(500, huge.as_bytes(), false, "").unwrap_err();
+        let e = outcome(500, huge.as_bytes(), false, ERROR_BODY_LIMIT, "").unwrap_err();
         assert!(e.message().len() < 400, "{}", e.message().len());
         assert!(e.message().contains("body starting"));
         let long = format!(r#"{{"error":1,"message":"{}"}}"#, "m".repeat(10_000));
@@ -365,7 +384,7 @@ mod tests {
         let body = format!("{}{token} {token}", "x".repeat(EXCERPT_CHARS - 5));
         let json = format!(r#"{{"error":1,"message":"{body}"}}"#);
         for (status, body) in [(500, &body), (400, &body), (400, &json), (503, &json)] {
-            let e = outcome(status, body.as_bytes(), true, token)
+            let e = outcome(status, body.as_bytes(), true, SUCCESS_BODY_LIMIT, token)
                 .unwrap_err()
                 .redact(token);
             assert!(!e.message().contains("s3cre"), "{status}: {}", e.message());

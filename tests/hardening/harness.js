@@ -102,9 +102,12 @@ async function runEntry(entry) {
   entry.prepare?.(entry);
   const before = await stats();
   const started = performance.now();
-  let outcome;
+  let outcome, returned;
   try {
-    outcome = plantSummary(await call(entry));
+    const plant = await call(entry);
+    outcome = plantSummary(plant);
+    const sent = entry.expect.stored;
+    if (sent) returned = plant.name === sent.name && plant.tag === sent.tag ? 'ok' : `returned ${short(JSON.stringify(plant))}`;
   } catch (err) {
     outcome = describe(err, entry.kind === 'fault');
   }
@@ -132,6 +135,7 @@ async function runEntry(entry) {
     requests: after.requests - before.requests,
     plants: after.plants - before.plants,
     stored,
+    returned,
     validated,
     afterCall,
     afterRequests: afterStats.requests - after.requests,

@@ -99,6 +99,7 @@ function problemsOf(r) {
     if (!r.outcome.ok) problems.push(`failed: ${r.outcome.kind} ${r.outcome.message ?? r.outcome.text}`);
     if (r.requests !== 1) problems.push(`${r.requests} requests, expected 1`);
     if (expect.stored && r.stored !== 'ok') problems.push(`stored: ${r.stored}`);
+    if (expect.stored && r.returned !== 'ok') problems.push(`the Plant: ${r.returned}`);
     if (r.validated && !r.validated.ok) problems.push(`validateNewPlant says no: ${JSON.stringify(r.validated)}`);
   } else {
     problems.push(...errorProblems(r, expect));
