@@ -16,7 +16,12 @@ fn leaks(text: &str) -> bool {
 #[test]
 fn token_and_errors_print_without_the_token() {
     let token = Token::new(TOKEN.into()).unwrap();
-    let echoed = Error::new(Kind::UnexpectedStatus, format!("the Plant Store answered 401: Bearer {TOKEN}")).with_status(401).redact(TOKEN);
+    let echoed = Error::new(
+        Kind::UnexpectedStatus,
+        format!("the Plant Store answered 401: Bearer {TOKEN}"),
+    )
+    .with_status(401)
+    .redact(TOKEN);
     let issue = Issue::not_an_object("a revoked Proxy");
     let printed = [
         format!("{token:?}"),

@@ -401,11 +401,17 @@ async fn the_timeout_counts_from_the_calls_start() {
     let options = js("({ baseUrl: SERVER, token: TOKEN, timeoutMs: 600, \
                       fetch: () => { const end = Date.now() + 400; while (Date.now() < end); return new Promise(() => {}); } })");
     let started = js_sys::Date::now();
-    expect_error(settle(create_plant(js("({ id: uid(), name: 'busy' })"), options)).await, "timeout");
+    expect_error(
+        settle(create_plant(js("({ id: uid(), name: 'busy' })"), options)).await,
+        "timeout",
+    );
     let elapsed = js_sys::Date::now() - started;
     // 600 ms when counted from the start; 1000 ms if the 400 ms were not counted. The margin
     // is for a busy machine.
-    assert!((590.0..950.0).contains(&elapsed), "timed out after {elapsed} ms");
+    assert!(
+        (590.0..950.0).contains(&elapsed),
+        "timed out after {elapsed} ms"
+    );
 }
 
 #[wasm_bindgen_test]
@@ -513,14 +519,39 @@ async fn a_misbehaving_injected_fetch_cannot_break_the_module() {
 #[wasm_bindgen_test]
 async fn a_revoked_proxy_is_refused_not_thrown() {
     // `Array.isArray` throws on a revoked Proxy; the client must turn that into an issue.
-    let revoked = "(() => { const { proxy, revoke } = Proxy.revocable({}, {}); revoke(); return proxy; })()";
-    let error = expect_error(settle(create_plant(js(revoked), options())).await, "validation");
-    assert_eq!(text(&get(&get(&error, "issues"), "0"), "code"), "invalid_type");
-    let error = expect_error(settle(create_plant(js(&format!("({{ id: 1, name: {revoked} }})")), options())).await, "validation");
+    let revoked =
+        "(() => { const { proxy, revoke } = Proxy.revocable({}, {}); revoke(); return proxy; })()";
+    let error = expect_error(
+        settle(create_plant(js(revoked), options())).await,
+        "validation",
+    );
+    assert_eq!(
+        text(&get(&get(&error, "issues"), "0"), "code"),
+        "invalid_type"
+    );
+    let error = expect_error(
+        settle(create_plant(
+            js(&format!("({{ id: 1, name: {revoked} }})")),
+            options(),
+        ))
+        .await,
+        "validation",
+    );
     assert_eq!(text(&get(&get(&error, "issues"), "0"), "path"), "name");
-    assert_eq!(get(&validate_new_plant_js(js(revoked)), "ok"), JsValue::FALSE);
-    expect_error(settle(create_plant(js("({ id: uid(), name: 'x' })"), js(revoked))).await, "config");
-    settle(create_plant(js("({ id: uid(), name: 'after' })"), options())).await.unwrap();
+    assert_eq!(
+        get(&validate_new_plant_js(js(revoked)), "ok"),
+        JsValue::FALSE
+    );
+    expect_error(
+        settle(create_plant(js("({ id: uid(), name: 'x' })"), js(revoked))).await,
+        "config",
+    );
+    settle(create_plant(
+        js("({ id: uid(), name: 'after' })"),
+        options(),
+    ))
+    .await
+    .unwrap();
 }
 
 #[wasm_bindgen_test]
@@ -532,10 +563,19 @@ async fn values_inherited_from_a_polluted_prototype_are_not_read() {
     let plant = js("({ id: uid(), name: 'clean' })");
     let id = get(&plant, "id").as_f64().unwrap();
     let result = settle(create_plant(plant, options())).await;
-    let inherited = validate_new_plant_js(js("Object.setPrototypeOf({}, Object.assign(Object.create(null), { id: 1, name: 'x' }))"));
+    let inherited = validate_new_plant_js(js(
+        "Object.setPrototypeOf({}, Object.assign(Object.create(null), { id: 1, name: 'x' }))",
+    ));
     pollute.call1(&JsValue::NULL, &JsValue::FALSE).unwrap();
     let created = result.expect("neither the inherited getToken nor timeoutMs is an option");
     assert_eq!(JSON::stringify(&created).unwrap(), r#"{"name":"clean"}"#);
-    assert!(get(&server_json(&format!("/__test/plants/{id}")).await, "tag").is_null(), "no inherited tag was sent");
-    assert_eq!(get(&inherited, "ok"), JsValue::FALSE, "inherited id and name are not the caller's");
+    assert!(
+        get(&server_json(&format!("/__test/plants/{id}")).await, "tag").is_null(),
+        "no inherited tag was sent"
+    );
+    assert_eq!(
+        get(&inherited, "ok"),
+        JsValue::FALSE,
+        "inherited id and name are not the caller's"
+    );
 }

@@ -12,14 +12,41 @@ use serde_json::Value;
 /// Generated inputs per property.
 const CASES: u32 = 10_000;
 const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
-const OTHER_TYPES: [&str; 7] = ["object", "array", "function", "symbol", "bigint", "an object that is not plain", "date"];
+const OTHER_TYPES: [&str; 7] = [
+    "object",
+    "array",
+    "function",
+    "symbol",
+    "bigint",
+    "an object that is not plain",
+    "date",
+];
 
 /// Numbers a JavaScript caller can pass, weighted towards the edges of the rules.
 fn number() -> impl Strategy<Value = f64> {
     let edges = prop::sample::select(vec![
-        0.0, -0.0, 1.0, -1.0, 0.5, -0.5, MAX_SAFE, -MAX_SAFE, MAX_SAFE + 1.0, -(MAX_SAFE + 1.0),
-        MAX_SAFE + 2.0, 1e21, -1e21, 9.223_372_036_854_775_807e18, f64::MAX, f64::MIN,
-        f64::MIN_POSITIVE, f64::EPSILON, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 4_503_599_627_370_495.5,
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        -0.5,
+        MAX_SAFE,
+        -MAX_SAFE,
+        MAX_SAFE + 1.0,
+        -(MAX_SAFE + 1.0),
+        MAX_SAFE + 2.0,
+        1e21,
+        -1e21,
+        9.223_372_036_854_775_807e18,
+        f64::MAX,
+        f64::MIN,
+        f64::MIN_POSITIVE,
+        f64::EPSILON,
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        4_503_599_627_370_495.5,
     ]);
     prop_oneof![
         edges,
@@ -57,22 +84,44 @@ fn field() -> impl Strategy<Value = Field> {
 /// Keys other than id/name/tag: typos, prototype names, long and odd Unicode.
 fn unknown_key() -> impl Strategy<Value = String> {
     prop_oneof![
-        prop::sample::select(vec!["tags", "Name", "ID", "nme", "idx", "__proto__", "constructor", "prototype", "", " id", "id\0"])
-            .prop_map(str::to_owned),
+        prop::sample::select(vec![
+            "tags",
+            "Name",
+            "ID",
+            "nme",
+            "idx",
+            "__proto__",
+            "constructor",
+            "prototype",
+            "",
+            " id",
+            "id\0"
+        ])
+        .prop_map(str::to_owned),
         any::<String>(),
         (30usize..200, any::<char>()).prop_map(|(n, c)| c.to_string().repeat(n)),
     ]
-    .prop_filter("a known field", |k| !matches!(k.as_str(), "id" | "name" | "tag"))
+    .prop_filter("a known field", |k| {
+        !matches!(k.as_str(), "id" | "name" | "tag")
+    })
 }
 
 /// Inputs that are more often valid than a uniform draw would be, so both sides are exercised.
 fn raw() -> impl Strategy<Value = RawNewPlant> {
-    let valid_id = prop_oneof![any::<i64>().prop_map(Field::Int), (-MAX_SAFE as i64..=MAX_SAFE as i64).prop_map(|n| Field::Number(n as f64))];
+    let valid_id = prop_oneof![
+        any::<i64>().prop_map(Field::Int),
+        (-MAX_SAFE as i64..=MAX_SAFE as i64).prop_map(|n| Field::Number(n as f64))
+    ];
     let id = prop_oneof![field(), valid_id];
     let name = prop_oneof![field(), text().prop_map(Field::Str)];
     let tag = prop_oneof![field(), Just(Field::Absent), text().prop_map(Field::Str)];
     let unknown = prop_oneof![3 => Just(vec![]), 1 => prop::collection::vec(unknown_key(), 1..4)];
-    (id, name, tag, unknown).prop_map(|(id, name, tag, unknown)| RawNewPlant { id, name, tag, unknown })
+    (id, name, tag, unknown).prop_map(|(id, name, tag, unknown)| RawNewPlant {
+        id,
+        name,
+        tag,
+        unknown,
+    })
 }
 
 // ---- the oracle ----
@@ -81,7 +130,9 @@ fn raw() -> impl Strategy<Value = RawNewPlant> {
 fn expected_id(field: &Field) -> Option<&'static str> {
     match field {
         Field::Int(_) => None,
-        Field::Number(n) if n.is_nan() || n.is_infinite() || n.fract() != 0.0 => Some("not_integer"),
+        Field::Number(n) if n.is_nan() || n.is_infinite() || n.fract() != 0.0 => {
+            Some("not_integer")
+        }
         Field::Number(n) if n.abs() > MAX_SAFE => Some("unsafe_integer"),
         Field::Number(_) => None,
         Field::IntOutOfRange => Some("out_of_range"),
@@ -104,8 +155,15 @@ fn expected_string(field: &Field, required: bool) -> Option<&'static str> {
 
 /// The (path, code) list the oracle expects, in field order then key order.
 fn expected_issues(input: &RawNewPlant) -> Vec<(String, &'static str)> {
-    let known = [("id", expected_id(&input.id)), ("name", expected_string(&input.name, true)), ("tag", expected_string(&input.tag, false))];
-    let mut out: Vec<_> = known.into_iter().filter_map(|(p, c)| c.map(|c| (p.to_owned(), c))).collect();
+    let known = [
+        ("id", expected_id(&input.id)),
+        ("name", expected_string(&input.name, true)),
+        ("tag", expected_string(&input.tag, false)),
+    ];
+    let mut out: Vec<_> = known
+        .into_iter()
+        .filter_map(|(p, c)| c.map(|c| (p.to_owned(), c)))
+        .collect();
     out.extend(input.unknown.iter().map(|k| (k.clone(), "unknown_field")));
     out
 }
@@ -127,10 +185,22 @@ fn text_of(field: &Field) -> Option<String> {
 
 fn check_issue_message(issue: &Issue) {
     let shown: String = issue.path.chars().take(40).collect();
-    assert!(issue.message.contains(&shown), "the message does not name {shown:?}: {}", issue.message);
-    assert!(issue.message.chars().count() <= 400, "an unbounded message: {} chars", issue.message.chars().count());
+    assert!(
+        issue.message.contains(&shown),
+        "the message does not name {shown:?}: {}",
+        issue.message
+    );
+    assert!(
+        issue.message.chars().count() <= 400,
+        "an unbounded message: {} chars",
+        issue.message.chars().count()
+    );
     if matches!(issue.path.as_str(), "id" | "name" | "tag") {
-        assert!(issue.message.starts_with(&format!("{} ", issue.path)), "{}", issue.message);
+        assert!(
+            issue.message.starts_with(&format!("{} ", issue.path)),
+            "{}",
+            issue.message
+        );
     }
 }
 
@@ -201,7 +271,10 @@ mod through_json {
 #[test]
 fn the_oracle_itself_knows_the_edges() {
     assert_eq!(expected_id(&Field::Number(-0.0)), None);
-    assert_eq!(expected_id(&Field::Number(MAX_SAFE + 1.0)), Some("unsafe_integer"));
+    assert_eq!(
+        expected_id(&Field::Number(MAX_SAFE + 1.0)),
+        Some("unsafe_integer")
+    );
     assert_eq!(expected_id(&Field::Number(f64::NAN)), Some("not_integer"));
     assert_eq!(expected_string(&Field::Absent, false), None);
     assert_eq!(expected_string(&Field::Null, false), Some("invalid_type"));

@@ -10,16 +10,35 @@ use std::io;
 
 /// The fault names this route knows.
 pub const NAMES: &[&str] = &[
-    "200-not-json", "200-wrong-shape", "200-empty", "204", "400-not-error", "400-html",
-    "500-html", "401", "403", "404", "409", "503-error", "huge-error", "close-mid-body",
-    "200-lone-surrogate", "200-tag-null", "200-huge", "echo-token-400", "echo-token-401", "echo-token-500",
+    "200-not-json",
+    "200-wrong-shape",
+    "200-empty",
+    "204",
+    "400-not-error",
+    "400-html",
+    "500-html",
+    "401",
+    "403",
+    "404",
+    "409",
+    "503-error",
+    "huge-error",
+    "close-mid-body",
+    "200-lone-surrogate",
+    "200-tag-null",
+    "200-huge",
+    "echo-token-400",
+    "echo-token-401",
+    "echo-token-500",
 ];
 
 /// Answers with the fault named in the path (404 for an unknown name). The `echo-token-*` faults
 /// play a hostile server that repeats the request's `Authorization` header in its answer, and
 /// `echo-token-500` puts it across the point where a client cuts its excerpt (300 characters).
 pub async fn answer(Path(name): Path<String>, headers: HeaderMap) -> Response {
-    let auth = headers.get(header::AUTHORIZATION).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    let auth = headers
+        .get(header::AUTHORIZATION)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
     let auth = auth.unwrap_or_default();
     let echo = |status: StatusCode, code: i32| {
         let body = serde_json::json!({ "error": code, "message": format!("refused credentials {auth} (sent as {auth})") });
@@ -37,11 +56,23 @@ pub async fn answer(Path(name): Path<String>, headers: HeaderMap) -> Response {
         "400-not-error" => json(StatusCode::BAD_REQUEST, r#"{"oops":true}"#),
         "400-html" => html(StatusCode::BAD_REQUEST),
         "500-html" => html(StatusCode::INTERNAL_SERVER_ERROR),
-        "401" => json(StatusCode::UNAUTHORIZED, r#"{"error":4,"message":"who are you?"}"#),
-        "403" => json(StatusCode::FORBIDDEN, r#"{"error":5,"message":"not yours"}"#),
-        "404" => json(StatusCode::NOT_FOUND, r#"{"error":6,"message":"no such route"}"#),
+        "401" => json(
+            StatusCode::UNAUTHORIZED,
+            r#"{"error":4,"message":"who are you?"}"#,
+        ),
+        "403" => json(
+            StatusCode::FORBIDDEN,
+            r#"{"error":5,"message":"not yours"}"#,
+        ),
+        "404" => json(
+            StatusCode::NOT_FOUND,
+            r#"{"error":6,"message":"no such route"}"#,
+        ),
         "409" => json(StatusCode::CONFLICT, r#"{"error":7,"message":"conflict"}"#),
-        "503-error" => json(StatusCode::SERVICE_UNAVAILABLE, r#"{"error":8,"message":"try later"}"#),
+        "503-error" => json(
+            StatusCode::SERVICE_UNAVAILABLE,
+            r#"{"error":8,"message":"try later"}"#,
+        ),
         "200-huge" => {
             // A Plant of 2 MiB: a client reads at most 1 MiB of a 200 and refuses the rest.
             let body = format!(r#"{{"name":"{}"}}"#, "n".repeat(2 * 1024 * 1024));
@@ -66,7 +97,10 @@ pub async fn answer(Path(name): Path<String>, headers: HeaderMap) -> Response {
             });
             let mut response = Response::new(Body::from_stream(paced));
             let headers = response.headers_mut();
-            headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            headers.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
             headers.insert(header::CONTENT_LENGTH, HeaderValue::from_static("1000"));
             response
         }
@@ -90,10 +124,18 @@ pub const REDIRECTS: &[u16] = &[301, 302, 303, 307, 308];
 /// is not a redirect.
 pub async fn redirect(Path((status, port)): Path<(u16, u16)>) -> Response {
     if !REDIRECTS.contains(&status) {
-        return (StatusCode::BAD_REQUEST, "the status must be one of 301, 302, 303, 307, 308").into_response();
+        return (
+            StatusCode::BAD_REQUEST,
+            "the status must be one of 301, 302, 303, 307, 308",
+        )
+            .into_response();
     }
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::TEMPORARY_REDIRECT);
-    (status, [(header::LOCATION, format!("http://127.0.0.1:{port}/plants"))]).into_response()
+    (
+        status,
+        [(header::LOCATION, format!("http://127.0.0.1:{port}/plants"))],
+    )
+        .into_response()
 }
 
 fn with_type(status: StatusCode, content_type: &'static str, body: impl Into<Body>) -> Response {

@@ -110,7 +110,10 @@ pub fn app(config: Config) -> (Router, Arc<Store>) {
             .route("/__test/plants/{id}", get(stored_plant))
             .route("/__test/delay/{ms}/plants", post(delayed_create))
             .route("/__test/fault/{name}/plants", post(faults::answer))
-            .route("/__test/redirect/{status}/{port}/plants", post(faults::redirect));
+            .route(
+                "/__test/redirect/{status}/{port}/plants",
+                post(faults::redirect),
+            );
     }
     for (prefix, dir) in config.static_dirs {
         let files = ServeDir::new(dir).append_index_html_on_directories(true);
@@ -123,7 +126,10 @@ pub fn app(config: Config) -> (Router, Arc<Store>) {
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(CorsLayer::very_permissive())
         // Outermost, so preflights that the CORS layer answers are counted too.
-        .layer(middleware::from_fn_with_state(store.clone(), count_requests))
+        .layer(middleware::from_fn_with_state(
+            store.clone(),
+            count_requests,
+        ))
         .with_state(store.clone());
     (router, store)
 }
@@ -136,15 +142,29 @@ async fn count_requests(State(store): State<Arc<Store>>, request: Request, next:
 }
 
 fn error(status: StatusCode, code: i32, message: impl Into<String>) -> Response {
-    (status, Json(ApiError { error: code, message: message.into() })).into_response()
+    (
+        status,
+        Json(ApiError {
+            error: code,
+            message: message.into(),
+        }),
+    )
+        .into_response()
 }
 
 /// `POST /plants`: the operation of the contract.
 async fn create(State(store): State<Arc<Store>>, headers: HeaderMap, body: Bytes) -> Response {
     record(&store, "/plants", &headers, &body);
     if !authorized(&headers, &store.token) {
-        let mut response = error(StatusCode::UNAUTHORIZED, codes::UNAUTHORIZED, "missing or invalid bearer token");
-        response.headers_mut().insert(header::WWW_AUTHENTICATE, header::HeaderValue::from_static("Bearer"));
+        let mut response = error(
+            StatusCode::UNAUTHORIZED,
+            codes::UNAUTHORIZED,
+            "missing or invalid bearer token",
+        );
+        response.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            header::HeaderValue::from_static("Bearer"),
+        );
         return response;
     }
     let plant = match parse_new_plant(&headers, &body) {
@@ -156,13 +176,19 @@ async fn create(State(store): State<Arc<Store>>, headers: HeaderMap, body: Bytes
         let message = format!("a plant with id {} already exists", plant.id);
         return error(StatusCode::BAD_REQUEST, codes::DUPLICATE_ID, message);
     }
-    let created = Plant { name: plant.name.clone(), tag: plant.tag.clone() };
+    let created = Plant {
+        name: plant.name.clone(),
+        tag: plant.tag.clone(),
+    };
     plants.insert(plant.id, plant);
     (StatusCode::OK, Json(created)).into_response()
 }
 
 fn authorized(headers: &HeaderMap, token: &str) -> bool {
-    let Some(value) = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()) else {
+    let Some(value) = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+    else {
         return false;
     };
     match value.split_once(' ') {
@@ -181,27 +207,43 @@ fn parse_new_plant(headers: &HeaderMap, body: &[u8]) -> Result<NewPlant, Respons
         .and_then(|v| v.split(';').next())
         .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"));
     if !json_type {
-        return Err(bad("the body must be sent as Content-Type: application/json".into()));
+        return Err(bad(
+            "the body must be sent as Content-Type: application/json".into(),
+        ));
     }
     if body.is_empty() {
         return Err(bad("the request body is required: a NewPlant".into()));
     }
-    let value: serde_json::Value =
-        serde_json::from_slice(body).map_err(|e| bad(format!("the body is not valid JSON: {e}")))?;
+    let value: serde_json::Value = serde_json::from_slice(body)
+        .map_err(|e| bad(format!("the body is not valid JSON: {e}")))?;
     let invalid = |issues: Vec<String>| {
-        error(StatusCode::BAD_REQUEST, codes::INVALID_PLANT, format!("invalid NewPlant: {}", issues.join("; ")))
+        error(
+            StatusCode::BAD_REQUEST,
+            codes::INVALID_PLANT,
+            format!("invalid NewPlant: {}", issues.join("; ")),
+        )
     };
     let raw = RawNewPlant::from_json_value(value).map_err(|issue| invalid(vec![issue.message]))?;
-    validate_new_plant(raw).map_err(|issues| invalid(issues.into_iter().map(|i| i.message).collect()))
+    validate_new_plant(raw)
+        .map_err(|issues| invalid(issues.into_iter().map(|i| i.message).collect()))
 }
 
 fn record(store: &Store, path: &str, headers: &HeaderMap, body: &[u8]) {
     let headers = headers
         .iter()
-        .map(|(k, v)| (k.as_str().to_owned(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+        .map(|(k, v)| {
+            (
+                k.as_str().to_owned(),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            )
+        })
         .collect();
     let body = String::from_utf8_lossy(body).into_owned();
-    *lock(&store.last) = Some(SeenRequest { path: path.to_owned(), headers, body });
+    *lock(&store.last) = Some(SeenRequest {
+        path: path.to_owned(),
+        headers,
+        body,
+    });
 }
 
 async fn delayed_create(
@@ -215,7 +257,8 @@ async fn delayed_create(
 }
 
 async fn stats(State(store): State<Arc<Store>>) -> Response {
-    Json(json!({ "requests": store.request_count(), "plants": store.plant_count() })).into_response()
+    Json(json!({ "requests": store.request_count(), "plants": store.plant_count() }))
+        .into_response()
 }
 
 async fn reset(State(store): State<Arc<Store>>) -> StatusCode {
@@ -232,7 +275,9 @@ async fn last(State(store): State<Arc<Store>>) -> Response {
 /// A stored plant, its id as a string so a JavaScript reader keeps every digit.
 async fn stored_plant(State(store): State<Arc<Store>>, Path(id): Path<i64>) -> Response {
     match store.plant(id) {
-        Some(p) => Json(json!({ "id": p.id.to_string(), "name": p.name, "tag": p.tag })).into_response(),
+        Some(p) => {
+            Json(json!({ "id": p.id.to_string(), "name": p.name, "tag": p.tag })).into_response()
+        }
         None => StatusCode::NOT_FOUND.into_response(),
     }
 }
@@ -253,5 +298,7 @@ pub async fn serve(
     let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
         let _ = tcp.set_nodelay(true);
     });
-    axum::serve(listener, router).with_graceful_shutdown(shutdown).await
+    axum::serve(listener, router)
+        .with_graceful_shutdown(shutdown)
+        .await
 }

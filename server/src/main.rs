@@ -7,7 +7,8 @@ use plant_store_server::{app, serve, Config};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: plant-store-server [--port N] [--token T] [--test-routes] [--www DIR] [--pkg DIR]";
+const USAGE: &str =
+    "usage: plant-store-server [--port N] [--token T] [--test-routes] [--www DIR] [--pkg DIR]";
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -22,16 +23,28 @@ async fn main() -> ExitCode {
 
 async fn run() -> Result<(), String> {
     let mut port: u16 = 4010;
-    let mut config = Config { token: "demo-token".into(), test_routes: false, static_dirs: vec![] };
+    let mut config = Config {
+        token: "demo-token".into(),
+        test_routes: false,
+        static_dirs: vec![],
+    };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{arg} needs a value"));
         match arg.as_str() {
-            "--port" => port = value()?.parse().map_err(|_| "--port takes a number from 0 to 65535")?,
+            "--port" => {
+                port = value()?
+                    .parse()
+                    .map_err(|_| "--port takes a number from 0 to 65535")?
+            }
             "--token" => config.token = value()?,
             "--test-routes" => config.test_routes = true,
-            "--www" => config.static_dirs.push(("/".into(), PathBuf::from(value()?))),
-            "--pkg" => config.static_dirs.push(("/pkg".into(), PathBuf::from(value()?))),
+            "--www" => config
+                .static_dirs
+                .push(("/".into(), PathBuf::from(value()?))),
+            "--pkg" => config
+                .static_dirs
+                .push(("/pkg".into(), PathBuf::from(value()?))),
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return Ok(());
@@ -44,7 +57,9 @@ async fn run() -> Result<(), String> {
     let ready = |addr| {
         println!("listening on http://{addr}");
     };
-    serve(router, port, ready, shutdown_signal()).await.map_err(|e| format!("cannot listen on port {port}: {e}"))
+    serve(router, port, ready, shutdown_signal())
+        .await
+        .map_err(|e| format!("cannot listen on port {port}: {e}"))
 }
 
 async fn shutdown_signal() {
@@ -53,7 +68,8 @@ async fn shutdown_signal() {
     };
     #[cfg(unix)]
     let term = async {
-        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
             s.recv().await;
         }
     };
