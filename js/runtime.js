@@ -195,7 +195,6 @@ class Call {
     this.timeoutMs = timeoutMs;
     this.started = now();
     this.settled = false;
-    this.complete = true;
     if (this.signals !== undefined) {
       const aborted = this.signals.find((s) => s.aborted);
       if (aborted !== undefined) {
@@ -446,7 +445,7 @@ export class Sender {
       const init = new FetchInit(headers, body, call);
       // The answer is read inside the try (a Response subclass's getters may throw too). Status -1:
       // fetch resolved to something that is not a Response. A redirect's body is not read.
-      let status = -1, redirect = false, bytes, limit = 0;
+      let status = -1, redirect = false, read, limit = 0;
       try {
         const response = await call.wait(fetch(url, init));
         if (isA(response, Response)) {
@@ -455,17 +454,17 @@ export class Sender {
           redirect = (status >= 300 && status < 400) || (status === 0 && response.type === 'opaqueredirect');
           if (!redirect) {
             limit = status === 200 ? Math.max(this.okLimit, ECHO_BYTES_PER_UNIT * body.length + ECHO_SLACK) : this.errorLimit;
-            bytes = await readBody(response, limit, call);
+            read = await readBody(response, limit, call);
           }
           else if (response.body !== null) response.body.cancel().catch(noop);
         }
       } catch (failure) {
         throw this.failed(call, failure, secret);
       }
-      if (bytes === undefined) throw engine.answerError(status, redirect, EMPTY, true, limit, secret);
+      if (read === undefined) throw engine.answerError(status, redirect, EMPTY, true, limit, secret);
       if (call.state !== RUNNING) throw this.failed(call, undefined, secret);
-      if (status === 200 && call.complete && engine.isPlant(bytes)) return plantOf(bytes);
-      throw engine.answerError(status, false, bytes, call.complete, limit, secret);
+      if (status === 200 && read.complete && engine.isPlant(read.bytes)) return plantOf(read.bytes);
+      throw engine.answerError(status, false, read.bytes, read.complete, limit, secret);
     } finally {
       call.dispose();
     }
@@ -517,12 +516,12 @@ class FetchInit {
 }
 
 /**
- * At most `limit` bytes of the body; the rest is cancelled unread, and `call.complete` is false.
- * A stopped call cancels the reader, which ends a pending read.
+ * At most `limit` bytes of the body; the rest is cancelled unread. `complete` tells whether the
+ * whole body was read. A stopped call cancels the reader, which ends a pending read.
  */
 async function readBody(response, limit, call) {
   const stream = response.body;
-  if (stream === null) return EMPTY;
+  if (stream === null) return { bytes: EMPTY, complete: true };
   const reader = stream.getReader();
   call.reader = reader;
   let bytes = EMPTY;
@@ -535,14 +534,13 @@ async function readBody(response, limit, call) {
     if (size + value.length > limit) {
       (chunks ??= [bytes]).push(value.subarray(0, limit - size));
       reader.cancel().catch(noop);
-      call.complete = false;
-      return join(chunks, limit);
+      return { bytes: join(chunks, limit), complete: false };
     }
     if (size === 0) bytes = value;
     else (chunks ??= [bytes]).push(value);
     size += value.length;
   }
-  return chunks === undefined ? bytes : join(chunks, size);
+  return { bytes: chunks === undefined ? bytes : join(chunks, size), complete: true };
 }
 
 function join(chunks, size) {
