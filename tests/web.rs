@@ -59,6 +59,16 @@ async fn request_count() -> f64 {
         .unwrap()
 }
 
+/// After a failure, a valid call still succeeds: the module keeps working.
+async fn the_module_still_works() {
+    settle(create_plant(
+        js("({ id: uid(), name: 'after' })"),
+        options(),
+    ))
+    .await
+    .expect("a valid call after a failure");
+}
+
 fn options() -> JsValue {
     js("({ baseUrl: SERVER, token: TOKEN })")
 }
@@ -208,13 +218,7 @@ async fn validation_fails_locally_and_sends_nothing() {
         before,
         "no request may reach the server"
     );
-    // The module keeps working after failures.
-    settle(create_plant(
-        js("({ id: uid(), name: 'after' })"),
-        options(),
-    ))
-    .await
-    .unwrap();
+    the_module_still_works().await;
 }
 
 #[wasm_bindgen_test]
@@ -511,9 +515,7 @@ async fn a_misbehaving_injected_fetch_cannot_break_the_module() {
         let options = js(&format!("({{ baseUrl: SERVER, token: TOKEN, timeoutMs: 100, fetch: {source} }})"));
         expect_error(settle(create_plant(js("({ id: uid(), name: 'm' })"), options)).await, kind);
     }
-    settle(create_plant(js("({ id: uid(), name: 'fine' })"), options()))
-        .await
-        .unwrap();
+    the_module_still_works().await;
 }
 
 #[wasm_bindgen_test]
@@ -546,12 +548,7 @@ async fn a_revoked_proxy_is_refused_not_thrown() {
         settle(create_plant(js("({ id: uid(), name: 'x' })"), js(revoked))).await,
         "config",
     );
-    settle(create_plant(
-        js("({ id: uid(), name: 'after' })"),
-        options(),
-    ))
-    .await
-    .unwrap();
+    the_module_still_works().await;
 }
 
 #[wasm_bindgen_test]
