@@ -27,7 +27,7 @@ impl Engine {
     /// Whether a complete 200 body is a Plant under the contract (strict JSON, see the model).
     #[wasm_bindgen(js_name = isPlant)]
     pub fn is_plant(&self, body: &[u8]) -> bool {
-        Plant::from_json(body).is_ok()
+        Plant::check_json(body).is_ok()
     }
 
     /// The error for an answer that is not a Plant. `status` is -1 when fetch resolved to something

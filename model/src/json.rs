@@ -4,17 +4,20 @@
 //! 30 KB (its parser, and float formatting for its error messages). Strict as RFC 8259 says: the whole
 //! input is one value, UTF-8, no trailing data, no raw control characters in strings, escapes
 //! well-formed, and an escaped lone surrogate is an error (it would otherwise be silently replaced).
-//! Duplicate keys are an error. Nested values are checked and skipped; numbers are kept exact only
-//! as integers that fit an `i64`. Differential tests against serde_json keep it honest.
+//! Nested values are checked and skipped; numbers are kept exact only as integers that fit an
+//! `i64`. A key may repeat, as RFC 8259 allows: the members come back in order, and a shape refuses
+//! a repeated field that it reads (see `shapes`). Differential tests against serde_json keep it honest.
 
+use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-/// A member value, as far as the contract's shapes care.
+/// A member value, as far as the contract's shapes care. A string borrows from the input unless it
+/// holds an escape, so checking a body allocates nothing for its strings.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Value {
+pub enum Value<'a> {
     /// A string.
-    Str(String),
+    Str(Cow<'a, str>),
     /// An integer written without fraction or exponent, inside the `i64` range.
     Int(i64),
     /// Any other number.
@@ -37,11 +40,14 @@ pub struct JsonError {
 /// Nesting deeper than this is refused rather than followed (the stack is small in wasm).
 const MAX_DEPTH: usize = 64;
 
-/// Reads `bytes` as one JSON object and returns its members in order.
+/// One member of an object: its key and value.
+pub type Member<'a> = (Cow<'a, str>, Value<'a>);
+
+/// Reads `bytes` as one JSON object and returns its members in order, a repeated key included.
 ///
 /// # Errors
 /// A [`JsonError`] for anything that is not exactly one well-formed JSON object.
-pub fn read_object(bytes: &[u8]) -> Result<Vec<(String, Value)>, JsonError> {
+pub fn read_object(bytes: &[u8]) -> Result<Vec<Member<'_>>, JsonError> {
     if core::str::from_utf8(bytes).is_err() {
         return Err(JsonError {
             reason: "the body is not UTF-8",
@@ -75,25 +81,30 @@ impl<'a> Reader<'a> {
     }
 
     /// The bytes from `start` up to the current position.
+    #[inline(always)]
     fn since(&self, start: usize) -> &'a [u8] {
         self.bytes.get(start..self.at).unwrap_or_default()
     }
 
     /// The bytes from the current position on.
+    #[inline(always)]
     fn rest(&self) -> &'a [u8] {
         self.bytes.get(self.at..).unwrap_or_default()
     }
 
+    #[inline(always)]
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.at).copied()
     }
 
+    #[inline(always)]
     fn next(&mut self) -> Option<u8> {
         let b = self.peek()?;
         self.at += 1;
         Some(b)
     }
 
+    #[inline(always)]
     fn skip_ws(&mut self) {
         while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
             self.at += 1;
@@ -111,9 +122,9 @@ impl<'a> Reader<'a> {
     }
 
     /// An object at `{`; its members when `depth` is 0 (the top level), else checked and dropped.
-    fn object(&mut self, depth: usize) -> Result<Option<Vec<(String, Value)>>, JsonError> {
+    fn object(&mut self, depth: usize) -> Result<Option<Vec<Member<'a>>>, JsonError> {
         self.at += 1;
-        let mut members: Vec<(String, Value)> = Vec::new();
+        let mut members: Vec<Member<'a>> = Vec::new();
         self.skip_ws();
         if self.peek() == Some(b'}') {
             self.at += 1;
@@ -124,17 +135,10 @@ impl<'a> Reader<'a> {
             if self.peek() != Some(b'"') {
                 return Err(self.error("expected a string key"));
             }
-            let key_at = self.at;
             let key = self.string()?;
             self.expect(b':', "expected ':' after a key")?;
             let value = self.value(depth + 1)?;
             if depth == 0 {
-                if members.iter().any(|(k, _)| *k == key) {
-                    return Err(JsonError {
-                        reason: "duplicate key",
-                        at: key_at,
-                    });
-                }
                 members.push((key, value));
             }
             self.skip_ws();
@@ -149,7 +153,7 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn value(&mut self, depth: usize) -> Result<Value, JsonError> {
+    fn value(&mut self, depth: usize) -> Result<Value<'a>, JsonError> {
         if depth > MAX_DEPTH {
             return Err(self.error("nested too deeply"));
         }
@@ -187,7 +191,7 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn literal(&mut self, word: &'static str) -> Result<Value, JsonError> {
+    fn literal(&mut self, word: &'static str) -> Result<Value<'a>, JsonError> {
         if self.rest().starts_with(word.as_bytes()) {
             self.at += word.len();
             Ok(Value::Literal(word))
@@ -205,7 +209,7 @@ impl<'a> Reader<'a> {
         self.since(start)
     }
 
-    fn number(&mut self) -> Result<Value, JsonError> {
+    fn number(&mut self) -> Result<Value<'a>, JsonError> {
         let negative = self.peek() == Some(b'-');
         if negative {
             self.at += 1;
@@ -275,18 +279,28 @@ impl<'a> Reader<'a> {
         Ok(v)
     }
 
-    fn string(&mut self) -> Result<String, JsonError> {
+    /// A run of string bytes up to a quote, a backslash or a control character.
+    fn run(&mut self) -> &'a str {
+        let start = self.at;
+        while matches!(self.peek(), Some(b) if b != b'"' && b != b'\\' && b >= 0x20) {
+            self.at += 1;
+        }
+        // The input was checked to be UTF-8, and runs end only at ASCII bytes.
+        core::str::from_utf8(self.since(start)).unwrap_or_default()
+    }
+
+    /// A string at `"`: borrowed from the input when it holds no escape, else decoded.
+    fn string(&mut self) -> Result<Cow<'a, str>, JsonError> {
         self.at += 1;
-        let mut out = String::new();
+        let first = self.run();
+        if self.peek() == Some(b'"') {
+            self.at += 1;
+            return Ok(Cow::Borrowed(first));
+        }
+        let mut out = String::from(first);
         loop {
-            let run_start = self.at;
-            while matches!(self.peek(), Some(b) if b != b'"' && b != b'\\' && b >= 0x20) {
-                self.at += 1;
-            }
-            // The input was checked to be UTF-8, and runs end only at ASCII bytes.
-            out.push_str(core::str::from_utf8(self.since(run_start)).unwrap_or_default());
             match self.next() {
-                Some(b'"') => return Ok(out),
+                Some(b'"') => return Ok(Cow::Owned(out)),
                 Some(b'\\') => {}
                 Some(_) => {
                     self.at -= 1;
@@ -339,6 +353,7 @@ impl<'a> Reader<'a> {
                 }
             };
             out.push(c);
+            out.push_str(self.run());
         }
     }
 }
@@ -405,6 +420,14 @@ mod tests {
             ]
         );
         assert_eq!(read_object(b"{}").unwrap(), vec![]);
+        // A repeated key is kept, in order (RFC 8259 allows it; the shapes decide).
+        assert_eq!(
+            read_object(br#"{"a":1,"a":"x"}"#).unwrap(),
+            vec![
+                ("a".into(), Value::Int(1)),
+                ("a".into(), Value::Str("x".into()))
+            ]
+        );
         assert_eq!(
             read_object(br#"{"n":9223372036854775808}"#).unwrap()[0].1,
             Value::OtherNumber
@@ -441,7 +464,6 @@ mod tests {
             b"{\"a\":\"\\ud800\"}",
             b"{\"a\":\"\\udc00\"}",
             b"{\"a\":\"\\ud800\\u0041\"}",
-            b"{\"a\":1,\"a\":2}",
             b"{\"a\":\"\xff\"}",
             b"{\"a\":[1,]}",
             b"{\"a\":[1 2]}",
@@ -482,6 +504,7 @@ mod tests {
             "\\uD83C\\uDF3F",
             "tab\there",
             "\\u00e9",
+            "before\\nafter\\u00e9end",
             "\\uffff",
         ];
         let numbers = [
@@ -520,7 +543,7 @@ mod tests {
             );
             if let (Ok(ours), Ok(theirs)) = (ours, theirs) {
                 for (key, value) in ours {
-                    match (value, &theirs[&key]) {
+                    match (value, &theirs[&*key]) {
                         (Value::Str(a), serde_json::Value::String(b)) => assert_eq!(&a, b, "{doc}"),
                         // serde_json keeps -0 as a float; it is the integer 0 (JSON Schema agrees).
                         (Value::Int(0), serde_json::Value::Number(b))

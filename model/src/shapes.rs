@@ -1,10 +1,11 @@
 //! The three shapes of the contract and their JSON form.
 //!
 //! JSON is read strictly (see [`crate::json`]): a field of the wrong type, a `null` where the
-//! contract says "string", a duplicate key or a string with an escaped lone surrogate is an error,
-//! never silently repaired. Fields the contract does not name are ignored, as a server may add them.
+//! contract says "string", a field that appears twice or a string with an escaped lone surrogate is
+//! an error, never silently repaired. Fields the contract does not name are ignored, as a server may add them.
 
-use crate::json::{self, JsonError, Value};
+use crate::json::{self, JsonError, Member, Value};
+use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -84,9 +85,38 @@ impl NewPlant {
     }
 }
 
-fn take(members: &mut Vec<(String, Value)>, key: &str) -> Option<Value> {
-    let i = members.iter().position(|(k, _)| k == key)?;
-    Some(members.swap_remove(i).1)
+/// The value of the field `key`, if present. A field that appears twice is refused with `repeated`:
+/// which value is meant is ambiguous (`JSON.parse` keeps the last, other readers the first). A
+/// repeated key that no shape reads is left alone, as RFC 8259 allows it.
+fn take<'a>(
+    members: &mut Vec<Member<'a>>,
+    key: &str,
+    repeated: &'static str,
+) -> Result<Option<Value<'a>>, BodyError> {
+    let mut at = members.iter().enumerate().filter(|(_, (k, _))| k == key);
+    let Some((i, _)) = at.next() else {
+        return Ok(None);
+    };
+    if at.next().is_some() {
+        return Err(BodyError::Shape(repeated));
+    }
+    Ok(Some(members.swap_remove(i).1))
+}
+
+/// The name and tag of a Plant body, borrowed from it where they hold no escape.
+fn plant_fields(bytes: &[u8]) -> Result<(Cow<'_, str>, Option<Cow<'_, str>>), BodyError> {
+    let mut members = json::read_object(bytes).map_err(BodyError::Json)?;
+    let name = match take(&mut members, "name", "name appears more than once")? {
+        Some(Value::Str(name)) => name,
+        Some(_) => return Err(BodyError::Shape("name is not a string")),
+        None => return Err(BodyError::Shape("name is missing")),
+    };
+    let tag = match take(&mut members, "tag", "tag appears more than once")? {
+        Some(Value::Str(tag)) => Some(tag),
+        Some(_) => return Err(BodyError::Shape("tag is not a string")),
+        None => None,
+    };
+    Ok((name, tag))
 }
 
 impl Plant {
@@ -95,18 +125,20 @@ impl Plant {
     /// # Errors
     /// When the bytes are not one JSON object or not a Plant.
     pub fn from_json(bytes: &[u8]) -> Result<Plant, BodyError> {
-        let mut members = json::read_object(bytes).map_err(BodyError::Json)?;
-        let name = match take(&mut members, "name") {
-            Some(Value::Str(name)) => name,
-            Some(_) => return Err(BodyError::Shape("name is not a string")),
-            None => return Err(BodyError::Shape("name is missing")),
-        };
-        let tag = match take(&mut members, "tag") {
-            Some(Value::Str(tag)) => Some(tag),
-            Some(_) => return Err(BodyError::Shape("tag is not a string")),
-            None => None,
-        };
-        Ok(Plant { name, tag })
+        let (name, tag) = plant_fields(bytes)?;
+        Ok(Plant {
+            name: name.into_owned(),
+            tag: tag.map(Cow::into_owned),
+        })
+    }
+
+    /// Checks that a JSON body is a Plant, as [`Plant::from_json`] would, without copying its
+    /// strings.
+    ///
+    /// # Errors
+    /// When the bytes are not one JSON object or not a Plant.
+    pub fn check_json(bytes: &[u8]) -> Result<(), BodyError> {
+        plant_fields(bytes).map(drop)
     }
 }
 
@@ -117,15 +149,15 @@ impl ApiError {
     /// When the bytes are not one JSON object or not Error-shaped (`error` must fit an int32).
     pub fn from_json(bytes: &[u8]) -> Result<ApiError, BodyError> {
         let mut members = json::read_object(bytes).map_err(BodyError::Json)?;
-        let error = match take(&mut members, "error") {
+        let error = match take(&mut members, "error", "error appears more than once")? {
             Some(Value::Int(n)) => {
                 i32::try_from(n).map_err(|_| BodyError::Shape("error is not an int32"))?
             }
             Some(_) => return Err(BodyError::Shape("error is not an integer")),
             None => return Err(BodyError::Shape("error is missing")),
         };
-        let message = match take(&mut members, "message") {
-            Some(Value::Str(message)) => message,
+        let message = match take(&mut members, "message", "message appears more than once")? {
+            Some(Value::Str(message)) => message.into_owned(),
             Some(_) => return Err(BodyError::Shape("message is not a string")),
             None => return Err(BodyError::Shape("message is missing")),
         };
@@ -194,6 +226,57 @@ mod tests {
             .unwrap_err()
             .describe(&mut why);
         assert_eq!(why, "not JSON: expected ':' after a key at byte 8");
+    }
+
+    #[test]
+    fn a_field_that_appears_twice_is_refused_and_another_repeated_key_is_not() {
+        for (body, reason) in [
+            (
+                &br#"{"name":"a","name":"b"}"#[..],
+                "name appears more than once",
+            ),
+            // Keys are compared once decoded: \u006e is "n".
+            (
+                br#"{"name":"a","\u006eame":"a"}"#,
+                "name appears more than once",
+            ),
+            (
+                br#"{"tag":"x","name":"a","tag":"x"}"#,
+                "tag appears more than once",
+            ),
+        ] {
+            let mut why = String::new();
+            Plant::from_json(body).unwrap_err().describe(&mut why);
+            assert_eq!(why, reason, "{}", String::from_utf8_lossy(body));
+            assert_eq!(Plant::check_json(body).map_err(|_| ()), Err(()));
+        }
+        let body = br#"{"x":1,"name":"Fern","x":[2],"x":{"y":3}}"#;
+        assert_eq!(Plant::from_json(body).unwrap().name, "Fern");
+        assert_eq!(Plant::check_json(body), Ok(()));
+        let body = br#"{"error":1,"message":"a","message":"b"}"#;
+        let mut why = String::new();
+        ApiError::from_json(body).unwrap_err().describe(&mut why);
+        assert_eq!(why, "message appears more than once");
+    }
+
+    #[test]
+    fn check_json_agrees_with_from_json() {
+        for body in [
+            &br#"{"name":"Fern","tag":"x"}"#[..],
+            br#"{"name":"F\u00e9rn \ud83c\udf3f","tag":"a\"b"}"#,
+            br#"{"name":"a","tag":null}"#,
+            br#"{"tag":"x"}"#,
+            br#"{"name":"\ud800"}"#,
+            b"{}",
+            b"[]",
+        ] {
+            assert_eq!(
+                Plant::check_json(body),
+                Plant::from_json(body).map(drop),
+                "{}",
+                String::from_utf8_lossy(body)
+            );
+        }
     }
 
     #[test]
