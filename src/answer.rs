@@ -174,12 +174,8 @@ pub(crate) fn outcome(
     secret: &str,
 ) -> Result<Plant, Error> {
     let excerpt = |text: &str| excerpt(&redacted(text, secret));
-    let body_excerpt = |body: &[u8], complete| {
-        body_excerpt(
-            redacted(&String::from_utf8_lossy(body), secret).as_bytes(),
-            complete,
-        )
-    };
+    let body_excerpt =
+        |body: &[u8], complete| body_excerpt(&redacted(&lossy(body), secret), complete);
     match status {
         200 if !complete => Err(Error::new(
             Kind::InvalidResponse,
@@ -251,11 +247,33 @@ fn excerpt(text: &str) -> String {
     out
 }
 
-fn body_excerpt(body: &[u8], complete: bool) -> String {
-    if body.is_empty() {
+/// `bytes` as text, each invalid sequence as U+FFFD, as `String::from_utf8_lossy` does (which
+/// would cost the .wasm 1 KB).
+fn lossy(mut bytes: &[u8]) -> String {
+    let mut text = String::new();
+    loop {
+        match core::str::from_utf8(bytes) {
+            Ok(valid) => {
+                text.push_str(valid);
+                return text;
+            }
+            Err(e) => {
+                let (valid, rest) = bytes.split_at(e.valid_up_to());
+                text.push_str(core::str::from_utf8(valid).unwrap_or_default());
+                text.push(char::REPLACEMENT_CHARACTER);
+                // No error length: the bytes end inside a sequence, which is one replacement.
+                let invalid = e.error_len().map_or(rest.len(), usize::from);
+                bytes = rest.get(invalid..).unwrap_or_default();
+            }
+        }
+    }
+}
+
+/// The body's text (already made valid and redacted), for a message.
+fn body_excerpt(text: &str, complete: bool) -> String {
+    if text.is_empty() {
         return "an empty body".into();
     }
-    let text = String::from_utf8_lossy(body);
     let shown = excerpt(text.trim());
     if complete && shown.chars().count() < EXCERPT_CHARS {
         ["body \"", &shown, "\""].concat()
@@ -364,6 +382,22 @@ mod tests {
                 Kind::UnexpectedStatus,
                 "{status}"
             );
+        }
+    }
+
+    #[test]
+    fn invalid_utf8_is_replaced_as_std_does() {
+        for bytes in [
+            &b""[..],
+            b"plain",
+            b"caf\xc3\xa9",
+            b"a\xffb",
+            b"\xf0\x9f\x8c",
+            b"\xf0\x9f\x8cx\xe2\x82",
+            b"\xed\xa0\x80",
+            b"\xc0\xaf\xf5\x80",
+        ] {
+            assert_eq!(lossy(bytes), String::from_utf8_lossy(bytes), "{bytes:?}");
         }
     }
 
