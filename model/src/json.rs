@@ -48,6 +48,19 @@ pub type Member<'a> = (Cow<'a, str>, Value<'a>);
 /// # Errors
 /// A [`JsonError`] for anything that is not exactly one well-formed JSON object.
 pub fn read_object(bytes: &[u8]) -> Result<Vec<Member<'_>>, JsonError> {
+    read(bytes, None)
+}
+
+/// Reads `bytes` as [`read_object`] does, but keeps only the members named in `fields`: the others
+/// are checked and dropped, so a body of many members costs no memory for them.
+///
+/// # Errors
+/// A [`JsonError`] for anything that is not exactly one well-formed JSON object.
+pub fn read_fields<'a>(bytes: &'a [u8], fields: &[&str]) -> Result<Vec<Member<'a>>, JsonError> {
+    read(bytes, Some(fields))
+}
+
+fn read<'a>(bytes: &'a [u8], fields: Option<&[&str]>) -> Result<Vec<Member<'a>>, JsonError> {
     if core::str::from_utf8(bytes).is_err() {
         return Err(JsonError {
             reason: "the body is not UTF-8",
@@ -59,7 +72,7 @@ pub fn read_object(bytes: &[u8]) -> Result<Vec<Member<'_>>, JsonError> {
     if reader.peek() != Some(b'{') {
         return Err(reader.error("expected a JSON object"));
     }
-    let members = reader.object(0)?.unwrap_or_default();
+    let members = reader.object(0, fields)?.unwrap_or_default();
     reader.skip_ws();
     if reader.at != bytes.len() {
         return Err(reader.error("unexpected data after the JSON value"));
@@ -121,8 +134,13 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// An object at `{`; its members when `depth` is 0 (the top level), else checked and dropped.
-    fn object(&mut self, depth: usize) -> Result<Option<Vec<Member<'a>>>, JsonError> {
+    /// An object at `{`; its members when `depth` is 0 (the top level: those named in `fields`, or
+    /// all), else checked and dropped.
+    fn object(
+        &mut self,
+        depth: usize,
+        fields: Option<&[&str]>,
+    ) -> Result<Option<Vec<Member<'a>>>, JsonError> {
         self.at += 1;
         let mut members: Vec<Member<'a>> = Vec::new();
         self.skip_ws();
@@ -138,7 +156,7 @@ impl<'a> Reader<'a> {
             let key = self.string()?;
             self.expect(b':', "expected ':' after a key")?;
             let value = self.value(depth + 1)?;
-            if depth == 0 {
+            if depth == 0 && fields.is_none_or(|fields| fields.contains(&&*key)) {
                 members.push((key, value));
             }
             self.skip_ws();
@@ -160,7 +178,7 @@ impl<'a> Reader<'a> {
         self.skip_ws();
         match self.peek() {
             Some(b'"') => self.string().map(Value::Str),
-            Some(b'{') => self.object(depth).map(|_| Value::Composite),
+            Some(b'{') => self.object(depth, None).map(|_| Value::Composite),
             Some(b'[') => self.array(depth).map(|()| Value::Composite),
             Some(b'-' | b'0'..=b'9') => self.number(),
             Some(b't') => self.literal("true"),
@@ -433,6 +451,27 @@ mod tests {
             Value::OtherNumber
         );
         assert_eq!(read_object(br#"{"n":-0}"#).unwrap()[0].1, Value::Int(0));
+    }
+
+    #[test]
+    fn read_fields_keeps_only_the_fields_named_and_checks_the_rest() {
+        assert_eq!(
+            read_fields(
+                br#"{"x":1,"name":"a","y":[2],"name":"b","\u0078":3}"#,
+                &["name"]
+            )
+            .unwrap(),
+            vec![
+                ("name".into(), Value::Str("a".into())),
+                ("name".into(), Value::Str("b".into()))
+            ]
+        );
+        for bad in [
+            &br#"{"x":01,"name":"a"}"#[..],
+            br#"{"x":"\ud800","name":"a"}"#,
+        ] {
+            assert!(read_fields(bad, &["name"]).is_err());
+        }
     }
 
     #[test]

@@ -105,7 +105,7 @@ fn take<'a>(
 
 /// The name and tag of a Plant body, borrowed from it where they hold no escape.
 fn plant_fields(bytes: &[u8]) -> Result<(Cow<'_, str>, Option<Cow<'_, str>>), BodyError> {
-    let mut members = json::read_object(bytes).map_err(BodyError::Json)?;
+    let mut members = json::read_fields(bytes, &["name", "tag"]).map_err(BodyError::Json)?;
     let name = match take(&mut members, "name", "name appears more than once")? {
         Some(Value::Str(name)) => name,
         Some(_) => return Err(BodyError::Shape("name is not a string")),
@@ -148,7 +148,8 @@ impl ApiError {
     /// # Errors
     /// When the bytes are not one JSON object or not Error-shaped (`error` must fit an int32).
     pub fn from_json(bytes: &[u8]) -> Result<ApiError, BodyError> {
-        let mut members = json::read_object(bytes).map_err(BodyError::Json)?;
+        let mut members =
+            json::read_fields(bytes, &["error", "message"]).map_err(BodyError::Json)?;
         let error = match take(&mut members, "error", "error appears more than once")? {
             Some(Value::Int(n)) => {
                 i32::try_from(n).map_err(|_| BodyError::Shape("error is not an int32"))?
