@@ -27,6 +27,8 @@ pub const NAMES: &[&str] = &[
     "200-lone-surrogate",
     "200-tag-null",
     "200-huge",
+    "200-name-twice",
+    "200-many-keys",
     "echo-token-400",
     "echo-token-401",
     "echo-token-500",
@@ -76,6 +78,17 @@ pub async fn answer(Path(name): Path<String>, headers: HeaderMap) -> Response {
         "200-huge" => {
             // A Plant of 2 MiB: a client reads at most 1 MiB of a 200 and refuses the rest.
             let body = format!(r#"{{"name":"{}"}}"#, "n".repeat(2 * 1024 * 1024));
+            with_type(StatusCode::OK, "application/json", body)
+        }
+        "200-name-twice" => json(StatusCode::OK, r#"{"name":"Fern","name":"Evil"}"#),
+        "200-many-keys" => {
+            // A Plant with 80,000 more members (0.9 MiB, under the 1 MiB a client reads), every
+            // key twice: a reader that compares each key with every earlier one takes seconds.
+            let mut body = String::from(r#"{"name":"Fern""#);
+            for i in 0..80_000 {
+                body.push_str(&format!(r#","k{}":0"#, i % 40_000));
+            }
+            body.push('}');
             with_type(StatusCode::OK, "application/json", body)
         }
         "huge-error" => {

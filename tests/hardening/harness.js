@@ -106,7 +106,7 @@ async function runEntry(entry) {
   try {
     const plant = await call(entry);
     outcome = plantSummary(plant);
-    const sent = entry.expect.stored;
+    const sent = entry.expect.stored ?? entry.expect.returns;
     if (sent) returned = plant.name === sent.name && plant.tag === sent.tag ? 'ok' : `returned ${short(JSON.stringify(plant))}`;
   } catch (err) {
     outcome = describe(err, entry.kind === 'fault');
@@ -174,6 +174,9 @@ globalThis.harness = {
       fault('200-lone-surrogate', { kind: 'invalid_response', status: 200, requests: 1 }),
       fault('200-tag-null', { kind: 'invalid_response', status: 200, requests: 1 }),
       fault('200-huge', { kind: 'invalid_response', status: 200, requests: 1, includes: '1048576 bytes', maxGrowth: 4 << 20 }),
+      fault('200-name-twice', { kind: 'invalid_response', status: 200, requests: 1, includes: 'name appears more than once' }),
+      // A repeated key the client does not read is allowed (RFC 8259); 80,000 of them read in linear time.
+      fault('200-many-keys', { ok: true, returns: { name: 'Fern' }, requests: 1, maxMs: 5000, maxGrowth: 2 << 20 }),
       fault('204', { kind: 'unexpected_status', status: 204, requests: 1 }),
       fault('400-not-error', { kind: 'invalid_response', status: 400, requests: 1 }),
       fault('400-html', { kind: 'invalid_response', status: 400, requests: 1, includes: '<h1>Oops</h1>' }),

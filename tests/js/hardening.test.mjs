@@ -99,7 +99,7 @@ function problemsOf(r) {
     if (!r.outcome.ok) problems.push(`failed: ${r.outcome.kind} ${r.outcome.message ?? r.outcome.text}`);
     if (r.requests !== 1) problems.push(`${r.requests} requests, expected 1`);
     if (expect.stored && r.stored !== 'ok') problems.push(`stored: ${r.stored}`);
-    if (expect.stored && r.returned !== 'ok') problems.push(`the Plant: ${r.returned}`);
+    if ((expect.stored || expect.returns) && r.returned !== 'ok') problems.push(`the Plant: ${r.returned}`);
     if (r.validated && !r.validated.ok) problems.push(`validateNewPlant says no: ${JSON.stringify(r.validated)}`);
   } else {
     problems.push(...errorProblems(r, expect));
@@ -138,8 +138,8 @@ test('broken servers: a specific kind, a useful message, no trap, no token', { t
   console.log(`broken servers: ${results.length} faults`);
   for (const r of results) {
     const o = r.outcome;
-    console.log(`  ${r.name.padEnd(34)} -> ${o.kind}${o.status ? ` ${o.status}` : ''}${o.code !== undefined ? ` code ${o.code}` : ''}` +
-      ` (${Math.round(r.ms)} ms, wasm +${r.growth} B): ${String(o.message).slice(0, 90)}`);
+    const what = o.ok ? `resolved { name: ${JSON.stringify(o.name)} }` : `${o.kind}${o.status ? ` ${o.status}` : ''}${o.code !== undefined ? ` code ${o.code}` : ''}`;
+    console.log(`  ${r.name.padEnd(34)} -> ${what} (${Math.round(r.ms)} ms, wasm +${r.growth} B)${o.ok ? '' : `: ${String(o.message).slice(0, 90)}`}`);
   }
   report(results);
   assert.deepEqual(recorded, [], 'the other origin of the redirects received a request');
