@@ -100,7 +100,6 @@ impl<'a> Reader<'a> {
     }
 
     /// The bytes from the current position on.
-    #[inline(always)]
     fn rest(&self) -> &'a [u8] {
         self.bytes.get(self.at..).unwrap_or_default()
     }
@@ -117,7 +116,6 @@ impl<'a> Reader<'a> {
         Some(b)
     }
 
-    #[inline(always)]
     fn skip_ws(&mut self) {
         while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
             self.at += 1;
