@@ -43,24 +43,13 @@ const MAX_DEPTH: usize = 64;
 /// One member of an object: its key and value.
 pub type Member<'a> = (Cow<'a, str>, Value<'a>);
 
-/// Reads `bytes` as one JSON object and returns its members in order, a repeated key included.
-///
-/// # Errors
-/// A [`JsonError`] for anything that is not exactly one well-formed JSON object.
-pub fn read_object(bytes: &[u8]) -> Result<Vec<Member<'_>>, JsonError> {
-    read(bytes, None)
-}
-
-/// Reads `bytes` as [`read_object`] does, but keeps only the members named in `fields`: the others
-/// are checked and dropped, so a body of many members costs no memory for them.
+/// Reads `bytes` as one JSON object and returns its members named in `fields`, in order, a
+/// repeated key included. The other members are checked and dropped, so a body of many members
+/// costs no memory for them.
 ///
 /// # Errors
 /// A [`JsonError`] for anything that is not exactly one well-formed JSON object.
 pub fn read_fields<'a>(bytes: &'a [u8], fields: &[&str]) -> Result<Vec<Member<'a>>, JsonError> {
-    read(bytes, Some(fields))
-}
-
-fn read<'a>(bytes: &'a [u8], fields: Option<&[&str]>) -> Result<Vec<Member<'a>>, JsonError> {
     if core::str::from_utf8(bytes).is_err() {
         return Err(JsonError {
             reason: "the body is not UTF-8",
@@ -132,12 +121,12 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// An object at `{`; its members when `depth` is 0 (the top level: those named in `fields`, or
-    /// all), else checked and dropped.
+    /// An object at `{`; when `depth` is 0 (the top level), its members named in `fields`. Everything
+    /// else is checked and dropped.
     fn object(
         &mut self,
         depth: usize,
-        fields: Option<&[&str]>,
+        fields: &[&str],
     ) -> Result<Option<Vec<Member<'a>>>, JsonError> {
         self.at += 1;
         let mut members: Vec<Member<'a>> = Vec::new();
@@ -154,7 +143,7 @@ impl<'a> Reader<'a> {
             let key = self.string()?;
             self.expect(b':', "expected ':' after a key")?;
             let value = self.value(depth + 1)?;
-            if depth == 0 && fields.is_none_or(|fields| fields.contains(&&*key)) {
+            if depth == 0 && fields.contains(&&*key) {
                 members.push((key, value));
             }
             self.skip_ws();
@@ -176,7 +165,7 @@ impl<'a> Reader<'a> {
         self.skip_ws();
         match self.peek() {
             Some(b'"') => self.string().map(Value::Str),
-            Some(b'{') => self.object(depth, None).map(|_| Value::Composite),
+            Some(b'{') => self.object(depth, &[]).map(|_| Value::Composite),
             Some(b'[') => self.array(depth).map(|()| Value::Composite),
             Some(b'-' | b'0'..=b'9') => self.number(),
             Some(b't') => self.literal("true"),
@@ -424,7 +413,11 @@ mod tests {
 
     #[test]
     fn reads_flat_objects_exactly() {
-        let members = read_object(br#" {"name":"F\u00e9rn \ud83c\udf3f","n":-9223372036854775808,"x":[1,{"a":null}],"t":true, "f":1.5e3} "#).unwrap();
+        let members = read_fields(
+            br#" {"name":"F\u00e9rn \ud83c\udf3f","n":-9223372036854775808,"x":[1,{"a":null}],"t":true, "f":1.5e3} "#,
+            &["name", "n", "x", "t", "f"],
+        )
+        .unwrap();
         assert_eq!(
             members,
             vec![
@@ -435,20 +428,23 @@ mod tests {
                 ("f".into(), Value::OtherNumber),
             ]
         );
-        assert_eq!(read_object(b"{}").unwrap(), vec![]);
+        assert_eq!(read_fields(b"{}", &["a"]).unwrap(), vec![]);
         // A repeated key is kept, in order (RFC 8259 allows it; the shapes decide).
         assert_eq!(
-            read_object(br#"{"a":1,"a":"x"}"#).unwrap(),
+            read_fields(br#"{"a":1,"a":"x"}"#, &["a"]).unwrap(),
             vec![
                 ("a".into(), Value::Int(1)),
                 ("a".into(), Value::Str("x".into()))
             ]
         );
         assert_eq!(
-            read_object(br#"{"n":9223372036854775808}"#).unwrap()[0].1,
+            read_fields(br#"{"n":9223372036854775808}"#, &["n"]).unwrap()[0].1,
             Value::OtherNumber
         );
-        assert_eq!(read_object(br#"{"n":-0}"#).unwrap()[0].1, Value::Int(0));
+        assert_eq!(
+            read_fields(br#"{"n":-0}"#, &["n"]).unwrap()[0].1,
+            Value::Int(0)
+        );
     }
 
     #[test]
@@ -507,19 +503,19 @@ mod tests {
             b"{\"a\":\"x}",
         ] {
             assert!(
-                read_object(bad).is_err(),
+                read_fields(bad, &["a"]).is_err(),
                 "{}",
                 String::from_utf8_lossy(bad)
             );
         }
         // RFC 8259 allows numbers beyond f64 (serde_json refuses them): just "another number".
         assert_eq!(
-            read_object(br#"{"n":1e400}"#).unwrap()[0].1,
+            read_fields(br#"{"n":1e400}"#, &["n"]).unwrap()[0].1,
             Value::OtherNumber
         );
         let deep = format!("{{\"a\":{}{}}}", "[".repeat(1000), "]".repeat(1000));
         assert_eq!(
-            read_object(deep.as_bytes()).unwrap_err().reason,
+            read_fields(deep.as_bytes(), &["a"]).unwrap_err().reason,
             "nested too deeply"
         );
     }
@@ -570,7 +566,7 @@ mod tests {
             docs.push(format!(r#"{{"error":{n},"message":"m"}}"#));
         }
         for doc in &docs {
-            let ours = read_object(doc.as_bytes());
+            let ours = read_fields(doc.as_bytes(), &["name", "error", "message"]);
             let theirs: Result<serde_json::Map<String, serde_json::Value>, _> =
                 serde_json::from_str(doc);
             assert_eq!(
