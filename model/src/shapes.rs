@@ -50,6 +50,8 @@ pub enum BodyError {
     Json(JsonError),
     /// A JSON object, but a field is missing or of the wrong type.
     Shape(&'static str),
+    /// A JSON object, but the field it names appears more than once.
+    Repeated(&'static str),
 }
 
 impl BodyError {
@@ -63,6 +65,10 @@ impl BodyError {
                 json::write_int(out, e.at as i64);
             }
             BodyError::Shape(why) => out.push_str(why),
+            BodyError::Repeated(field) => {
+                out.push_str(field);
+                out.push_str(" appears more than once");
+            }
         }
     }
 }
@@ -85,20 +91,19 @@ impl NewPlant {
     }
 }
 
-/// The value of the field `key`, if present. A field that appears twice is refused with `repeated`:
-/// which value is meant is ambiguous (`JSON.parse` keeps the last, other readers the first). A
-/// repeated key that no shape reads is left alone, as RFC 8259 allows it.
+/// The value of the field `key`, if present. A field that appears twice is refused: which value is
+/// meant is ambiguous (`JSON.parse` keeps the last, other readers the first). A repeated key that no
+/// shape reads is left alone, as RFC 8259 allows it.
 fn take<'a>(
     members: &mut Vec<Member<'a>>,
-    key: &str,
-    repeated: &'static str,
+    key: &'static str,
 ) -> Result<Option<Value<'a>>, BodyError> {
     let mut at = members.iter().enumerate().filter(|(_, (k, _))| k == key);
     let Some((i, _)) = at.next() else {
         return Ok(None);
     };
     if at.next().is_some() {
-        return Err(BodyError::Shape(repeated));
+        return Err(BodyError::Repeated(key));
     }
     Ok(Some(members.swap_remove(i).1))
 }
@@ -106,12 +111,12 @@ fn take<'a>(
 /// The name and tag of a Plant body, borrowed from it where they hold no escape.
 fn plant_fields(bytes: &[u8]) -> Result<(Cow<'_, str>, Option<Cow<'_, str>>), BodyError> {
     let mut members = json::read_fields(bytes, &["name", "tag"]).map_err(BodyError::Json)?;
-    let name = match take(&mut members, "name", "name appears more than once")? {
+    let name = match take(&mut members, "name")? {
         Some(Value::Str(name)) => name,
         Some(_) => return Err(BodyError::Shape("name is not a string")),
         None => return Err(BodyError::Shape("name is missing")),
     };
-    let tag = match take(&mut members, "tag", "tag appears more than once")? {
+    let tag = match take(&mut members, "tag")? {
         Some(Value::Str(tag)) => Some(tag),
         Some(_) => return Err(BodyError::Shape("tag is not a string")),
         None => None,
@@ -150,14 +155,14 @@ impl ApiError {
     pub fn from_json(bytes: &[u8]) -> Result<ApiError, BodyError> {
         let mut members =
             json::read_fields(bytes, &["error", "message"]).map_err(BodyError::Json)?;
-        let error = match take(&mut members, "error", "error appears more than once")? {
+        let error = match take(&mut members, "error")? {
             Some(Value::Int(n)) => {
                 i32::try_from(n).map_err(|_| BodyError::Shape("error is not an int32"))?
             }
             Some(_) => return Err(BodyError::Shape("error is not an integer")),
             None => return Err(BodyError::Shape("error is missing")),
         };
-        let message = match take(&mut members, "message", "message appears more than once")? {
+        let message = match take(&mut members, "message")? {
             Some(Value::Str(message)) => message.into_owned(),
             Some(_) => return Err(BodyError::Shape("message is not a string")),
             None => return Err(BodyError::Shape("message is missing")),
