@@ -157,22 +157,20 @@ export class Reading {
 
 // A call runs until it settles, its caller's signal aborts it, or its timeout fires.
 const RUNNING = 0, ABORTED = 1, TIMED_OUT = 2;
-/** The rejection of a wait that the call's stop cut short; never reaches the caller. */
-const STOPPED = Symbol('stopped');
 const EMPTY = new Uint8Array(0);
 const noop = () => {};
 const decoder = new TextDecoder();
 const TIMER_AFTER_HOPS = 8;
 const RESOLVED = Promise.resolve();
-/** `promise.then(onFulfilled)` with the built-in `then`, whatever code does to Promise.prototype later. */
-const then = Function.prototype.call.bind(Promise.prototype.then);
 
 /**
- * One call's cancellation. The AbortSignal handed to fetch is made only when fetch reads
- * `init.signal` (every real fetch does; an in-memory test double need not), so a call does not pay
- * for a signal nobody listens to. `wait` settles with a promise or rejects with STOPPED once the call
- * stops, so a fetch or a token getter that ignores the signal cannot hang the call; a stop also
- * cancels the body reader, which ends a pending read.
+ * One call: the promise its caller holds, and how the call stops. A stop (the caller's signal, the
+ * timeout) rejects that promise at once, so a fetch or a token getter that ignores its signal cannot
+ * hang the call; it also aborts fetch's signal and cancels the body reader. The request path
+ * (`Sender.run`) finds the call stopped at its next step and ends there, unheard.
+ *
+ * The AbortSignal handed to fetch is made only when fetch reads `init.signal` (every real fetch
+ * does; an in-memory test double need not), so a call does not pay for a signal nobody listens to.
  *
  * The timeout's timer is armed only if the call is still running after TIMER_AFTER_HOPS microtasks.
  * Those hops all run before the current task ends, and no timer can fire before then, so the
@@ -181,20 +179,26 @@ const then = Function.prototype.call.bind(Promise.prototype.then);
  * task, so its timer is armed.
  */
 class Call {
-  constructor(clientSignal, callSignal, timeoutMs) {
+  constructor(sender, clientSignal, callSignal) {
+    this.sender = sender;
     this.state = RUNNING;
+    this.done = false;
     this.cause = undefined;
+    this.secret = sender.token;
     this.controller = undefined;
-    this.rejectWait = undefined;
     this.reader = undefined;
     this.signals = clientSignal === undefined
       ? (callSignal === undefined ? undefined : [callSignal])
       : (callSignal === undefined ? [clientSignal] : [clientSignal, callSignal]);
     this.onAbort = undefined;
     this.timer = undefined;
-    this.timeoutMs = timeoutMs;
     this.started = now();
-    this.settled = false;
+    this.resolve = undefined;
+    this.reject = undefined;
+    this.promise = new Promise((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
     if (this.signals !== undefined) {
       const aborted = this.signals.find((s) => s.aborted);
       if (aborted !== undefined) {
@@ -204,19 +208,23 @@ class Call {
       this.onAbort = (event) => this.stop(ABORTED, event.target.reason);
       for (const s of this.signals) s.addEventListener('abort', this.onAbort);
     }
-    let hops = TIMER_AFTER_HOPS;
-    const watch = () => {
-      if (this.settled || this.state !== RUNNING) return;
-      if (--hops > 0) then(RESOLVED, watch);
-      else this.armTimer();
-    };
-    then(RESOLVED, watch);
+    this.watch();
+  }
+
+  /** Arms the timer if the call is still running after TIMER_AFTER_HOPS microtasks. */
+  async watch() {
+    for (let hops = TIMER_AFTER_HOPS; hops > 0; hops--) {
+      await RESOLVED;
+      if (this.done) return;
+    }
+    this.armTimer();
   }
 
   /** Arms the timeout for what is left of `timeoutMs` since the call started. */
   armTimer() {
-    const left = this.timeoutMs - (now() - this.started);
-    this.timer = setTimeout(() => this.stop(TIMED_OUT, undefined), left < 0 ? 0 : Math.min(left, this.timeoutMs));
+    const { timeoutMs } = this.sender;
+    const left = timeoutMs - (now() - this.started);
+    this.timer = setTimeout(() => this.stop(TIMED_OUT, undefined), left < 0 ? 0 : Math.min(left, timeoutMs));
   }
 
   get signal() {
@@ -231,30 +239,32 @@ class Call {
     this.controller.abort(this.state === TIMED_OUT ? new DOMException('timed out', 'TimeoutError') : this.cause);
   }
 
+  /** Ends a running call: its caller gets the error of `state` (ABORTED, TIMED_OUT) at once. */
   stop(state, cause) {
-    if (this.state !== RUNNING) return;
+    if (this.done) return;
     this.state = state;
     this.cause = cause;
     if (this.controller !== undefined) this.abortController();
-    if (this.rejectWait !== undefined) this.rejectWait(STOPPED);
     if (this.reader !== undefined) this.reader.cancel().catch(noop);
+    this.fail(this.sender.failed(this, undefined));
   }
 
-  /** `value` (a promise or not), unless the call stops first. */
-  wait(value) {
-    const promise = Promise.resolve(value);
-    if (this.state !== RUNNING) {
-      promise.catch(noop);
-      return Promise.reject(STOPPED);
-    }
-    return new Promise((resolve, reject) => {
-      this.rejectWait = reject;
-      promise.then(resolve, reject);
-    });
+  /** Settles the caller's promise with a Plant, unless the call has stopped. */
+  succeed(plant) {
+    if (this.done) return;
+    this.finish();
+    this.resolve(plant);
   }
 
-  dispose() {
-    this.settled = true;
+  /** Settles the caller's promise with an error, unless the call has stopped. */
+  fail(error) {
+    if (this.done) return;
+    this.finish();
+    this.reject(error);
+  }
+
+  finish() {
+    this.done = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
     if (this.onAbort !== undefined) {
       for (const s of this.signals) s.removeEventListener('abort', this.onAbort);
@@ -428,16 +438,25 @@ export class Sender {
   }
 
   /** Sends a valid NewPlant; resolves to the Plant or rejects with a PlantStoreError. */
-  async send(reading, callSignal) {
+  send(reading, callSignal) {
+    const call = new Call(this, this.signal, callSignal);
+    if (!call.done) this.run(call, reading);
+    return call.promise;
+  }
+
+  /**
+   * The request path of one call, which it settles; never rejects. After each wait it ends if the
+   * call has stopped meanwhile (its caller already has the error).
+   */
+  async run(call, reading) {
     const { engine, url } = this;
-    const call = new Call(this.signal, callSignal, this.timeoutMs);
-    let secret = this.token;
     try {
-      if (call.state !== RUNNING) throw this.failed(call, undefined, secret);
       let headers = this.headers;
       if (this.getToken !== undefined) {
-        secret = await this.freshToken(call);
-        headers = { ...headers, Authorization: 'Bearer ' + secret };
+        const token = await this.freshToken(call);
+        if (token === undefined) return;
+        call.secret = token;
+        headers = { ...headers, Authorization: 'Bearer ' + token };
       }
       const fetch = this.fetch ?? globalThis.fetch;
       if (typeof fetch !== 'function') throw engine.noFetch();
@@ -447,7 +466,8 @@ export class Sender {
       // fetch resolved to something that is not a Response. A redirect's body is not read.
       let status = -1, redirect = false, read, limit = 0;
       try {
-        const response = await call.wait(fetch(url, init));
+        const response = await fetch(url, init);
+        if (call.done) return;
         if (isA(response, Response)) {
           status = response.status;
           // An opaque redirect (redirect: 'manual' across origins) has status 0.
@@ -455,36 +475,37 @@ export class Sender {
           if (!redirect) {
             limit = status === 200 ? Math.max(this.okLimit, ECHO_BYTES_PER_UNIT * body.length + ECHO_SLACK) : this.errorLimit;
             read = await readBody(response, limit, call);
+            if (call.done) return;
           }
           else if (response.body !== null) response.body.cancel().catch(noop);
         }
       } catch (failure) {
-        throw this.failed(call, failure, secret);
+        throw this.failed(call, failure);
       }
-      if (read === undefined) throw engine.answerError(status, redirect, EMPTY, true, limit, secret);
-      if (call.state !== RUNNING) throw this.failed(call, undefined, secret);
-      if (status === 200 && read.complete && engine.isPlant(read.bytes)) return plantOf(read.bytes);
-      throw engine.answerError(status, false, read.bytes, read.complete, limit, secret);
-    } finally {
-      call.dispose();
+      if (read === undefined) throw engine.answerError(status, redirect, EMPTY, true, limit, call.secret);
+      if (status === 200 && read.complete && engine.isPlant(read.bytes)) call.succeed(plantOf(read.bytes));
+      else throw engine.answerError(status, false, read.bytes, read.complete, limit, call.secret);
+    } catch (error) {
+      call.fail(error);
     }
   }
 
   /** The error of a call that stopped (aborted, timed out) or whose fetch or body read failed. */
-  failed(call, failure, secret) {
+  failed(call, failure) {
     const cause = call.state === RUNNING ? failure : call.cause;
-    return this.engine.failed(call.state, cause, this.url, this.timeoutMs, secret);
+    return this.engine.failed(call.state, cause, this.url, this.timeoutMs, call.secret);
   }
 
-  /** The token from getToken, checked by Rust; a failure is a `config` error. */
+  /** The token from getToken, checked by Rust (a failure is a `config` error); undefined if the call stopped meanwhile. */
   async freshToken(call) {
     let value;
     try {
-      value = await call.wait(this.getToken.call(undefined));
+      value = await this.getToken.call(undefined);
     } catch (failure) {
-      if (call.state !== RUNNING) throw this.failed(call, undefined, undefined);
+      if (call.done) return undefined;
       throw this.engine.tokenFailed(failure);
     }
+    if (call.done) return undefined;
     return checkedToken(value, 'options.getToken', this.engine);
   }
 }
@@ -529,7 +550,7 @@ async function readBody(response, limit, call) {
   let size = 0;
   for (;;) {
     const { done, value } = await reader.read();
-    if (done || call.state !== RUNNING) break;
+    if (done || call.done) break;
     if (!(value instanceof Uint8Array)) throw new TypeError('the body stream yielded a chunk that is not bytes');
     if (size + value.length > limit) {
       (chunks ??= [bytes]).push(value.subarray(0, limit - size));
