@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { startServer, TOKEN } from '../tests/js/support/server.mjs';
-import { measureOverhead } from './overhead.js';
+import { measureOverhead, measureSame } from './overhead.js';
 
 const PKG = process.argv[2] ?? join(fileURLToPath(new URL('..', import.meta.url)), 'pkg');
 const rows = [];
@@ -35,7 +35,9 @@ for (const entry of ['index.js', 'node.mjs', 'deno.js', 'workerd.js', 'manual.js
 // 2. Per-call overhead, Node.
 const api = await import(pathToFileURL(join(PKG, 'node.mjs')).href);
 const node = await measureOverhead(api, { rounds: 30, perRound: 2000 });
+const nodeSame = await measureSame({ rounds: 30, perRound: 2000 });
 row('per call, Node ' + process.version, 'createPlant vs hand-written fetch', `${node.oursUs.toFixed(1)} µs vs ${node.theirsUs.toFixed(1)} µs = ${node.ratio.toFixed(2)}x`);
+row('per call, Node ' + process.version, 'resolution: hand-written vs a copy of it', `${nodeSame.ratio.toFixed(2)}x`);
 
 // 3. Cold start, Node: a fresh process imports the package and makes the first call.
 const cold = execFileSync(process.execPath, ['--input-type=module', '-e', `
@@ -83,9 +85,9 @@ try {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
   });
   try {
-    // One page's figure moves by ±0.1x from page to page (garbage collection, JIT tiering), so the
+    // One page's figure moves by ±0.05x from page to page (garbage collection, JIT tiering), so the
     // per-call figure is the median of PAGES fresh pages; cold start is the first page's.
-    const PAGES = 5;
+    const PAGES = 7;
     const pages = [];
     for (let i = 0; i < PAGES; i++) {
       const page = await browser.newPage();
@@ -97,8 +99,10 @@ try {
         const fetch = async () => new Response('{"name":"Fern"}', { status: 200 });
         await api.createPlant({ id: 1, name: 'Fern' }, { baseUrl: 'https://p.example', token: 't', fetch });
         const t2 = performance.now();
-        const { measureOverhead } = await import('/overhead.js');
-        return { load: t1 - t0, first: t2 - t1, ...(await measureOverhead(api, { rounds: 30, perRound: 2000 })) };
+        const { measureOverhead, measureSame } = await import('/overhead.js');
+        const ours = await measureOverhead(api, { rounds: 30, perRound: 2000 });
+        const same = await measureSame({ rounds: 30, perRound: 2000 });
+        return { load: t1 - t0, first: t2 - t1, ...ours, same: same.ratio };
       }));
       await page.close();
     }
@@ -108,6 +112,9 @@ try {
     const version = browser.version();
     row(`per call, Chromium ${version}`, `createPlant vs hand-written fetch, median of ${PAGES} pages`,
       `${figures.oursUs.toFixed(1)} µs vs ${figures.theirsUs.toFixed(1)} µs = ${figures.ratio.toFixed(2)}x (pages: ${ratios[0].toFixed(2)}–${ratios[PAGES - 1].toFixed(2)}x)`);
+    const same = pages.map((p) => p.same).sort((a, b) => a - b);
+    row(`per call, Chromium ${version}`, `resolution: hand-written vs a copy of it, median of ${PAGES} pages`,
+      `${same[PAGES >> 1].toFixed(2)}x (pages: ${same[0].toFixed(2)}–${same[PAGES - 1].toFixed(2)}x)`);
     row('cold start, Chromium', 'import (fetch + compile + instantiate)', `${cold.load.toFixed(1)} ms`);
     row('cold start, Chromium', 'first createPlant (in-memory fetch)', `${cold.first.toFixed(2)} ms`);
   } finally {

@@ -1,7 +1,13 @@
 // Per-call overhead: createPlant with an in-memory fetch against a hand-written fetch call doing the
 // same work, in the same process, alternating rounds. Runs in Node and in a browser page alike:
-//   const rows = await measureOverhead(api, { rounds, perRound })
+//   const figures = await measureOverhead(api, { rounds, perRound })
 // where `api` is the imported package. Returns figures, prints nothing.
+//
+// Rounds alternate in ABBA order (ours then theirs, then theirs then ours, …), so whatever drifts
+// during a run (JIT tiering, garbage collection debt left by the previous round) falls on both sides
+// alike. The ratio is the median of the ratios of the rounds taken in pairs. `measureSame` runs the
+// hand-written call against a second copy of itself the same way: how far from 1.00x two identical
+// calls land is the resolution of the figure.
 
 const PLANT_JSON = '{"name":"Fern","tag":"green"}';
 const TOKEN = 'bench-token-0123456789';
@@ -13,15 +19,17 @@ function cannedFetch() {
 }
 
 /** What a careful person writes by hand: bearer header, JSON.stringify, status check, JSON parse. */
-async function handWritten(plant) {
-  const response = await cannedFetch(`${BASE}/plants`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json', Accept: 'application/json' },
-    body: JSON.stringify(plant),
-    credentials: 'omit',
-  });
-  if (response.status !== 200) throw new Error(`status ${response.status}`);
-  return response.json();
+function handWrittenCall() {
+  return async function handWritten(plant) {
+    const response = await cannedFetch(`${BASE}/plants`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify(plant),
+      credentials: 'omit',
+    });
+    if (response.status !== 200) throw new Error(`status ${response.status}`);
+    return response.json();
+  };
 }
 
 async function time(fn, n) {
@@ -30,22 +38,44 @@ async function time(fn, n) {
   return performance.now() - start;
 }
 
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+
+/** `a` against `b`: µs per call of each (medians of the rounds) and the median paired ratio. */
+async function compare(a, b, rounds, perRound) {
+  await time(a, perRound); // warm up both
+  await time(b, perRound);
+  const aMs = [];
+  const bMs = [];
+  for (let r = 0; r < rounds; r++) {
+    if (r % 2 === 0) {
+      aMs.push(await time(a, perRound));
+      bMs.push(await time(b, perRound));
+    } else {
+      bMs.push(await time(b, perRound));
+      aMs.push(await time(a, perRound));
+    }
+  }
+  return {
+    oursUs: (median(aMs) * 1000) / perRound,
+    theirsUs: (median(bMs) * 1000) / perRound,
+    ratio: median(aMs.map((ms, r) => ms / bMs[r])),
+    calls: rounds * perRound,
+  };
+}
+
 export async function measureOverhead(api, { rounds = 20, perRound = 2000 } = {}) {
   const client = new api.PlantStoreClient({ baseUrl: BASE, token: TOKEN, fetch: cannedFetch });
   const ours = (i) => client.createPlant({ id: i, name: 'Fern', tag: 'green' });
+  const handWritten = handWrittenCall();
   const theirs = (i) => handWritten({ id: i, name: 'Fern', tag: 'green' });
   const check = await ours(1);
   if (check.name !== 'Fern' || check.tag !== 'green') throw new Error('createPlant returned ' + JSON.stringify(check));
-  await time(ours, perRound); // warm up both
-  await time(theirs, perRound);
-  const oursMs = [];
-  const theirsMs = [];
-  for (let r = 0; r < rounds; r++) {
-    oursMs.push(await time(ours, perRound));
-    theirsMs.push(await time(theirs, perRound));
-  }
-  const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-  const oursUs = (median(oursMs) * 1000) / perRound;
-  const theirsUs = (median(theirsMs) * 1000) / perRound;
-  return { oursUs, theirsUs, ratio: oursUs / theirsUs, calls: rounds * perRound };
+  return compare(ours, theirs, rounds, perRound);
+}
+
+/** The hand-written call against a copy of itself, measured as `measureOverhead` measures. */
+export async function measureSame({ rounds = 20, perRound = 2000 } = {}) {
+  const one = handWrittenCall();
+  const other = handWrittenCall();
+  return compare((i) => one({ id: i, name: 'Fern', tag: 'green' }), (i) => other({ id: i, name: 'Fern', tag: 'green' }), rounds, perRound);
 }
