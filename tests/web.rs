@@ -502,6 +502,32 @@ async fn an_injected_fetch_sees_the_exact_request() {
     );
 }
 
+/// `init.signal` is an own, enumerable property: a fetch wrapper that copies the init to add a
+/// header hands the call's signal on, and the timeout aborts it with a TimeoutError.
+#[wasm_bindgen_test]
+async fn a_fetch_wrapper_that_copies_init_keeps_the_signal() {
+    let seen = js("({})");
+    let fetch = js("(seen) => (url, init) => { \
+          const copy = { ...init, headers: { ...init.headers, 'X-Trace': 't-2' } }; \
+          seen.keys = Object.keys(init).sort().join(','); \
+          return new Promise((resolve, reject) => copy.signal.addEventListener('abort', () => { \
+            seen.reason = copy.signal.reason.name; reject(copy.signal.reason); })); }")
+    .unchecked_into::<Function>()
+    .call1(&JsValue::UNDEFINED, &seen)
+    .unwrap();
+    let options = js("({ baseUrl: SERVER, token: TOKEN, timeoutMs: 100 })");
+    Reflect::set(&options, &"fetch".into(), &fetch).unwrap();
+    expect_error(
+        settle(create_plant(js("({ id: uid(), name: 'copied' })"), options)).await,
+        "timeout",
+    );
+    assert_eq!(
+        text(&seen, "keys"),
+        "body,credentials,headers,method,redirect,signal"
+    );
+    assert_eq!(text(&seen, "reason"), "TimeoutError");
+}
+
 #[wasm_bindgen_test]
 async fn a_misbehaving_injected_fetch_cannot_break_the_module() {
     for (source, kind) in [
