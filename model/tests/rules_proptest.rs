@@ -38,7 +38,7 @@ fn number() -> impl Strategy<Value = f64> {
         MAX_SAFE + 2.0,
         1e21,
         -1e21,
-        9.223_372_036_854_775_807e18,
+        9_223_372_036_854_775_808.0, // 2^63: i64::MAX as an f64 rounds up to it
         f64::MAX,
         f64::MIN,
         f64::MIN_POSITIVE,
