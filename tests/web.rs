@@ -502,6 +502,35 @@ async fn an_injected_fetch_sees_the_exact_request() {
     );
 }
 
+/// A number id is written with the digits `String` gives it (-0 as 0), an absent or undefined tag is
+/// left out, and strings are escaped by JSON, as with a BigInt id.
+#[wasm_bindgen_test]
+async fn the_request_body_of_a_number_id_is_exact() {
+    let cases = [
+        ("({ id: -0, name: 'a' })", r#"{"id":0,"name":"a"}"#),
+        (
+            "({ id: -9007199254740991, name: 'x', tag: undefined })",
+            r#"{"id":-9007199254740991,"name":"x"}"#,
+        ),
+        (
+            r#"({ tag: '', name: 'Q"\\\n\u2028é', id: 7 })"#,
+            "{\"id\":7,\"name\":\"Q\\\"\\\\\\n\u{2028}é\",\"tag\":\"\"}",
+        ),
+    ];
+    for (plant, body) in cases {
+        let seen = js("({})");
+        let fetch = js("(seen) => async (url, init) => { seen.body = init.body; \
+              return new Response('{\"name\":\"a\"}', { status: 200 }); }")
+        .unchecked_into::<Function>()
+        .call1(&JsValue::UNDEFINED, &seen)
+        .unwrap();
+        let options = js("({ baseUrl: 'https://plants.example/api', token: TOKEN })");
+        Reflect::set(&options, &"fetch".into(), &fetch).unwrap();
+        settle(create_plant(js(plant), options)).await.unwrap();
+        assert_eq!(text(&seen, "body"), body, "{plant}");
+    }
+}
+
 /// `init.signal` is an own, enumerable property: a fetch wrapper that copies the init to add a
 /// header hands the call's signal on, and the timeout aborts it with a TimeoutError.
 #[wasm_bindgen_test]
