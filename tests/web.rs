@@ -502,6 +502,37 @@ async fn an_injected_fetch_sees_the_exact_request() {
     );
 }
 
+/// Without a global fetch and without `options.fetch`, a call fails as `config`; a global fetch
+/// that cannot be read (a throwing getter) fails it as `network`. Both reject with a
+/// PlantStoreError, never with a raw exception. fetch is looked up when the call is made, so the
+/// global is put back before anything is awaited.
+#[wasm_bindgen_test]
+async fn a_missing_or_unreadable_global_fetch_rejects_with_a_plant_store_error() {
+    let saved = js("Object.getOwnPropertyDescriptor(globalThis, 'fetch')");
+    let replace = js("(descriptor) => Object.defineProperty(globalThis, 'fetch', descriptor)")
+        .unchecked_into::<Function>();
+    let call = || create_plant(js("({ id: uid(), name: 'a' })"), options());
+    replace
+        .call1(
+            &JsValue::UNDEFINED,
+            &js("({ value: undefined, configurable: true, writable: true })"),
+        )
+        .unwrap();
+    let missing = call();
+    replace
+        .call1(
+            &JsValue::UNDEFINED,
+            &js("({ get() { throw new Error('no fetch here') }, configurable: true })"),
+        )
+        .unwrap();
+    let unreadable = call();
+    replace.call1(&JsValue::UNDEFINED, &saved).unwrap();
+    let missing = expect_error(settle(missing).await, "config");
+    assert!(text(&missing, "message").contains("no global fetch"));
+    expect_error(settle(unreadable).await, "network");
+    the_module_still_works().await;
+}
+
 /// A number id is written with the digits `String` gives it (-0 as 0), an absent or undefined tag is
 /// left out, and strings are escaped by JSON, as with a BigInt id.
 #[wasm_bindgen_test]
