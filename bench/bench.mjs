@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { startServer, TOKEN } from '../tests/js/support/server.mjs';
-import { measureOverhead, measureSame } from './overhead.js';
+import { measureOverhead, measureSame, abba, median } from './overhead.js';
 
 const PKG = process.argv[2] ?? join(fileURLToPath(new URL('..', import.meta.url)), 'pkg');
 const rows = [];
@@ -79,23 +79,7 @@ try {
     if (response.status !== 200) throw new Error(`status ${response.status}`);
     return response.json();
   };
-  await run(ours);
-  await run(theirs);
-  const oursRates = [];
-  const theirsRates = [];
-  for (let r = 0; r < ROUNDS; r++) {
-    if (r % 2 === 0) {
-      oursRates.push(await run(ours));
-      theirsRates.push(await run(theirs));
-    } else {
-      theirsRates.push(await run(theirs));
-      oursRates.push(await run(ours));
-    }
-  }
-  const median = (xs) => {
-    const s = [...xs].sort((a, b) => a - b);
-    return (s[(s.length - 1) >> 1] + s[s.length >> 1]) / 2;
-  };
+  const { as: oursRates, bs: theirsRates } = await abba(() => run(ours), () => run(theirs), ROUNDS);
   const [o, t] = [median(oursRates), median(theirsRates)];
   row(`throughput, Node, ${N} calls at ${C} in flight`, `createPlant vs hand-written fetch, median of ${ROUNDS}`,
     `${o.toFixed(0)}/s vs ${t.toFixed(0)}/s = ${(t / o).toFixed(2)}x time (rounds: ${Math.min(...oursRates).toFixed(0)}–${Math.max(...oursRates).toFixed(0)}/s vs ${Math.min(...theirsRates).toFixed(0)}–${Math.max(...theirsRates).toFixed(0)}/s)`);

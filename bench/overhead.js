@@ -38,23 +38,36 @@ async function time(fn, n) {
   return performance.now() - start;
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+/** The median; for an even count, the mean of the two middle values. */
+export function median(xs) {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return (sorted[(sorted.length - 1) >> 1] + sorted[sorted.length >> 1]) / 2;
+}
+
+/**
+ * Runs `a` and `b` (async, each returning one figure) once each to warm up, then `rounds` times in
+ * ABBA order (a then b, then b then a, …); returns the figures of each side, round by round.
+ */
+export async function abba(a, b, rounds) {
+  await a();
+  await b();
+  const as = [];
+  const bs = [];
+  for (let r = 0; r < rounds; r++) {
+    if (r % 2 === 0) {
+      as.push(await a());
+      bs.push(await b());
+    } else {
+      bs.push(await b());
+      as.push(await a());
+    }
+  }
+  return { as, bs };
+}
 
 /** `a` against `b`: µs per call of each (medians of the rounds) and the median paired ratio. */
 async function compare(a, b, rounds, perRound) {
-  await time(a, perRound); // warm up both
-  await time(b, perRound);
-  const aMs = [];
-  const bMs = [];
-  for (let r = 0; r < rounds; r++) {
-    if (r % 2 === 0) {
-      aMs.push(await time(a, perRound));
-      bMs.push(await time(b, perRound));
-    } else {
-      bMs.push(await time(b, perRound));
-      aMs.push(await time(a, perRound));
-    }
-  }
+  const { as: aMs, bs: bMs } = await abba(() => time(a, perRound), () => time(b, perRound), rounds);
   return {
     oursUs: (median(aMs) * 1000) / perRound,
     theirsUs: (median(bMs) * 1000) / perRound,
