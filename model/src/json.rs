@@ -5,12 +5,11 @@
 //! input is one value, UTF-8, no trailing data, no raw control characters in strings, escapes
 //! well-formed, and an escaped lone surrogate is an error (it would otherwise be silently replaced).
 //! Nested values are checked and skipped; numbers are kept exact only as integers that fit an
-//! `i64`. A key may repeat, as RFC 8259 allows: the members come back in order, and a shape refuses
-//! a repeated field that it reads (see `shapes`). Differential tests against serde_json keep it honest.
+//! `i64`. A key may repeat, as RFC 8259 allows: the reader says so, and a shape refuses a repeated
+//! field that it reads (see `shapes`). Differential tests against serde_json keep it honest.
 
 use alloc::borrow::Cow;
 use alloc::string::String;
-use alloc::vec::Vec;
 
 /// A member value, as far as the contract's shapes care. A string borrows from the input unless it
 /// holds an escape, so checking a body allocates nothing for its strings.
@@ -40,16 +39,38 @@ pub struct JsonError {
 /// Nesting deeper than this is refused rather than followed (the stack is small in wasm).
 const MAX_DEPTH: usize = 64;
 
-/// One member of an object: its key and value.
-pub type Member<'a> = (Cow<'a, str>, Value<'a>);
+/// What an object holds under one of the field names asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Field<'a> {
+    /// The key does not appear.
+    Absent,
+    /// The key appears once, with this value.
+    Once(Value<'a>),
+    /// The key appears more than once (RFC 8259 allows it; the shapes decide).
+    Repeated,
+}
 
-/// Reads `bytes` as one JSON object and returns its members named in `fields`, in order, a
-/// repeated key included. The other members are checked and dropped, so a body of many members
-/// costs no memory for them.
+/// Reads `bytes` as one JSON object and returns what it holds under each name in `fields`, by
+/// position. Every other member is checked and dropped, so reading allocates nothing but the
+/// strings that hold an escape.
 ///
 /// # Errors
 /// A [`JsonError`] for anything that is not exactly one well-formed JSON object.
-pub fn read_fields<'a>(bytes: &'a [u8], fields: &[&str]) -> Result<Vec<Member<'a>>, JsonError> {
+pub fn read_fields<'a, const N: usize>(
+    bytes: &'a [u8],
+    fields: &[&str; N],
+) -> Result<[Field<'a>; N], JsonError> {
+    let mut found = [const { Field::Absent }; N];
+    read_object(bytes, fields, &mut found)?;
+    Ok(found)
+}
+
+/// [`read_fields`] without the array size in its type, so the reader is compiled once.
+fn read_object<'a>(
+    bytes: &'a [u8],
+    fields: &[&str],
+    found: &mut [Field<'a>],
+) -> Result<(), JsonError> {
     if core::str::from_utf8(bytes).is_err() {
         return Err(JsonError {
             reason: "the body is not UTF-8",
@@ -61,12 +82,12 @@ pub fn read_fields<'a>(bytes: &'a [u8], fields: &[&str]) -> Result<Vec<Member<'a
     if reader.peek() != Some(b'{') {
         return Err(reader.error("expected a JSON object"));
     }
-    let members = reader.object(0, fields)?.unwrap_or_default();
+    reader.object(0, fields, found)?;
     reader.skip_ws();
     if reader.at != bytes.len() {
         return Err(reader.error("unexpected data after the JSON value"));
     }
-    Ok(members)
+    Ok(())
 }
 
 struct Reader<'a> {
@@ -121,19 +142,19 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// An object at `{`; when `depth` is 0 (the top level), its members named in `fields`. Everything
-    /// else is checked and dropped.
+    /// An object at `{`: its members named in `fields` go to `found`, at the same position (a nested
+    /// object passes no fields). Everything else is checked and dropped.
     fn object(
         &mut self,
         depth: usize,
         fields: &[&str],
-    ) -> Result<Option<Vec<Member<'a>>>, JsonError> {
+        found: &mut [Field<'a>],
+    ) -> Result<(), JsonError> {
         self.at += 1;
-        let mut members: Vec<Member<'a>> = Vec::new();
         self.skip_ws();
         if self.peek() == Some(b'}') {
             self.at += 1;
-            return Ok((depth == 0).then_some(members));
+            return Ok(());
         }
         loop {
             self.skip_ws();
@@ -143,13 +164,20 @@ impl<'a> Reader<'a> {
             let key = self.string()?;
             self.expect(b':', "expected ':' after a key")?;
             let value = self.value(depth + 1)?;
-            if depth == 0 && fields.contains(&&*key) {
-                members.push((key, value));
+            let slot = fields
+                .iter()
+                .zip(found.iter_mut())
+                .find(|(f, _)| **f == key);
+            if let Some((_, slot)) = slot {
+                *slot = match slot {
+                    Field::Absent => Field::Once(value),
+                    _ => Field::Repeated,
+                };
             }
             self.skip_ws();
             match self.next() {
                 Some(b',') => continue,
-                Some(b'}') => return Ok((depth == 0).then_some(members)),
+                Some(b'}') => return Ok(()),
                 _ => {
                     self.at -= 1;
                     return Err(self.error("expected ',' or '}'"));
@@ -165,7 +193,7 @@ impl<'a> Reader<'a> {
         self.skip_ws();
         match self.peek() {
             Some(b'"') => self.string().map(Value::Str),
-            Some(b'{') => self.object(depth, &[]).map(|_| Value::Composite),
+            Some(b'{') => self.object(depth, &[], &mut []).map(|()| Value::Composite),
             Some(b'[') => self.array(depth).map(|()| Value::Composite),
             Some(b'-' | b'0'..=b'9') => self.number(),
             Some(b't') => self.literal("true"),
@@ -413,37 +441,34 @@ mod tests {
 
     #[test]
     fn reads_flat_objects_exactly() {
-        let members = read_fields(
+        let fields = read_fields(
             br#" {"name":"F\u00e9rn \ud83c\udf3f","n":-9223372036854775808,"x":[1,{"a":null}],"t":true, "f":1.5e3} "#,
             &["name", "n", "x", "t", "f"],
         )
         .unwrap();
         assert_eq!(
-            members,
-            vec![
-                ("name".into(), Value::Str("Férn 🌿".into())),
-                ("n".into(), Value::Int(i64::MIN)),
-                ("x".into(), Value::Composite),
-                ("t".into(), Value::Literal("true")),
-                ("f".into(), Value::OtherNumber),
+            fields,
+            [
+                Field::Once(Value::Str("Férn 🌿".into())),
+                Field::Once(Value::Int(i64::MIN)),
+                Field::Once(Value::Composite),
+                Field::Once(Value::Literal("true")),
+                Field::Once(Value::OtherNumber),
             ]
         );
-        assert_eq!(read_fields(b"{}", &["a"]).unwrap(), vec![]);
-        // A repeated key is kept, in order (RFC 8259 allows it; the shapes decide).
+        assert_eq!(read_fields(b"{}", &["a"]).unwrap(), [Field::Absent]);
+        // A repeated key is reported as such (RFC 8259 allows it; the shapes decide).
         assert_eq!(
-            read_fields(br#"{"a":1,"a":"x"}"#, &["a"]).unwrap(),
-            vec![
-                ("a".into(), Value::Int(1)),
-                ("a".into(), Value::Str("x".into()))
-            ]
+            read_fields(br#"{"a":1,"a":"x"}"#, &["a", "b"]).unwrap(),
+            [Field::Repeated, Field::Absent]
         );
         assert_eq!(
-            read_fields(br#"{"n":9223372036854775808}"#, &["n"]).unwrap()[0].1,
-            Value::OtherNumber
+            read_fields(br#"{"n":9223372036854775808}"#, &["n"]).unwrap(),
+            [Field::Once(Value::OtherNumber)]
         );
         assert_eq!(
-            read_fields(br#"{"n":-0}"#, &["n"]).unwrap()[0].1,
-            Value::Int(0)
+            read_fields(br#"{"n":-0}"#, &["n"]).unwrap(),
+            [Field::Once(Value::Int(0))]
         );
     }
 
@@ -451,14 +476,19 @@ mod tests {
     fn read_fields_keeps_only_the_fields_named_and_checks_the_rest() {
         assert_eq!(
             read_fields(
-                br#"{"x":1,"name":"a","y":[2],"name":"b","\u0078":3}"#,
-                &["name"]
+                br#"{"x":1,"name":"a","y":[2],"\u0078":3,"tag":"t"}"#,
+                &["name", "tag"]
             )
             .unwrap(),
-            vec![
-                ("name".into(), Value::Str("a".into())),
-                ("name".into(), Value::Str("b".into()))
+            [
+                Field::Once(Value::Str("a".into())),
+                Field::Once(Value::Str("t".into()))
             ]
+        );
+        // Keys are compared once decoded: \u006e is "n".
+        assert_eq!(
+            read_fields(br#"{"name":"a","\u006eame":"b"}"#, &["name"]).unwrap(),
+            [Field::Repeated]
         );
         for bad in [
             &br#"{"x":01,"name":"a"}"#[..],
@@ -510,8 +540,8 @@ mod tests {
         }
         // RFC 8259 allows numbers beyond f64 (serde_json refuses them): just "another number".
         assert_eq!(
-            read_fields(br#"{"n":1e400}"#, &["n"]).unwrap()[0].1,
-            Value::OtherNumber
+            read_fields(br#"{"n":1e400}"#, &["n"]).unwrap(),
+            [Field::Once(Value::OtherNumber)]
         );
         let deep = format!("{{\"a\":{}{}}}", "[".repeat(1000), "]".repeat(1000));
         assert_eq!(
@@ -558,7 +588,7 @@ mod tests {
             "+1",
             "0x1",
         ];
-        let mut docs: Vec<String> = Vec::new();
+        let mut docs: vec::Vec<String> = vec::Vec::new();
         for s in strings {
             docs.push(format!(r#"{{"name":"{s}"}}"#));
         }
@@ -566,7 +596,8 @@ mod tests {
             docs.push(format!(r#"{{"error":{n},"message":"m"}}"#));
         }
         for doc in &docs {
-            let ours = read_fields(doc.as_bytes(), &["name", "error", "message"]);
+            let keys = ["name", "error", "message"];
+            let ours = read_fields(doc.as_bytes(), &keys);
             let theirs: Result<serde_json::Map<String, serde_json::Value>, _> =
                 serde_json::from_str(doc);
             assert_eq!(
@@ -575,8 +606,13 @@ mod tests {
                 "{doc}: {ours:?} vs {theirs:?}"
             );
             if let (Ok(ours), Ok(theirs)) = (ours, theirs) {
-                for (key, value) in ours {
-                    match (value, &theirs[&*key]) {
+                for (key, field) in keys.into_iter().zip(ours) {
+                    let value = match field {
+                        Field::Absent => continue,
+                        Field::Once(value) => value,
+                        Field::Repeated => panic!("{doc}: {key} repeated"),
+                    };
+                    match (value, &theirs[key]) {
                         (Value::Str(a), serde_json::Value::String(b)) => assert_eq!(&a, b, "{doc}"),
                         // serde_json keeps -0 as a float; it is the integer 0 (JSON Schema agrees).
                         (Value::Int(0), serde_json::Value::Number(b))

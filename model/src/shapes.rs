@@ -4,10 +4,9 @@
 //! contract says "string", a field that appears twice or a string with an escaped lone surrogate is
 //! an error, never silently repaired. Fields the contract does not name are ignored, as a server may add them.
 
-use crate::json::{self, JsonError, Member, Value};
+use crate::json::{self, Field, JsonError, Value};
 use alloc::borrow::Cow;
 use alloc::string::String;
-use alloc::vec::Vec;
 
 /// The request body of plant creation: a Plant plus its `id`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,29 +93,23 @@ impl NewPlant {
 /// The value of the field `key`, if present. A field that appears twice is refused: which value is
 /// meant is ambiguous (`JSON.parse` keeps the last, other readers the first). A repeated key that no
 /// shape reads is left alone, as RFC 8259 allows it.
-fn take<'a>(
-    members: &mut Vec<Member<'a>>,
-    key: &'static str,
-) -> Result<Option<Value<'a>>, BodyError> {
-    let mut at = members.iter().enumerate().filter(|(_, (k, _))| k == key);
-    let Some((i, _)) = at.next() else {
-        return Ok(None);
-    };
-    if at.next().is_some() {
-        return Err(BodyError::Repeated(key));
+fn once<'a>(field: Field<'a>, key: &'static str) -> Result<Option<Value<'a>>, BodyError> {
+    match field {
+        Field::Absent => Ok(None),
+        Field::Once(value) => Ok(Some(value)),
+        Field::Repeated => Err(BodyError::Repeated(key)),
     }
-    Ok(Some(members.swap_remove(i).1))
 }
 
 /// The name and tag of a Plant body, borrowed from it where they hold no escape.
 fn plant_fields(bytes: &[u8]) -> Result<(Cow<'_, str>, Option<Cow<'_, str>>), BodyError> {
-    let mut members = json::read_fields(bytes, &["name", "tag"]).map_err(BodyError::Json)?;
-    let name = match take(&mut members, "name")? {
+    let [name, tag] = json::read_fields(bytes, &["name", "tag"]).map_err(BodyError::Json)?;
+    let name = match once(name, "name")? {
         Some(Value::Str(name)) => name,
         Some(_) => return Err(BodyError::Shape("name is not a string")),
         None => return Err(BodyError::Shape("name is missing")),
     };
-    let tag = match take(&mut members, "tag")? {
+    let tag = match once(tag, "tag")? {
         Some(Value::Str(tag)) => Some(tag),
         Some(_) => return Err(BodyError::Shape("tag is not a string")),
         None => None,
@@ -153,16 +146,16 @@ impl ApiError {
     /// # Errors
     /// When the bytes are not one JSON object or not Error-shaped (`error` must fit an int32).
     pub fn from_json(bytes: &[u8]) -> Result<ApiError, BodyError> {
-        let mut members =
+        let [error, message] =
             json::read_fields(bytes, &["error", "message"]).map_err(BodyError::Json)?;
-        let error = match take(&mut members, "error")? {
+        let error = match once(error, "error")? {
             Some(Value::Int(n)) => {
                 i32::try_from(n).map_err(|_| BodyError::Shape("error is not an int32"))?
             }
             Some(_) => return Err(BodyError::Shape("error is not an integer")),
             None => return Err(BodyError::Shape("error is missing")),
         };
-        let message = match take(&mut members, "message")? {
+        let message = match once(message, "message")? {
             Some(Value::Str(message)) => message.into_owned(),
             Some(_) => return Err(BodyError::Shape("message is not a string")),
             None => return Err(BodyError::Shape("message is missing")),
