@@ -71,12 +71,6 @@ fn read_object<'a>(
     fields: &[&str],
     found: &mut [Field<'a>],
 ) -> Result<(), JsonError> {
-    if core::str::from_utf8(bytes).is_err() {
-        return Err(JsonError {
-            reason: "the body is not UTF-8",
-            at: 0,
-        });
-    }
     let mut reader = Reader { bytes, at: 0 };
     reader.skip_ws();
     if reader.peek() != Some(b'{') {
@@ -312,20 +306,24 @@ impl<'a> Reader<'a> {
         Ok(v)
     }
 
-    /// A run of string bytes up to a quote, a backslash or a control character.
-    fn run(&mut self) -> &'a str {
+    /// A run of string bytes up to a quote, a backslash or a control character, which must be UTF-8.
+    /// This is the only UTF-8 check: outside strings the grammar allows only ASCII, and a run ends
+    /// only at an ASCII byte, which is never inside a UTF-8 sequence.
+    fn run(&mut self) -> Result<&'a str, JsonError> {
         let start = self.at;
         while matches!(self.peek(), Some(b) if b != b'"' && b != b'\\' && b >= 0x20) {
             self.at += 1;
         }
-        // The input was checked to be UTF-8, and runs end only at ASCII bytes.
-        core::str::from_utf8(self.since(start)).unwrap_or_default()
+        core::str::from_utf8(self.since(start)).map_err(|e| JsonError {
+            reason: "a string that is not UTF-8",
+            at: start + e.valid_up_to(),
+        })
     }
 
     /// A string at `"`: borrowed from the input when it holds no escape, else decoded.
     fn string(&mut self) -> Result<Cow<'a, str>, JsonError> {
         self.at += 1;
-        let first = self.run();
+        let first = self.run()?;
         if self.peek() == Some(b'"') {
             self.at += 1;
             return Ok(Cow::Borrowed(first));
@@ -386,7 +384,7 @@ impl<'a> Reader<'a> {
                 }
             };
             out.push(c);
-            out.push_str(self.run());
+            out.push_str(self.run()?);
         }
     }
 }
@@ -548,6 +546,41 @@ mod tests {
             read_fields(deep.as_bytes(), &["a"]).unwrap_err().reason,
             "nested too deeply"
         );
+    }
+
+    /// UTF-8 is checked only inside strings (`Reader::run`): a document is refused whenever its bytes
+    /// are not UTF-8, wherever the bad byte sits, and a string's bad byte is reported where it is.
+    #[test]
+    fn refuses_every_document_that_is_not_utf8() {
+        let doc = "{\"name\":\"é🌿x\",\"tag\":\"a\\nb\",\"x\":[\"ü\",{\"k\":1}]} ".as_bytes();
+        assert!(read_fields(doc, &["name", "tag"]).is_ok());
+        for at in 0..doc.len() {
+            for byte in [0x80, 0xa9, 0xbf, 0xc3, 0xe2, 0xed, 0xf0, 0xf5, 0xff] {
+                let mut bad = doc.to_vec();
+                bad[at] = byte;
+                if read_fields(&bad, &["name", "tag"]).is_ok() {
+                    assert!(
+                        core::str::from_utf8(&bad).is_ok(),
+                        "accepted with {byte:#x} at {at}"
+                    );
+                }
+            }
+        }
+        assert_eq!(
+            read_fields(b"{\"name\":\"caf\xe9!\"}", &["name"]),
+            Err(JsonError {
+                reason: "a string that is not UTF-8",
+                at: 12
+            })
+        );
+        assert_eq!(
+            read_fields(b"{\"name\":\"a\\n\xf0\x9f\x8c\"}", &["name"]),
+            Err(JsonError {
+                reason: "a string that is not UTF-8",
+                at: 12
+            })
+        );
+        assert!(read_fields(b"{\"name\":1}\xc2\xa0", &["name"]).is_err());
     }
 
     /// Every document serde_json accepts as an object with unique keys, this reader accepts with the
