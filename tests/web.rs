@@ -457,24 +457,32 @@ fn options_for_delay() -> JsValue {
     js("({ baseUrl: SERVER + '/__test/delay/3000', token: TOKEN })")
 }
 
+/// The options written by `options` (JS source) with an injected fetch, and the object that fetch
+/// records into: `fetch_of` is JS source for `(seen) => fetch`.
+fn options_with_fetch(options: &str, fetch_of: &str) -> (JsValue, JsValue) {
+    let seen = js("({})");
+    let fetch = js(fetch_of)
+        .unchecked_into::<Function>()
+        .call1(&JsValue::UNDEFINED, &seen)
+        .unwrap();
+    let options = js(options);
+    Reflect::set(&options, &"fetch".into(), &fetch).unwrap();
+    (options, seen)
+}
+
 #[wasm_bindgen_test]
 async fn an_injected_fetch_sees_the_exact_request() {
-    let seen = js("({})");
-    let fetch = js("(seen) => async (url, init) => { \
+    let (options, seen) = options_with_fetch(
+        "({ baseUrl: 'https://plants.example/api/', token: TOKEN, headers: { 'X-Trace': 't-1' } })",
+        "(seen) => async (url, init) => { \
           const request = new Request(url, init); seen.args = typeof url + ',' + typeof init; \
           seen.method = request.method; seen.url = request.url; seen.credentials = request.credentials; \
           seen.redirect = request.redirect; seen.auth = request.headers.get('authorization'); \
           seen.type = request.headers.get('content-type'); seen.accept = request.headers.get('accept'); \
           seen.extra = request.headers.get('x-trace'); seen.body = await request.text(); \
           seen.signal = init.signal instanceof AbortSignal; \
-          return new Response(JSON.stringify({ name: 'Canned', id: 1 }), { status: 200 }); }")
-    .unchecked_into::<Function>()
-    .call1(&JsValue::UNDEFINED, &seen)
-    .unwrap();
-    let options = js(
-        "({ baseUrl: 'https://plants.example/api/', token: TOKEN, headers: { 'X-Trace': 't-1' } })",
+          return new Response(JSON.stringify({ name: 'Canned', id: 1 }), { status: 200 }); }",
     );
-    Reflect::set(&options, &"fetch".into(), &fetch).unwrap();
     let created = settle(create_plant(
         js("({ id: 9223372036854775807n, name: 'Q\"\\n', tag: 't' })"),
         options,
@@ -549,14 +557,11 @@ async fn the_request_body_of_a_number_id_is_exact() {
         ),
     ];
     for (plant, body) in cases {
-        let seen = js("({})");
-        let fetch = js("(seen) => async (url, init) => { seen.body = init.body; \
-              return new Response('{\"name\":\"a\"}', { status: 200 }); }")
-        .unchecked_into::<Function>()
-        .call1(&JsValue::UNDEFINED, &seen)
-        .unwrap();
-        let options = js("({ baseUrl: 'https://plants.example/api', token: TOKEN })");
-        Reflect::set(&options, &"fetch".into(), &fetch).unwrap();
+        let (options, seen) = options_with_fetch(
+            "({ baseUrl: 'https://plants.example/api', token: TOKEN })",
+            "(seen) => async (url, init) => { seen.body = init.body; \
+              return new Response('{\"name\":\"a\"}', { status: 200 }); }",
+        );
         settle(create_plant(js(plant), options)).await.unwrap();
         assert_eq!(text(&seen, "body"), body, "{plant}");
     }
@@ -566,17 +571,14 @@ async fn the_request_body_of_a_number_id_is_exact() {
 /// header hands the call's signal on, and the timeout aborts it with a TimeoutError.
 #[wasm_bindgen_test]
 async fn a_fetch_wrapper_that_copies_init_keeps_the_signal() {
-    let seen = js("({})");
-    let fetch = js("(seen) => (url, init) => { \
+    let (options, seen) = options_with_fetch(
+        "({ baseUrl: SERVER, token: TOKEN, timeoutMs: 100 })",
+        "(seen) => (url, init) => { \
           const copy = { ...init, headers: { ...init.headers, 'X-Trace': 't-2' } }; \
           seen.keys = Object.keys(init).sort().join(','); \
           return new Promise((resolve, reject) => copy.signal.addEventListener('abort', () => { \
-            seen.reason = copy.signal.reason.name; reject(copy.signal.reason); })); }")
-    .unchecked_into::<Function>()
-    .call1(&JsValue::UNDEFINED, &seen)
-    .unwrap();
-    let options = js("({ baseUrl: SERVER, token: TOKEN, timeoutMs: 100 })");
-    Reflect::set(&options, &"fetch".into(), &fetch).unwrap();
+            seen.reason = copy.signal.reason.name; reject(copy.signal.reason); })); }",
+    );
     expect_error(
         settle(create_plant(js("({ id: uid(), name: 'copied' })"), options)).await,
         "timeout",
