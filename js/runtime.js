@@ -1,6 +1,8 @@
 // The JavaScript half of plant-store-client. Rust (the wasm module) holds the contract's rules: the
 // NewPlant rules and their messages, the base URL, the bearer token, the strict reading of every
 // answer and its error. This file holds what JavaScript does faster or only JavaScript can do:
+// - `createPlant` and `PlantStoreClient`, where a call enters: it crosses into wasm once, with
+//   numbers (`Engine.isNewPlant`), instead of handing objects back and forth;
 // - `PlantStoreError`, the error class callers branch on;
 // - `Reading`: reads a NewPlant candidate once, without trusting it, and says what each field is;
 // - `configure`: checks the options once (asking Rust for the base URL and the token);
@@ -37,6 +39,57 @@ export class PlantStoreError extends Error {
 Object.defineProperty(PlantStoreError.prototype, 'name', {
   value: 'PlantStoreError', writable: true, configurable: true,
 });
+
+/**
+ * What Rust hands over when the wasm module is instantiated (`start` in src/lib.rs): the Engine and
+ * the body limits. Undefined until then, for example with `plant-store-client/manual` before `init()`.
+ */
+let installed;
+
+export function install(engine, okLimit, errorLimit) {
+  installed = { engine, okLimit, errorLimit };
+}
+
+/** Checks the options (a `config` error names the first wrong one) and returns the client's Sender. */
+function senderOf(options) {
+  if (installed === undefined) {
+    throw configError('the wasm module is not loaded yet: with plant-store-client/manual, await init() first');
+  }
+  const { engine, okLimit, errorLimit } = installed;
+  return configure(options, engine, okLimit, errorLimit);
+}
+
+/** Validates `plant` locally, then sends it to `POST {baseUrl}/plants`; options checked per call. */
+export function createPlant(plant, options) {
+  let sender;
+  try {
+    sender = senderOf(options);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return sender.submit(plant, undefined);
+}
+
+/** A client with checked options, for many calls. */
+export class PlantStoreClient {
+  #sender;
+
+  /** Checks the options once; throws a `config` PlantStoreError. */
+  constructor(options) {
+    this.#sender = senderOf(options);
+  }
+
+  /** Validates `plant` locally, then sends it; `options.signal` aborts this call. */
+  createPlant(plant, options) {
+    let signal;
+    try {
+      signal = this.#sender.callSignal(options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#sender.submit(plant, signal);
+  }
+}
 
 // Taken once, so code that replaces them later cannot change how values are read.
 const { hasOwn, keys: ownKeys, getPrototypeOf, defineProperty } = Object;
@@ -354,7 +407,7 @@ function signalOption(value) {
  * client's Sender; throws a PlantStoreError of kind `config` naming the first wrong option. Rust
  * checks the base URL and the token (`engine`); nothing else here needs a rule of the contract.
  */
-export function configure(options, engine, okLimit, errorLimit) {
+function configure(options, engine, okLimit, errorLimit) {
   const read = optionsObject(options, 'options', CLIENT_OPTIONS, engine);
   const base = read('baseUrl');
   if (base === undefined) throw configError('options.baseUrl is required, for example https://plants.example/api');
@@ -423,7 +476,7 @@ function requestHeaders(extra, token) {
  * One client's request path, built by `configure` from checked options. `engine` is the
  * Rust side: it checks tokens from getToken, plant bodies, and writes every error.
  */
-export class Sender {
+class Sender {
   constructor(engine, url, headers, token, getToken, fetch, signal, timeoutMs, okLimit, errorLimit) {
     this.engine = engine;
     this.url = url;
@@ -441,6 +494,21 @@ export class Sender {
   callSignal(options) {
     if (options === undefined || options === null) return undefined;
     return signalOption(optionsObject(options, 'call options', ['signal'], this.engine)('signal'));
+  }
+
+  /**
+   * Reads `plant` once and sends it when Rust finds it valid; else rejects with the `validation`
+   * error Rust writes. Rust sees only numbers here: the Reading's state and the id.
+   */
+  submit(plant, callSignal) {
+    const reading = new Reading(plant);
+    const { engine } = this;
+    const { id } = reading;
+    if (!engine.isNewPlant(reading.state, typeof id === 'number' ? id : 0, typeof id === 'bigint' ? id : 0n)) {
+      const error = engine.validationError(reading);
+      if (error !== undefined) return Promise.reject(error);
+    }
+    return this.send(reading, callSignal);
   }
 
   /**

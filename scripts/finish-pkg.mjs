@@ -14,8 +14,10 @@ const snippetDirs = readdirSync(join(pkg, 'snippets'));
 if (snippetDirs.length !== 1) throw new Error(`expected one snippets folder, found ${snippetDirs.join(', ')}`);
 const runtime = `./snippets/${snippetDirs[0]}/js/runtime.js`;
 
-const api = `export { createPlant, validateNewPlant, PlantStoreClient } from '${glue}';
-export { PlantStoreError } from '${runtime}';`;
+// createPlant and PlantStoreClient are entered in the runtime snippet (js/runtime.js); the glue
+// hands it the Engine when the wasm module is instantiated.
+const api = `export { validateNewPlant } from '${glue}';
+export { createPlant, PlantStoreClient, PlantStoreError } from '${runtime}';`;
 
 // The entries that load the wasm when imported (no top-level await in these three: `require` works
 // on node.mjs) still export \`init\`, so code written for \`plant-store-client/manual\` runs on them.
@@ -89,11 +91,6 @@ export function init(source?: InitInput | Promise<InitInput>): Promise<void>;
 `,
 };
 for (const [name, text] of Object.entries(files)) writeFileSync(join(pkg, name), text);
-
-// wasm-bindgen declares \`[Symbol.dispose]()\`, which fails to type-check for consumers whose \`lib\`
-// lacks esnext.disposable. The method still exists at runtime; \`free()\` stays declared.
-const dts = join(pkg, 'plant_store_client.d.ts');
-writeFileSync(dts, readFileSync(dts, 'utf8').replace(/^\s*\[Symbol\.dispose\]\(\): void;\n/m, ''));
 
 const cargo = readFileSync(join(root, 'Cargo.toml'), 'utf8');
 const field = (name) => cargo.match(new RegExp(`^${name} = "(.*)"$`, 'm'))?.[1];

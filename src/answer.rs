@@ -24,6 +24,20 @@ pub struct Engine {}
 
 #[wasm_bindgen]
 impl Engine {
+    /// Whether a NewPlant read by `Reading` (js/runtime.js) is valid, from its `state` and its id
+    /// (`id_number` when the id is a number, `id_int` when it is a BigInt; see `input::is_valid`).
+    #[wasm_bindgen(js_name = isNewPlant)]
+    pub fn is_new_plant(&self, state: u32, id_number: f64, id_int: i64) -> bool {
+        crate::input::is_valid(state, id_number, id_int)
+    }
+
+    /// The `validation` error of a NewPlant, with every issue; undefined when it is valid.
+    /// js/runtime.js asks for it when `isNewPlant` says no, so this is the rules' last word.
+    #[wasm_bindgen(js_name = validationError)]
+    pub fn validation_error(&self, reading: &crate::js::Reading) -> Option<JsValue> {
+        crate::input::judge(reading).err().map(Error::into_js)
+    }
+
     /// Whether a complete 200 body is a Plant under the contract (strict JSON, see the model).
     #[wasm_bindgen(js_name = isPlant)]
     pub fn is_plant(&self, body: &[u8]) -> bool {

@@ -15,17 +15,20 @@ use plant_store_model::{validate_new_plant, Field, Issue, IssueCode, RawNewPlant
 const ROOT_PLAIN: u32 = 0;
 const ROOT_KEYS_UNLISTABLE: u32 = 13;
 const UNKNOWN_KEYS: u32 = 1 << 20;
+// Kinds of a field whose value the rules read.
+const NUMBER: u32 = 3;
+const INT: u32 = 4;
 
 /// One field, from its `Reading` kind. The rules never look at a string's content (only whether it
 /// is well-formed), so a string stays in JavaScript and is written to the body from there. Only the
-/// id's number is read (`value`); for name and tag it does not matter which number they hold.
-fn field(kind: u32, value: Option<&js::Reading>) -> Field {
+/// id's number (`number`, `int`) is read; for name and tag it does not matter which number they hold.
+fn field(kind: u32, number: f64, int: i64) -> Field {
     match kind {
         0 => Field::Absent,
         1 => Field::Null,
         2 => Field::Bool,
-        3 => Field::Number(value.map_or(0.0, js::Reading::id_number)),
-        4 => Field::Int(value.map_or(0, js::Reading::id_int)),
+        NUMBER => Field::Number(number),
+        INT => Field::Int(int),
         5 => Field::IntOutOfRange,
         6 => Field::Str(String::new()),
         7 => Field::MalformedStr,
@@ -35,6 +38,25 @@ fn field(kind: u32, value: Option<&js::Reading>) -> Field {
         11 => Field::Other("array"),
         _ => Field::Other("object"),
     }
+}
+
+/// The candidate of a plain object's `state`: `id_number` is the id when it is a number,
+/// `id_int` when it is a BigInt inside int64 (each is ignored otherwise).
+fn raw(state: u32, id_number: f64, id_int: i64, unknown: Vec<String>) -> RawNewPlant {
+    RawNewPlant {
+        id: field(state >> 8 & 0xf, id_number, id_int),
+        name: field(state >> 12 & 0xf, 0.0, 0),
+        tag: field(state >> 16 & 0xf, 0.0, 0),
+        unknown,
+    }
+}
+
+/// Whether a `Reading`'s state and id make a valid NewPlant: the contract's rules, with numbers
+/// only, for the call path. `judge` gives the issues when it is not.
+pub fn is_valid(state: u32, id_number: f64, id_int: i64) -> bool {
+    state & 0xff == ROOT_PLAIN
+        && state & UNKNOWN_KEYS == 0
+        && validate_new_plant(raw(state, id_number, id_int, Vec::new())).is_ok()
 }
 
 /// Judges a NewPlant candidate read by `Reading`: the contract's rules, every issue at once.
@@ -66,11 +88,12 @@ pub fn judge(reading: &js::Reading) -> Result<(), Error> {
             .map(|k| k.as_string().unwrap_or_default())
             .collect()
     };
-    let raw = RawNewPlant {
-        id: field(state >> 8 & 0xf, Some(reading)),
-        name: field(state >> 12 & 0xf, None),
-        tag: field(state >> 16 & 0xf, None),
-        unknown,
+    let (id_number, id_int) = match state >> 8 & 0xf {
+        NUMBER => (reading.id_number(), 0),
+        INT => (0.0, reading.id_int()),
+        _ => (0.0, 0),
     };
-    validate_new_plant(raw).map(drop).map_err(Error::validation)
+    validate_new_plant(raw(state, id_number, id_int, unknown))
+        .map(drop)
+        .map_err(Error::validation)
 }

@@ -1,4 +1,4 @@
-//! Bindings to JavaScript. Every import that can throw is declared `catch`: a JS exception must never
+//! Bindings to js/runtime.js. Every import that can throw is declared `catch`: a JS exception must never
 //! unwind through wasm frames, or a call could hang with its promise never settled.
 
 use crate::answer::Engine;
@@ -33,21 +33,18 @@ extern "C" {
     #[wasm_bindgen(method)]
     pub fn value(this: &Reading) -> JsValue;
 
-    /// One client's request path (token, fetch, timeout, abort, bounded body read).
-    pub type Sender;
-    /// The signal of one call's options; throws a `config` PlantStoreError.
-    #[wasm_bindgen(method, catch, js_name = callSignal)]
-    pub fn call_signal(this: &Sender, options: &JsValue) -> Result<JsValue, JsValue>;
-    /// Sends a valid NewPlant; the promise settles with the Plant or a PlantStoreError.
-    #[wasm_bindgen(method)]
-    pub fn send(this: &Sender, reading: &Reading, signal: &JsValue) -> Promise;
+    /// Hands the Engine and the body limits to js/runtime.js (see `crate::start`).
+    pub fn install(engine: Engine, ok_limit: u32, error_limit: u32);
 
-    /// Checks the options once and returns the client's Sender; throws a `config` PlantStoreError.
-    #[wasm_bindgen(catch)]
-    pub fn configure(
-        options: &JsValue,
-        engine: Engine,
-        ok_limit: u32,
-        error_limit: u32,
-    ) -> Result<Sender, JsValue>;
+    /// `createPlant` of the package, entered in JavaScript (for Rust callers: the tests).
+    #[wasm_bindgen(js_name = createPlant)]
+    pub fn create_plant(plant: &JsValue, options: &JsValue) -> Promise;
+
+    /// `PlantStoreClient` of the package, entered in JavaScript (for Rust callers: the tests).
+    pub type PlantStoreClient;
+    /// Checks the options once; throws a `config` PlantStoreError.
+    #[wasm_bindgen(constructor, catch)]
+    pub fn new(options: &JsValue) -> Result<PlantStoreClient, JsValue>;
+    #[wasm_bindgen(method, js_name = createPlant)]
+    pub fn create_plant(this: &PlantStoreClient, plant: &JsValue, options: &JsValue) -> Promise;
 }

@@ -1,11 +1,13 @@
 //! plant-store-client: the Plant Store's `createPlant`, compiled to WebAssembly for browsers and
 //! edge runtimes.
 //!
-//! This file holds only what JavaScript sees: `createPlant`, `PlantStoreClient`, `validateNewPlant`
-//! and their TypeScript types. The rules live in the `plant-store-model` crate (shared with the
-//! reference server); judging a NewPlant is in [`input`], the answer and every failure of a call
-//! in [`answer`], and the one error type in [`error`]. The request itself is made in js/runtime.js
-//! (`Sender`), which asks Rust whenever there is something to judge.
+//! This file holds what JavaScript sees: `validateNewPlant`, the TypeScript types of the whole API,
+//! and [`start`], which hands js/runtime.js the [`Engine`] when the module is instantiated. The
+//! calls themselves (`createPlant`, `PlantStoreClient`) are entered in js/runtime.js, which asks the
+//! Engine whenever there is something to judge: a call then crosses into wasm once with numbers,
+//! not with objects. The rules live in the `plant-store-model` crate (shared with the reference
+//! server); judging a NewPlant is in [`input`], the answer and every failure of a call in
+//! [`answer`], and the one error type in [`error`].
 #![no_std]
 #![deny(missing_debug_implementations)]
 #![forbid(unsafe_code)]
@@ -21,11 +23,10 @@ mod bare;
 pub mod answer;
 pub mod error;
 pub mod input;
-mod js;
+pub mod js;
 
 use answer::{Engine, ERROR_BODY_LIMIT, SUCCESS_BODY_LIMIT};
-use error::Error;
-use js_sys::{Object, Promise, Reflect};
+use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -111,14 +112,22 @@ export declare class PlantStoreError extends Error {
   static is(value: unknown): value is PlantStoreError;
   toJSON(): { name: "PlantStoreError"; kind: PlantStoreErrorKind; message: string; status?: number; code?: number; issues?: ValidationIssue[] };
 }
-"#;
 
-#[wasm_bindgen]
-extern "C" {
-    /// `CallOptions` of the TypeScript types: `{ signal?: AbortSignal }`.
-    #[wasm_bindgen(typescript_type = "CallOptions")]
-    pub type CallOptionsJs;
+/**
+ * Validates `plant` locally, then sends it to `POST {baseUrl}/plants`. Resolves to the created Plant;
+ * rejects with a `PlantStoreError`. The options are checked on every call; a `PlantStoreClient`
+ * checks them once.
+ */
+export declare function createPlant(plant: NewPlant, options: PlantStoreOptions): Promise<Plant>;
+
+/** A client with checked options, for many calls. */
+export declare class PlantStoreClient {
+  /** Checks the options once; throws a `PlantStoreError` of kind `config`. */
+  constructor(options: PlantStoreOptions);
+  /** Validates `plant` locally, then sends it; `options.signal` aborts this call. */
+  createPlant(plant: NewPlant, options?: CallOptions): Promise<Plant>;
 }
+"#;
 
 /// A fresh plain object with string (or other) values: `{ key: value, … }`.
 pub(crate) fn object(entries: &[(&str, &JsValue)]) -> JsValue {
@@ -142,42 +151,16 @@ pub(crate) fn issues_to_js(issues: &[plant_store_model::Issue]) -> JsValue {
     array.into()
 }
 
-/// Validates `plant` locally, then sends it to `POST {baseUrl}/plants`.
-///
-/// Resolves to the created Plant; rejects with a `PlantStoreError`. The options are checked on every
-/// call; a `PlantStoreClient` checks them once.
-#[wasm_bindgen(js_name = createPlant, unchecked_return_type = "Promise<Plant>")]
-pub fn create_plant(
-    #[wasm_bindgen(unchecked_param_type = "NewPlant")] plant: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "PlantStoreOptions")] options: JsValue,
-) -> Promise {
-    match configure(&options) {
-        Ok(sender) => send(&sender, &plant, &JsValue::UNDEFINED),
-        Err(error) => Promise::reject(&error),
-    }
-}
-
-/// Checks the options (js/runtime.js `configure`, with the Engine for the contract's rules).
-fn configure(options: &JsValue) -> Result<js::Sender, JsValue> {
-    js::configure(
-        options,
+/// Hands js/runtime.js the Engine and the body limits; run when the module is instantiated (the
+/// test runner does not run it: the tests call it). Until then `createPlant` and
+/// `new PlantStoreClient` fail with a `config` error that says to load the module first.
+#[wasm_bindgen(start, skip_typescript)]
+pub fn start() {
+    js::install(
         Engine::default(),
         SUCCESS_BODY_LIMIT as u32,
         ERROR_BODY_LIMIT as u32,
-    )
-}
-
-/// Reads and judges `plant`; sends it only when it is valid.
-fn send(sender: &js::Sender, plant: &JsValue, signal: &JsValue) -> Promise {
-    let reading = js::Reading::new(plant);
-    match input::judge(&reading) {
-        Ok(()) => sender.send(&reading, signal),
-        Err(error) => reject(error),
-    }
-}
-
-fn reject(error: Error) -> Promise {
-    Promise::reject(&error.into_js())
+    );
 }
 
 /// Checks a NewPlant without sending anything: for forms.
@@ -192,51 +175,5 @@ pub fn validate_new_plant_js(
             ("ok", &JsValue::FALSE),
             ("issues", &issues_to_js(error.issues())),
         ]),
-    }
-}
-
-/// A client with checked options, for many calls.
-#[wasm_bindgen]
-pub struct PlantStoreClient {
-    sender: js::Sender,
-}
-
-/// Its options live in JavaScript (the headers hold the token): nothing of them is shown.
-impl core::fmt::Debug for PlantStoreClient {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str("PlantStoreClient { .. }")
-    }
-}
-
-#[wasm_bindgen]
-impl PlantStoreClient {
-    /// Checks the options once.
-    ///
-    /// # Errors
-    /// Throws a `PlantStoreError` of kind `config`.
-    #[wasm_bindgen(constructor)]
-    pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "PlantStoreOptions")] options: JsValue,
-    ) -> Result<PlantStoreClient, JsValue> {
-        Ok(PlantStoreClient {
-            sender: configure(&options)?,
-        })
-    }
-
-    /// Validates `plant` locally, then sends it; `options.signal` aborts this call.
-    #[wasm_bindgen(js_name = createPlant, unchecked_return_type = "Promise<Plant>")]
-    pub fn create_plant(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "NewPlant")] plant: JsValue,
-        options: Option<CallOptionsJs>,
-    ) -> Promise {
-        let signal = match options {
-            None => Ok(JsValue::UNDEFINED),
-            Some(options) => self.sender.call_signal(&options),
-        };
-        match signal {
-            Ok(signal) => send(&self.sender, &plant, &signal),
-            Err(error) => Promise::reject(&error),
-        }
     }
 }

@@ -98,6 +98,21 @@ describe('the packed package in each runtime', { timeout: 300_000 }, () => {
     for (const entry of ['./index.js', './node.mjs', './deno.js', './workerd.js']) assert.ok(manifest.sideEffects.includes(entry), entry);
   });
 
+  it('/manual before init(): createPlant rejects and new PlantStoreClient throws, a config error that says so', async () => {
+    // Imported by file: in Node, the package's /manual resolves to node.mjs, which loads on import.
+    const manual = join(consumer, 'node_modules/plant-store-client/manual.js');
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', `
+      const { createPlant, PlantStoreClient, PlantStoreError } = await import(${JSON.stringify(manual)});
+      const options = { baseUrl: 'https://plants.example', token: 't' };
+      const rejected = await createPlant({ id: 1, name: 'a' }, options).then(() => 'resolved', (e) => e);
+      let thrown;
+      try { new PlantStoreClient(options); } catch (e) { thrown = e; }
+      const seen = (e) => ({ is: e instanceof PlantStoreError, kind: e.kind, message: e.message });
+      console.log(JSON.stringify({ rejected: seen(rejected), thrown: seen(thrown) }));`]);
+    const expected = { is: true, kind: 'config', message: 'the wasm module is not loaded yet: with plant-store-client/manual, await init() first' };
+    assert.deepEqual(summary(stdout), { rejected: expected, thrown: expected });
+  });
+
   for (const resolution of ['bundler', 'node16']) {
     it(`the .d.ts resolves under moduleResolution ${resolution} (tsc --noEmit)`, async () => {
       await run(join(BIN, 'tsc'), ['-p', join(consumer, `types/tsconfig.${resolution}.json`)], { cwd: consumer });
