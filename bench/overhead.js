@@ -5,7 +5,10 @@
 //
 // Rounds alternate in ABBA order (ours then theirs, then theirs then ours, …), so whatever drifts
 // during a run (JIT tiering, garbage collection debt left by the previous round) falls on both sides
-// alike. The ratio is the median of the ratios of the rounds taken in pairs. `measureSame` runs the
+// alike. The ratio is the median of the ratios of the rounds taken in pairs; `totalRatio` divides the
+// time of all rounds of one side by the other's. The median leaves out the rounds that took a
+// collection, the total counts them: a side that allocates more pays for more of them, so both are
+// printed. `measureSame` runs the
 // hand-written call against a second copy of itself the same way: how far from 1.00x two identical
 // calls land is the resolution of the figure.
 
@@ -44,6 +47,8 @@ export function median(xs) {
   return (sorted[(sorted.length - 1) >> 1] + sorted[sorted.length >> 1]) / 2;
 }
 
+const sum = (xs) => xs.reduce((total, x) => total + x, 0);
+
 /**
  * Runs `a` and `b` (async, each returning one figure) once each to warm up, then `rounds` times in
  * ABBA order (a then b, then b then a, …); returns the figures of each side, round by round.
@@ -65,13 +70,15 @@ export async function abba(a, b, rounds) {
   return { as, bs };
 }
 
-/** `a` against `b`: µs per call of each (medians of the rounds) and the median paired ratio. */
+/** `a` against `b`: µs per call of each (medians of the rounds), the median paired ratio, the total ratio. */
 async function compare(a, b, rounds, perRound) {
   const { as: aMs, bs: bMs } = await abba(() => time(a, perRound), () => time(b, perRound), rounds);
   return {
     oursUs: (median(aMs) * 1000) / perRound,
     theirsUs: (median(bMs) * 1000) / perRound,
     ratio: median(aMs.map((ms, r) => ms / bMs[r])),
+    totalRatio: sum(aMs) / sum(bMs),
+    totalMs: [sum(aMs), sum(bMs)],
     calls: rounds * perRound,
   };
 }
