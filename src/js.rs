@@ -1,4 +1,5 @@
-//! Bindings to js/runtime.js. Every import that can throw is declared `catch`: a JS exception must never
+//! Bindings to js/runtime.js (public for the crate's browser tests, which reach the package's entry
+//! points through them). Every import that can throw is declared `catch`: a JS exception must never
 //! unwind through wasm frames, or a call could hang with its promise never settled.
 
 use crate::answer::Engine;

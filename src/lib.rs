@@ -125,7 +125,7 @@ export declare class PlantStoreClient {
   /** Checks the options once; throws a `PlantStoreError` of kind `config`. */
   constructor(options: PlantStoreOptions);
   /** Validates `plant` locally, then sends it; `options.signal` aborts this call. */
-  createPlant(plant: NewPlant, options?: CallOptions): Promise<Plant>;
+  createPlant(plant: NewPlant, options?: CallOptions | null): Promise<Plant>;
 }
 "#;
 

@@ -21,6 +21,7 @@ async function rightUses(): Promise<void> {
   const client = new PlantStoreClient({ baseUrl: 'https://plants.example', getToken: () => 't' });
   await client.createPlant({ id: 4, name: 'C' });
   await client.createPlant({ id: 5, name: 'C' }, { signal: AbortSignal.timeout(100) });
+  await client.createPlant({ id: 5, name: 'C' }, null);
 
   const result = validateNewPlant(JSON.parse('{}') as unknown);
   if (result.ok) {
