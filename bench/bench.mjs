@@ -128,11 +128,35 @@ try {
     };
     const [oursMs, theirsMs] = pages.reduce(([x, y], p) => [x + p.totalMs[0], y + p.totalMs[1]], [0, 0]);
     const calls = pages.reduce((n, p) => n + p.calls, 0);
-    row(`per call, Chromium ${version}`, `the same, time of all rounds of the ${PAGES} pages (mean µs)`,
+    row(`per call, Chromium ${version}`, `the same, time of all rounds of the ${PAGES} pages, interleaved (mean µs)`,
       `${(oursMs * 1000 / calls).toFixed(1)} µs vs ${(theirsMs * 1000 / calls).toFixed(1)} µs = ${pooled(pages.map((p) => p.totalMs))}`);
+
+    // Each side alone, in pages of its own: the time of all its rounds counts the collections of its
+    // own garbage and no other's. Every page loads the package; the pages of the sides take turns,
+    // and a second set of hand-written pages gives the resolution.
+    const sides = ['ours', 'theirs', 'theirs again'];
+    const alone = Object.fromEntries(sides.map((side) => [side, []]));
+    for (let i = 0; i < PAGES; i++) {
+      for (const side of i % 2 === 0 ? sides : [...sides].reverse()) {
+        const page = await browser.newPage();
+        await page.goto(`${server.url}/blank.html`);
+        alone[side].push(await page.evaluate(async (side) => {
+          const api = await import('/pkg/index.js');
+          const { measureAlone } = await import('/overhead.js');
+          return measureAlone(api, side === 'ours' ? 'ours' : 'theirs', { rounds: 30, perRound: 2000 });
+        }, side));
+        await page.close();
+      }
+    }
+    const meanUs = (side) => alone[side].reduce((us, p) => us + p.ms, 0) * 1000 / alone[side].reduce((n, p) => n + p.calls, 0);
+    const pageUs = (side) => alone[side].map((p) => p.ms * 1000 / p.calls);
+    const spread = (side) => `${Math.min(...pageUs(side)).toFixed(1)}–${Math.max(...pageUs(side)).toFixed(1)}`;
+    row(`per call, Chromium ${version}`, `each side alone in ${PAGES} pages of its own, time of all rounds (mean µs)`,
+      `${meanUs('ours').toFixed(1)} µs vs ${meanUs('theirs').toFixed(1)} µs = ${(meanUs('ours') / meanUs('theirs')).toFixed(2)}x (pages: ${spread('ours')} vs ${spread('theirs')} µs)`);
     const same = pages.map((p) => p.same);
     row(`per call, Chromium ${version}`, `resolution: hand-written vs a copy of it, median of ${PAGES} pages`,
-      `${median(same).toFixed(2)}x (${range(same)}); time of all rounds ${pooled(pages.map((p) => p.sameTotal))}`);
+      `${median(same).toFixed(2)}x (${range(same)}); time of all rounds ${pooled(pages.map((p) => p.sameTotal))}; ` +
+      `alone ${(meanUs('theirs again') / meanUs('theirs')).toFixed(2)}x`);
     row('cold start, Chromium', 'import (fetch + compile + instantiate)', `${cold.load.toFixed(1)} ms`);
     row('cold start, Chromium', 'first createPlant (in-memory fetch)', `${cold.first.toFixed(2)} ms`);
   } finally {

@@ -1,16 +1,19 @@
 // Per-call overhead: createPlant with an in-memory fetch against a hand-written fetch call doing the
-// same work, in the same process, alternating rounds. Runs in Node and in a browser page alike:
+// same work. Runs in Node and in a browser page alike; returns figures, prints nothing:
 //   const figures = await measureOverhead(api, { rounds, perRound })
-// where `api` is the imported package. Returns figures, prints nothing.
+// where `api` is the imported package.
 //
-// Rounds alternate in ABBA order (ours then theirs, then theirs then ours, …), so whatever drifts
-// during a run (JIT tiering, garbage collection debt left by the previous round) falls on both sides
-// alike. The ratio is the median of the ratios of the rounds taken in pairs; `totalRatio` divides the
-// time of all rounds of one side by the other's. The median leaves out the rounds that took a
-// collection, the total counts them: a side that allocates more pays for more of them, so both are
-// printed. `measureSame` runs the
-// hand-written call against a second copy of itself the same way: how far from 1.00x two identical
-// calls land is the resolution of the figure.
+// `measureOverhead` runs both sides in the same process, in alternating rounds in ABBA order (ours
+// then theirs, then theirs then ours, …), so whatever drifts during a run (JIT tiering, the machine)
+// falls on both sides alike. Its ratio is the median of the ratios of the rounds taken in pairs: a
+// round that took a garbage collection is left out. `totalRatio` divides the time of all rounds of
+// one side by the other's, collections included; but in one heap a collection frees the garbage of
+// both sides, and lands in whichever round is running when it comes, at the same rounds in every
+// page: that ratio moves with the warm-up and the round size (README, "Performance: figures").
+// `measureAlone` runs one side alone, so that the time of its rounds counts the collections of its
+// own garbage and no other's: run in pages of their own, ours against the hand-written call.
+// `measureSame` runs the hand-written call against a second copy of itself the way
+// `measureOverhead` does: how far from 1.00x two identical calls land is the resolution of the figure.
 
 const PLANT_JSON = '{"name":"Fern","tag":"green"}';
 const TOKEN = 'bench-token-0123456789';
@@ -83,14 +86,35 @@ async function compare(a, b, rounds, perRound) {
   };
 }
 
-export async function measureOverhead(api, { rounds = 20, perRound = 2000 } = {}) {
+/** Our call, checked once: `createPlant` through a client with the in-memory fetch. */
+async function oursCall(api) {
   const client = new api.PlantStoreClient({ baseUrl: BASE, token: TOKEN, fetch: cannedFetch });
   const ours = (i) => client.createPlant({ id: i, name: 'Fern', tag: 'green' });
-  const handWritten = handWrittenCall();
-  const theirs = (i) => handWritten({ id: i, name: 'Fern', tag: 'green' });
   const check = await ours(1);
   if (check.name !== 'Fern' || check.tag !== 'green') throw new Error('createPlant returned ' + JSON.stringify(check));
-  return compare(ours, theirs, rounds, perRound);
+  return ours;
+}
+
+function theirsCall() {
+  const handWritten = handWrittenCall();
+  return (i) => handWritten({ id: i, name: 'Fern', tag: 'green' });
+}
+
+export async function measureOverhead(api, { rounds = 20, perRound = 2000 } = {}) {
+  return compare(await oursCall(api), theirsCall(), rounds, perRound);
+}
+
+/**
+ * One side alone, `side` 'ours' or 'theirs': two rounds of warm-up, then the time of `rounds`
+ * rounds, collections included. Returns { ms, calls }.
+ */
+export async function measureAlone(api, side, { rounds = 20, perRound = 2000 } = {}) {
+  const call = side === 'ours' ? await oursCall(api) : theirsCall();
+  await time(call, perRound);
+  await time(call, perRound);
+  let ms = 0;
+  for (let r = 0; r < rounds; r++) ms += await time(call, perRound);
+  return { ms, calls: rounds * perRound };
 }
 
 /** The hand-written call against a copy of itself, measured as `measureOverhead` measures. */
