@@ -2,7 +2,7 @@
 // NewPlant rules and their messages, the base URL, the bearer token, the strict reading of every
 // answer and its error. This file holds what JavaScript does faster or only JavaScript can do:
 // - `createPlant` and `PlantStoreClient`, where a call enters: it crosses into wasm once, with
-//   numbers (`Engine.isNewPlant`), instead of handing objects back and forth;
+//   numbers (`Engine.isNewPlant`), instead of handing objects back and forth; `validateNewPlant`;
 // - `PlantStoreError`, the error class callers branch on;
 // - `Reading`: reads a NewPlant candidate once, without trusting it, and says what each field is;
 // - `configure`: checks the options once (asking Rust for the base URL and the token);
@@ -50,13 +50,26 @@ export function install(engine, okLimit, errorLimit) {
   installed = { engine, okLimit, errorLimit };
 }
 
-/** Checks the options (a `config` error names the first wrong one) and returns the client's Sender. */
-function senderOf(options) {
+/** What `install` handed over; a `config` error before then. */
+function loaded() {
   if (installed === undefined) {
     throw configError('the wasm module is not loaded yet: with plant-store-client/manual, await init() first');
   }
-  const { engine, okLimit, errorLimit } = installed;
+  return installed;
+}
+
+/** Checks the options (a `config` error names the first wrong one) and returns the client's Sender. */
+function senderOf(options) {
+  const { engine, okLimit, errorLimit } = loaded();
   return configure(options, engine, okLimit, errorLimit);
+}
+
+/** Checks a NewPlant without sending anything: `{ ok: true, value }` or `{ ok: false, issues }`. */
+export function validateNewPlant(plant) {
+  const { engine } = loaded();
+  const reading = new Reading(plant);
+  const issues = engine.validationIssues(reading);
+  return issues === undefined ? { ok: true, value: reading.value() } : { ok: false, issues };
 }
 
 /** Validates `plant` locally, then sends it to `POST {baseUrl}/plants`; options checked per call. */

@@ -14,10 +14,9 @@ const snippetDirs = readdirSync(join(pkg, 'snippets'));
 if (snippetDirs.length !== 1) throw new Error(`expected one snippets folder, found ${snippetDirs.join(', ')}`);
 const runtime = `./snippets/${snippetDirs[0]}/js/runtime.js`;
 
-// createPlant and PlantStoreClient are entered in the runtime snippet (js/runtime.js); the glue
-// hands it the Engine when the wasm module is instantiated.
-const api = `export { validateNewPlant } from '${glue}';
-export { createPlant, PlantStoreClient, PlantStoreError } from '${runtime}';`;
+// The API is entered in the runtime snippet (js/runtime.js); the glue hands it the Engine when the
+// wasm module is instantiated.
+const api = `export { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError } from '${runtime}';`;
 
 // The entries that load the wasm when imported (no top-level await in these three: `require` works
 // on node.mjs) still export \`init\`, so code written for \`plant-store-client/manual\` runs on them.

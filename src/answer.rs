@@ -38,6 +38,15 @@ impl Engine {
         crate::input::judge(reading).err().map(Error::into_js)
     }
 
+    /// The issues of a NewPlant (`[{ path, code, message }, …]`); undefined when it is valid. For
+    /// `validateNewPlant` (js/runtime.js).
+    #[wasm_bindgen(js_name = validationIssues)]
+    pub fn validation_issues(&self, reading: &crate::js::Reading) -> Option<JsValue> {
+        crate::input::judge(reading)
+            .err()
+            .map(|error| crate::issues_to_js(error.issues()))
+    }
+
     /// Whether a complete 200 body is a Plant under the contract (strict JSON, see the model).
     #[wasm_bindgen(js_name = isPlant)]
     pub fn is_plant(&self, body: &[u8]) -> bool {

@@ -41,6 +41,10 @@ extern "C" {
     #[wasm_bindgen(js_name = createPlant)]
     pub fn create_plant(plant: &JsValue, options: &JsValue) -> Promise;
 
+    /// `validateNewPlant` of the package, entered in JavaScript (for Rust callers: the tests).
+    #[wasm_bindgen(js_name = validateNewPlant, catch)]
+    pub fn validate_new_plant(plant: &JsValue) -> Result<JsValue, JsValue>;
+
     /// `PlantStoreClient` of the package, entered in JavaScript (for Rust callers: the tests).
     pub type PlantStoreClient;
     /// Checks the options once; throws a `config` PlantStoreError.

@@ -1,9 +1,9 @@
 //! plant-store-client: the Plant Store's `createPlant`, compiled to WebAssembly for browsers and
 //! edge runtimes.
 //!
-//! This file holds what JavaScript sees: `validateNewPlant`, the TypeScript types of the whole API,
-//! and [`start`], which hands js/runtime.js the [`Engine`] when the module is instantiated. The
-//! calls themselves (`createPlant`, `PlantStoreClient`) are entered in js/runtime.js, which asks the
+//! This file holds the TypeScript types of the whole API and [`start`], which hands js/runtime.js
+//! the [`Engine`] when the module is instantiated. The API itself (`createPlant`,
+//! `PlantStoreClient`, `validateNewPlant`) is entered in js/runtime.js, which asks the
 //! Engine whenever there is something to judge: a call then crosses into wasm once with numbers,
 //! not with objects. The rules live in the `plant-store-model` crate (shared with the reference
 //! server); judging a NewPlant is in [`input`], the answer and every failure of a call in
@@ -120,6 +120,12 @@ export declare class PlantStoreError extends Error {
  */
 export declare function createPlant(plant: NewPlant, options: PlantStoreOptions): Promise<Plant>;
 
+/**
+ * Checks a NewPlant without sending anything (for forms): every issue at once, or the plant as it
+ * would be sent. Throws a `config` PlantStoreError only when the wasm module is not loaded yet.
+ */
+export declare function validateNewPlant(plant: unknown): ValidationResult;
+
 /** A client with checked options, for many calls. */
 export declare class PlantStoreClient {
   /** Checks the options once; throws a `PlantStoreError` of kind `config`. */
@@ -152,8 +158,8 @@ pub(crate) fn issues_to_js(issues: &[plant_store_model::Issue]) -> JsValue {
 }
 
 /// Hands js/runtime.js the Engine and the body limits; run when the module is instantiated (the
-/// test runner does not run it: the tests call it). Until then `createPlant` and
-/// `new PlantStoreClient` fail with a `config` error that says to load the module first.
+/// test runner does not run it: the tests call it). Until then `createPlant`, `new PlantStoreClient`
+/// and `validateNewPlant` fail with a `config` error that says to load the module first.
 #[wasm_bindgen(start, skip_typescript)]
 pub fn start() {
     js::install(
@@ -161,19 +167,4 @@ pub fn start() {
         SUCCESS_BODY_LIMIT as u32,
         ERROR_BODY_LIMIT as u32,
     );
-}
-
-/// Checks a NewPlant without sending anything: for forms.
-#[wasm_bindgen(js_name = validateNewPlant, unchecked_return_type = "ValidationResult")]
-pub fn validate_new_plant_js(
-    #[wasm_bindgen(unchecked_param_type = "unknown")] value: JsValue,
-) -> JsValue {
-    let reading = js::Reading::new(&value);
-    match input::judge(&reading) {
-        Ok(()) => object(&[("ok", &JsValue::TRUE), ("value", &reading.value())]),
-        Err(error) => object(&[
-            ("ok", &JsValue::FALSE),
-            ("issues", &issues_to_js(error.issues())),
-        ]),
-    }
 }

@@ -6,7 +6,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use js_sys::{Function, Promise, Reflect, JSON};
-use plant_store_client::{js as package, start, validate_new_plant_js};
+use plant_store_client::{js as package, start};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
@@ -37,6 +37,13 @@ fn js(source: &str) -> JsValue {
 fn create_plant(plant: JsValue, options: JsValue) -> Promise {
     start();
     package::create_plant(&plant, &options)
+}
+
+/// `validateNewPlant` of the package, started like `create_plant`.
+fn validate_new_plant(plant: JsValue) -> JsValue {
+    start();
+    package::validate_new_plant(&plant)
+        .expect("validateNewPlant throws only before the module is loaded")
 }
 
 /// `PlantStoreClient` of the package, started like `create_plant`.
@@ -245,7 +252,7 @@ async fn validation_fails_locally_and_sends_nothing() {
 
 #[wasm_bindgen_test]
 fn validate_new_plant_reports_and_normalizes() {
-    let ok = validate_new_plant_js(js("({ id: 5n, name: 'a', tag: undefined })"));
+    let ok = validate_new_plant(js("({ id: 5n, name: 'a', tag: undefined })"));
     assert_eq!(get(&ok, "ok"), JsValue::TRUE);
     assert!(get(&get(&ok, "value"), "id").is_bigint());
     assert!(!js("(v) => 'tag' in v.value")
@@ -253,7 +260,7 @@ fn validate_new_plant_reports_and_normalizes() {
         .call1(&JsValue::NULL, &ok)
         .unwrap()
         .is_truthy());
-    let bad = validate_new_plant_js(js("({ id: NaN })"));
+    let bad = validate_new_plant(js("({ id: NaN })"));
     assert_eq!(get(&bad, "ok"), JsValue::FALSE);
     assert_eq!(
         JSON::stringify(&get(&bad, "issues"))
@@ -650,10 +657,7 @@ async fn a_revoked_proxy_is_refused_not_thrown() {
         "validation",
     );
     assert_eq!(text(&get(&get(&error, "issues"), "0"), "path"), "name");
-    assert_eq!(
-        get(&validate_new_plant_js(js(revoked)), "ok"),
-        JsValue::FALSE
-    );
+    assert_eq!(get(&validate_new_plant(js(revoked)), "ok"), JsValue::FALSE);
     expect_error(
         settle(create_plant(js("({ id: uid(), name: 'x' })"), js(revoked))).await,
         "config",
@@ -670,7 +674,7 @@ async fn values_inherited_from_a_polluted_prototype_are_not_read() {
     let plant = js("({ id: uid(), name: 'clean' })");
     let id = get(&plant, "id").as_f64().unwrap();
     let result = settle(create_plant(plant, options())).await;
-    let inherited = validate_new_plant_js(js(
+    let inherited = validate_new_plant(js(
         "Object.setPrototypeOf({}, Object.assign(Object.create(null), { id: 1, name: 'x' }))",
     ));
     pollute.call1(&JsValue::NULL, &JsValue::FALSE).unwrap();

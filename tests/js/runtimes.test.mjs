@@ -11,6 +11,7 @@ import { once } from 'node:events';
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
+import { pathToFileURL } from 'node:url';
 import { join, extname, dirname, relative, normalize } from 'node:path';
 import { chromium } from 'playwright-core';
 import { startServer, ROOT, PKG, TOKEN } from './support/server.mjs';
@@ -98,19 +99,26 @@ describe('the packed package in each runtime', { timeout: 300_000 }, () => {
     for (const entry of ['./index.js', './node.mjs', './deno.js', './workerd.js']) assert.ok(manifest.sideEffects.includes(entry), entry);
   });
 
-  it('/manual before init(): createPlant rejects and new PlantStoreClient throws, a config error that says so', async () => {
+  it('/manual before init(): createPlant rejects, new PlantStoreClient and validateNewPlant throw, a config error that says so', async () => {
     // Imported by file: in Node, the package's /manual resolves to node.mjs, which loads on import.
     const manual = join(consumer, 'node_modules/plant-store-client/manual.js');
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', `
-      const { createPlant, PlantStoreClient, PlantStoreError } = await import(${JSON.stringify(manual)});
+      const { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError, init } = await import(${JSON.stringify(manual)});
       const options = { baseUrl: 'https://plants.example', token: 't' };
       const rejected = await createPlant({ id: 1, name: 'a' }, options).then(() => 'resolved', (e) => e);
-      let thrown;
+      let thrown, unchecked;
       try { new PlantStoreClient(options); } catch (e) { thrown = e; }
+      try { validateNewPlant({ id: 1, name: 'a' }); } catch (e) { unchecked = e; }
       const seen = (e) => ({ is: e instanceof PlantStoreError, kind: e.kind, message: e.message });
-      console.log(JSON.stringify({ rejected: seen(rejected), thrown: seen(thrown) }));`]);
+      // After init(), the same module answers.
+      const { readFile } = await import('node:fs/promises');
+      await init(await readFile(new URL('plant_store_client_bg.wasm', ${JSON.stringify(pathToFileURL(manual).href)})));
+      const after = validateNewPlant({ id: 1, name: 'a' });
+      console.log(JSON.stringify({ rejected: seen(rejected), thrown: seen(thrown), unchecked: seen(unchecked), after }));`]);
     const expected = { is: true, kind: 'config', message: 'the wasm module is not loaded yet: with plant-store-client/manual, await init() first' };
-    assert.deepEqual(summary(stdout), { rejected: expected, thrown: expected });
+    assert.deepEqual(summary(stdout), {
+      rejected: expected, thrown: expected, unchecked: expected, after: { ok: true, value: { id: 1, name: 'a' } },
+    });
   });
 
   for (const resolution of ['bundler', 'node16']) {
