@@ -68,12 +68,8 @@ pub struct RawNewPlant {
 }
 
 /// What kind of problem an [`Issue`] is; stable strings for code to branch on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize),
-    serde(rename_all = "snake_case")
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum IssueCode {
     /// The value has the wrong type (including a root that is not a plain object).
     InvalidType,
@@ -110,8 +106,7 @@ impl IssueCode {
 }
 
 /// One problem with the input: where, what kind, and a sentence for a person.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Issue {
     /// The field's name (`""` for the value as a whole).
     pub path: String,
@@ -326,7 +321,7 @@ fn is_near(key: &str, known: &str) -> bool {
     }
 }
 
-#[cfg(feature = "serde")]
+#[cfg(feature = "json-value")]
 mod json_value {
     use super::{is_integer, Field, Issue, RawNewPlant};
     use serde_json::Value;

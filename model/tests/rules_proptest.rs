@@ -249,9 +249,9 @@ proptest! {
     }
 }
 
-/// The server's reading of JSON (feature `serde`, on under `cargo test --workspace`) and the
+/// The server's reading of JSON (feature `json-value`, on under `cargo test --workspace`) and the
 /// rules agree with the client's body: what the client sends, the server stores unchanged.
-#[cfg(feature = "serde")]
+#[cfg(feature = "json-value")]
 mod through_json {
     use super::*;
 
