@@ -1,39 +1,48 @@
-// Turns wasm-pack's `--target web` output in pkg/ into the npm package: one entry per kind of
-// runtime (each loads the same .wasm its own way), one .d.ts, and a complete package.json.
+// Turns wasm-pack's `--target web` output in pkg/ into the npm package: one JavaScript file per
+// kind of runtime, each a thin loader bundled with the wasm-bindgen glue (so a browser fetches the
+// .wasm after one JS request, not after a chain of imports), one .d.ts, and a package.json.
 //   node scripts/finish-pkg.mjs [pkg-dir]
-import { readFileSync, writeFileSync, readdirSync, copyFileSync, existsSync } from 'node:fs';
+//
+// The API in every entry is the glue's own exports (createPlant, PlantStoreClient, validateNewPlant,
+// PlantStoreError); an entry only loads the .wasm its runtime's way, and adds `init`.
+import { readFileSync, writeFileSync, copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { rolldown } from 'rolldown';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = process.argv[2] ?? join(root, 'pkg');
 const glue = './plant_store_client.js';
 const wasm = './plant_store_client_bg.wasm';
+const API = 'createPlant, validateNewPlant, PlantStoreClient, PlantStoreError';
 
-const snippetDirs = readdirSync(join(pkg, 'snippets'));
-if (snippetDirs.length !== 1) throw new Error(`expected one snippets folder, found ${snippetDirs.join(', ')}`);
-const runtime = `./snippets/${snippetDirs[0]}/js/runtime.js`;
+// A free name that the entries of Deno and workerd use for the compiled module; its import is
+// prepended after bundling, because the bundler would drop the `source` phase of Deno's import.
+const MODULE = '__plantStoreWasm';
 
-// The API is entered in the runtime snippet (js/runtime.js); the glue hands it the Engine when the
-// wasm module is instantiated.
-const api = `export { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError } from '${runtime}';`;
-
-// The entries that load the wasm when imported (no top-level await in these three: `require` works
-// on node.mjs) still export \`init\`, so code written for \`plant-store-client/manual\` runs on them.
-const loadedEntry = (what, load) => `// ${what}
-${load}
-
+const loaded = `
 /** The wasm module is already loaded on import; this resolves at once (kept for portable code). */
 export async function init(source) {}
-
-${api}
+export { ${API} } from '${glue}';
 `;
 
-const files = {
-  // No top-level await and no side effect: \`init()\` loads the wasm, once (a second or concurrent
-  // call shares the first load). For service workers and build targets without top-level await.
-  'manual.js': `// Loads the wasm module only when \`init()\` is called; await it before using the API.
-import load from '${glue}';
+/** Each entry's source (bundled with the glue) and what is prepended to the bundle. */
+const entries = {
+  // Browsers and bundlers: the .wasm is an asset found through import.meta.url, fetched as soon as
+  // this file runs and instantiated with top-level await before the API is usable.
+  'index.js': {
+    source: `import load from '${glue}';
+await load({ module_or_path: new URL('${wasm}', import.meta.url) });
+${loaded}`,
+  },
+  // No top-level await and no side effect: \`init()\` loads the wasm, once (the glue shares a
+  // concurrent load). Until then every export fails with a \`config\` PlantStoreError that says so,
+  // not with the glue's TypeError. For service workers and build targets without top-level await.
+  'manual.js': {
+    source: `import load, { createPlant as create, validateNewPlant as validate, PlantStoreClient as Client, PlantStoreError } from '${glue}';
+export { PlantStoreError };
+let loaded = false;
+const notLoaded = () => new PlantStoreError('config', 'the wasm module is not loaded yet: with plant-store-client/manual, await init() first');
 
 /**
  * Loads and instantiates the wasm module once. \`source\` is the .wasm's URL (default: next to this
@@ -41,40 +50,64 @@ import load from '${glue}';
  */
 export async function init(source) {
   await load({ module_or_path: source ?? new URL('${wasm}', import.meta.url) });
+  loaded = true;
 }
-
-${api}
+export function createPlant(plant, options) {
+  return loaded ? create(plant, options) : Promise.reject(notLoaded());
+}
+export function validateNewPlant(plant) {
+  if (!loaded) throw notLoaded();
+  return validate(plant);
+}
+export class PlantStoreClient extends Client {
+  constructor(options) {
+    if (!loaded) throw notLoaded();
+    super(options);
+  }
+}
 `,
-  // Browsers and bundlers: the .wasm is an asset found through import.meta.url, loaded with
-  // top-level await before the API is exported.
-  'index.js': `// Loads the wasm module with top-level await, then exports the API.
-import { init } from './manual.js';
-
-await init();
-
-export * from './manual.js';
-`,
+  },
   // Node: fetch() cannot read file: URLs there, so the bytes are read from disk.
-  'node.mjs': loadedEntry('Node: reads the .wasm from disk and instantiates it before exporting the API.',
-    `import { readFileSync } from 'node:fs';
+  'node.mjs': {
+    source: `import { readFileSync } from 'node:fs';
 import { initSync } from '${glue}';
-
-initSync({ module: readFileSync(new URL('${wasm}', import.meta.url)) });`),
+initSync({ module: readFileSync(new URL('${wasm}', import.meta.url)) });
+${loaded}`,
+  },
   // Deno: a source-phase import yields the compiled module with no permission to read files.
-  'deno.js': loadedEntry('Deno: imports the compiled WebAssembly.Module (source phase) and instantiates it.',
-    `import source wasmModule from '${wasm}';
-import { initSync } from '${glue}';
-
-initSync({ module: wasmModule });`),
+  'deno.js': {
+    prefix: `import source ${MODULE} from '${wasm}';\n`,
+    source: `import { initSync } from '${glue}';
+initSync({ module: ${MODULE} });
+${loaded}`,
+  },
   // workerd (Cloudflare Workers): no wasm compilation from bytes at run time; the bundler or the
   // config hands over the .wasm as a WebAssembly.Module.
-  'workerd.js': loadedEntry('workerd: the .wasm arrives as a WebAssembly.Module (a wasm module of the Worker).',
-    `import wasmModule from '${wasm}';
-import { initSync } from '${glue}';
+  'workerd.js': {
+    prefix: `import ${MODULE} from '${wasm}';\n`,
+    source: `import { initSync } from '${glue}';
+initSync({ module: ${MODULE} });
+${loaded}`,
+  },
+};
 
-initSync({ module: wasmModule });`),
-  'index.d.ts': `import type { InitInput } from '${glue}';
-export { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError } from '${glue}';
+const sources = mkdtempSync(join(pkg, '.entries-'));
+try {
+  for (const [name, { source, prefix = '' }] of Object.entries(entries)) {
+    const input = join(sources, name);
+    writeFileSync(input, source.replaceAll(`'${glue}'`, `'${join(pkg, glue)}'`));
+    const bundle = await rolldown({ input, external: [/^node:/], logLevel: 'silent' });
+    const { output } = await bundle.generate({ format: 'es', minify: true });
+    await bundle.close();
+    if (output.length !== 1) throw new Error(`${name}: expected one chunk, got ${output.length}`);
+    writeFileSync(join(pkg, name), prefix + output[0].code);
+  }
+} finally {
+  rmSync(sources, { recursive: true, force: true });
+}
+
+writeFileSync(join(pkg, 'index.d.ts'), `import type { InitInput } from '${glue}';
+export { ${API} } from '${glue}';
 export type {
   NewPlant, Plant, PlantStoreAuth, PlantStoreOptions, CallOptions,
   ValidationIssue, ValidationIssueCode, ValidationResult, PlantStoreErrorKind, InitInput,
@@ -87,12 +120,17 @@ export type {
  * a WebAssembly.Module.
  */
 export function init(source?: InitInput | Promise<InitInput>): Promise<void>;
-`,
-};
-for (const [name, text] of Object.entries(files)) writeFileSync(join(pkg, name), text);
+`);
 
 const cargo = readFileSync(join(root, 'Cargo.toml'), 'utf8');
 const field = (name) => cargo.match(new RegExp(`^${name} = "(.*)"$`, 'm'))?.[1];
+const conditions = (fallback) => ({
+  types: './index.d.ts',
+  workerd: './workerd.js',
+  deno: './deno.js',
+  node: './node.mjs',
+  default: fallback,
+});
 const manifest = {
   name: 'plant-store-client',
   version: field('version'),
@@ -106,31 +144,17 @@ const manifest = {
   // Order matters: a resolver takes the first condition it knows. Deno knows `deno` and `node`;
   // Node's `require` of node.mjs works from Node 20.19 / 22.12 on (require of ESM).
   exports: {
-    '.': {
-      types: './index.d.ts',
-      workerd: './workerd.js',
-      deno: './deno.js',
-      node: './node.mjs',
-      default: './index.js',
-    },
-    './manual': {
-      types: './index.d.ts',
-      workerd: './workerd.js',
-      deno: './deno.js',
-      node: './node.mjs',
-      default: './manual.js',
-    },
+    '.': conditions('./index.js'),
+    './manual': conditions('./manual.js'),
     './package.json': './package.json',
   },
   files: [
-    'index.js', 'index.d.ts', 'manual.js', 'node.mjs', 'deno.js', 'workerd.js', 'plant_store_client.js', 'plant_store_client.d.ts',
-    'plant_store_client_bg.wasm', 'plant_store_client_bg.wasm.d.ts', 'snippets/', 'README.md', 'LICENSE',
+    'index.js', 'manual.js', 'node.mjs', 'deno.js', 'workerd.js', 'index.d.ts', 'plant_store_client.d.ts',
+    'plant_store_client_bg.wasm', 'README.md', 'LICENSE',
   ],
-  // The entries load the wasm when imported, the glue and the snippet patch prototypes at load: a
-  // bundler must keep them even when no export is used. manual.js only defines and re-exports.
-  sideEffects: [
-    './index.js', './node.mjs', './deno.js', './workerd.js', './plant_store_client.js', './snippets/**',
-  ],
+  // The entries that load the wasm when imported must be kept by a bundler even when no export is
+  // used. manual.js only defines.
+  sideEffects: ['./index.js', './node.mjs', './deno.js', './workerd.js'],
 };
 writeFileSync(join(pkg, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
 for (const doc of ['README.md', 'LICENSE']) {

@@ -1,187 +1,85 @@
-//! The Rust side of js/runtime.js: the [`Engine`] it asks whenever a rule of the contract applies
-//! (the base URL, a bearer token, a plant body) or an error is to be written, and the mapping of
-//! what the Plant Store answered onto the contract.
+//! What the Plant Store answered, mapped onto the contract, and the error of a call that got no
+//! answer. Pure Rust over bytes and numbers, so `cargo test` covers every case natively.
 
 use crate::error::{decimal, js_message, redacted, Error, Kind};
+use crate::transport::{Failure, Stop};
 use alloc::string::String;
-use alloc::vec::Vec;
-use plant_store_model::{check_bearer_token, plants_url, suggest, ApiError, Plant};
-use wasm_bindgen::prelude::*;
+use plant_store_model::{ApiError, Plant};
 
 /// The most of a 200 body read: a Plant larger than this is refused, not buffered without end.
-/// A call whose own body is long reads more, room for the echo of its name (js/runtime.js `Sender`).
+/// A call whose own body is long reads more, room for the echo of its name ([`success_limit`]).
 pub const SUCCESS_BODY_LIMIT: usize = 1024 * 1024;
 /// The most of any other body read; the rest is cancelled unread.
 pub const ERROR_BODY_LIMIT: usize = 64 * 1024;
 /// The most of a server's message or body kept in an error message (in characters).
 const EXCERPT_CHARS: usize = 300;
+/// Each character of the request body may come back escaped as `\u00XX`: 6 bytes.
+const ECHO_BYTES_PER_BYTE: usize = 6;
+/// Room for the echo's framing.
+const ECHO_SLACK: usize = 64 * 1024;
 
-/// The Rust side of a `Sender` (js/runtime.js): the checks and messages it needs during a call.
-/// It holds nothing; each client's `Sender` gets one.
-#[wasm_bindgen(skip_typescript)]
-#[derive(Debug, Default)]
-pub struct Engine {}
+/// How much of a 200 body is read for a request body of `sent` bytes: the server echoes the name
+/// and tag, so a plant the server stored is never refused for its size.
+pub(crate) fn success_limit(sent: usize) -> usize {
+    SUCCESS_BODY_LIMIT.max(
+        sent.saturating_mul(ECHO_BYTES_PER_BYTE)
+            .saturating_add(ECHO_SLACK),
+    )
+}
 
-#[wasm_bindgen]
-impl Engine {
-    /// Whether a NewPlant read by `Reading` (js/runtime.js) is valid, from its `state` and its id
-    /// (`id_number` when the id is a number, `id_int` when it is a BigInt; see `input::is_valid`).
-    #[wasm_bindgen(js_name = isNewPlant)]
-    pub fn is_new_plant(&self, state: u32, id_number: f64, id_int: i64) -> bool {
-        crate::input::is_valid(state, id_number, id_int)
-    }
-
-    /// The `validation` error of a NewPlant, with every issue; undefined when it is valid.
-    /// js/runtime.js asks for it when `isNewPlant` says no, so this is the rules' last word.
-    #[wasm_bindgen(js_name = validationError)]
-    pub fn validation_error(&self, reading: &crate::js::Reading) -> Option<JsValue> {
-        crate::input::judge(reading).err().map(Error::into_js)
-    }
-
-    /// The issues of a NewPlant (`[{ path, code, message }, …]`); undefined when it is valid. For
-    /// `validateNewPlant` (js/runtime.js).
-    #[wasm_bindgen(js_name = validationIssues)]
-    pub fn validation_issues(&self, reading: &crate::js::Reading) -> Option<JsValue> {
-        crate::input::judge(reading)
-            .err()
-            .map(|error| crate::issues_to_js(error.issues()))
-    }
-
-    /// Whether a complete 200 body is a Plant under the contract (strict JSON, see the model).
-    #[wasm_bindgen(js_name = isPlant)]
-    pub fn is_plant(&self, body: &[u8]) -> bool {
-        Plant::check_json(body).is_ok()
-    }
-
-    /// The error for an answer that is not a Plant. `status` is -1 when fetch resolved to something
-    /// that is not a Response; `redirect` marks a 3xx or opaque redirect, whose body is not read.
-    /// `limit` is how much of the body was read at most; `complete`, whether that was all of it.
-    #[wasm_bindgen(js_name = answerError)]
-    pub fn answer_error(
-        &self,
-        status: i32,
-        redirect: bool,
-        body: &[u8],
-        complete: bool,
-        limit: u32,
-        secret: Option<String>,
-    ) -> JsValue {
-        let secret = secret.unwrap_or_default();
-        let Ok(status) = u16::try_from(status) else {
-            return Error::new(
-                Kind::InvalidResponse,
-                "fetch resolved to a value that is not a Response",
-            )
-            .into_js();
-        };
-        if redirect {
-            let error = Error::new(
-                Kind::UnexpectedStatus,
-                "the Plant Store answered with a redirect, which this client does not follow",
-            );
-            // An opaque redirect (in browsers) has status 0: there is no status to report.
-            return if status == 0 {
+/// The error of a call that ended without an answer: stopped (aborted, timed out), or fetch or
+/// the body read failed with `thrown`. `url` and `timeout_ms` are for the message; `secret` (the
+/// token) is removed from it.
+pub(crate) fn failure(failure: Failure, url: &str, timeout_ms: u32, secret: &str) -> Error {
+    let error = match failure {
+        Failure::Threw(cause) => {
+            let message = [
+                "could not reach the Plant Store at ",
+                url,
+                ": ",
+                &js_message(&cause),
+            ];
+            Error::new(Kind::Network, message.concat()).with_cause(cause)
+        }
+        Failure::Stopped(Stop::Aborted(reason)) => {
+            let error = Error::new(Kind::Aborted, "the call was aborted by its AbortSignal");
+            if reason.is_undefined() {
                 error
             } else {
-                error.with_status(status)
+                error.with_cause(reason)
             }
-            .into_js();
         }
-        let error = match outcome(status, body, complete, limit as usize, &secret) {
-            Err(error) => error,
-            // The JS side asks only when `isPlant` said no; answer consistently all the same.
-            Ok(_) => Error::new(
-                Kind::InvalidResponse,
-                "the Plant Store answered a Plant that was not read",
-            ),
-        };
-        error.redact(&secret).into_js()
-    }
-
-    /// The error for a call that did not get an answer: `state` 0 when fetch or the body read failed
-    /// (`cause` is what it threw), 1 when the caller's signal aborted (`cause` is its reason), 2
-    /// when `timeout_ms` passed.
-    pub fn failed(
-        &self,
-        state: u8,
-        cause: JsValue,
-        url: &str,
-        timeout_ms: u32,
-        secret: Option<String>,
-    ) -> JsValue {
-        let error = match state {
-            0 => {
-                let message = [
-                    "could not reach the Plant Store at ",
-                    url,
-                    ": ",
-                    &js_message(&cause),
-                ];
-                Error::new(Kind::Network, message.concat()).with_cause(cause)
-            }
-            1 => {
-                let error = Error::new(Kind::Aborted, "the call was aborted by its AbortSignal");
-                if cause.is_undefined() {
-                    error
-                } else {
-                    error.with_cause(cause)
-                }
-            }
-            _ => {
-                let message = [
-                    "no answer from the Plant Store within ",
-                    &decimal(timeout_ms.into()),
-                    " ms",
-                ];
-                Error::new(Kind::Timeout, message.concat())
-            }
-        };
-        error.redact(&secret.unwrap_or_default()).into_js()
-    }
-
-    /// Checks a bearer token (from `source`: options.token or options.getToken); throws a `config`
-    /// error that never holds the token.
-    #[wasm_bindgen(js_name = checkToken)]
-    pub fn check_token(&self, token: &str, source: &str) -> Result<(), JsValue> {
-        check_bearer_token(token)
-            .map_err(|e| Error::config([source, ": ", e.reason()].concat()).into_js())
-    }
-
-    /// `{baseUrl}/plants`, or a `config` error saying what is wrong with the base URL.
-    #[wasm_bindgen(js_name = plantsUrl)]
-    pub fn plants_url(&self, base: &str) -> Result<String, JsValue> {
-        plants_url(base).map_err(|e| {
-            let mut message = String::from("options.");
-            e.describe(&mut message);
-            Error::config(message).into_js()
-        })
-    }
-
-    /// The `config` error for an option `key` not in `known` (comma-separated) of `what`.
-    #[wasm_bindgen(js_name = unknownOption)]
-    pub fn unknown_option(&self, key: &str, what: &str, known: &str) -> JsValue {
-        let shown: String = key.chars().take(40).collect();
-        let mut message = ["unknown option \"", &shown, "\" in ", what].concat();
-        let known: Vec<&str> = known.split(',').collect();
-        if let Some(near) = suggest(key, &known) {
-            message.push_str(&[" (did you mean \"", near, "\"?)"].concat());
+        Failure::Stopped(Stop::TimedOut) => {
+            let message = [
+                "no answer from the Plant Store within ",
+                &decimal(timeout_ms.into()),
+                " ms",
+            ];
+            Error::new(Kind::Timeout, message.concat())
         }
-        Error::config(message).into_js()
-    }
+    };
+    error.redact(secret)
+}
 
-    /// The error for a `getToken` that threw or rejected.
-    #[wasm_bindgen(js_name = tokenFailed)]
-    pub fn token_failed(&self, cause: JsValue) -> JsValue {
-        Error::config("options.getToken failed; no request was sent")
-            .with_cause(cause)
-            .into_js()
+/// The error of a redirect (3xx, or an opaque redirect with status 0), whose body is not read.
+pub(crate) fn redirect(status: u16) -> Error {
+    let error = Error::new(
+        Kind::UnexpectedStatus,
+        "the Plant Store answered with a redirect, which this client does not follow",
+    );
+    if status == 0 {
+        error
+    } else {
+        error.with_status(status)
     }
+}
 
-    /// The error for a runtime without a global fetch and no `options.fetch`.
-    #[wasm_bindgen(js_name = noFetch)]
-    pub fn no_fetch(&self) -> JsValue {
-        Error::config("this runtime has no global fetch; pass options.fetch").into_js()
-    }
+/// The error of a fetch that resolved to something that is not a Response.
+pub(crate) fn not_a_response() -> Error {
+    Error::new(
+        Kind::InvalidResponse,
+        "fetch resolved to a value that is not a Response",
+    )
 }
 
 /// What a status and (at most `limit` bytes of) body mean under the contract: only 200 with a Plant

@@ -1,91 +1,47 @@
-//! The client in a real browser against the reference server on loopback.
+//! The JS-facing API in a real browser against the reference server on loopback: the crate's
+//! `#[wasm_bindgen]` exports (`createPlant`, `PlantStoreClient`, `validateNewPlant`), called
+//! with JavaScript values as a caller's code would pass them. tests/rust_api.rs calls the Rust API.
 //!
 //! Run by `scripts/test` as `wasm-pack test --headless --chrome` (and `--firefox`), with the server
-//! started first on the port in `PLANT_STORE_TEST_URL` (read at compile time: wasm has no env).
-//! Values are written in JavaScript source (`js("…")`), so each test reads like a caller's code.
+//! started first on the port in `PLANT_STORE_TEST_URL`.
 #![cfg(target_arch = "wasm32")]
 
+mod common;
+
+use common::{get, js, request_count, server_json, text, TOKEN};
 use js_sys::{Function, Promise, Reflect, JSON};
-use plant_store_client::{js as package, start};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-const SERVER: &str = match option_env!("PLANT_STORE_TEST_URL") {
-    Some(url) => url,
-    None => "http://127.0.0.1:4010",
-};
-const TOKEN: &str = "test-token-0123";
-
-/// Evaluates JavaScript source with `SERVER`, `TOKEN` and `uid()` (a fresh id) in scope.
-fn js(source: &str) -> JsValue {
-    let body = format!(
-        "const SERVER = {server:?}; const TOKEN = {TOKEN:?}; \
-         globalThis.__uid = (globalThis.__uid ?? Date.now() * 1000); \
-         const uid = () => ++globalThis.__uid; return ({source});",
-        server = SERVER
-    );
-    Function::new_no_args(&body)
-        .call0(&JsValue::UNDEFINED)
-        .expect("test source must evaluate")
-}
-
-/// `createPlant` of the package (entered in js/runtime.js). The test runner does not run the
-/// module's start function, so the entries run it first, as instantiating the package does.
+/// `createPlant`, the export.
 fn create_plant(plant: JsValue, options: JsValue) -> Promise {
-    start();
-    package::create_plant(&plant, &options)
+    plant_store_client::create_plant(plant, options)
 }
 
-/// `validateNewPlant` of the package, started like `create_plant`.
+/// `validateNewPlant`, the export.
 fn validate_new_plant(plant: JsValue) -> JsValue {
-    start();
-    package::validate_new_plant(&plant)
-        .expect("validateNewPlant throws only before the module is loaded")
+    plant_store_client::validate_new_plant(plant)
 }
 
-/// `PlantStoreClient` of the package, started like `create_plant`.
-struct PlantStoreClient(package::PlantStoreClient);
+/// `PlantStoreClient`, the exported class.
+struct PlantStoreClient(plant_store_client::PlantStoreClient);
 
 impl PlantStoreClient {
     fn new(options: JsValue) -> Result<Self, JsValue> {
-        start();
-        package::PlantStoreClient::new(&options).map(Self)
+        plant_store_client::PlantStoreClient::new(options).map(Self)
     }
 
     fn create_plant(&self, plant: JsValue, options: Option<JsValue>) -> Promise {
         self.0
-            .create_plant(&plant, &options.unwrap_or(JsValue::UNDEFINED))
+            .create_plant(plant, options.unwrap_or(JsValue::UNDEFINED))
     }
-}
-
-fn get(value: &JsValue, key: &str) -> JsValue {
-    Reflect::get(value, &JsValue::from_str(key)).unwrap()
-}
-
-fn text(value: &JsValue, key: &str) -> String {
-    get(value, key).as_string().unwrap_or_default()
 }
 
 async fn settle(promise: Promise) -> Result<JsValue, JsValue> {
     JsFuture::from(promise).await
-}
-
-async fn server_json(path: &str) -> JsValue {
-    let response = gloo_net::http::Request::get(&format!("{SERVER}{path}"))
-        .send()
-        .await
-        .unwrap();
-    let body = response.text().await.unwrap();
-    JSON::parse(&body).unwrap()
-}
-
-async fn request_count() -> f64 {
-    get(&server_json("/__test/stats").await, "requests")
-        .as_f64()
-        .unwrap()
 }
 
 /// After a failure, a valid call still succeeds: the module keeps working.
@@ -317,7 +273,7 @@ async fn config_errors_send_nothing_and_never_show_the_token() {
 #[wasm_bindgen_test]
 async fn the_client_checks_options_once_at_construction() {
     let thrown = PlantStoreClient::new(js("({ baseUrl: 'nope', token: TOKEN })"));
-    expect_error(thrown.map(|client| JsValue::from(client.0)), "config");
+    expect_error(thrown.map(|_| JsValue::UNDEFINED), "config");
     let client = PlantStoreClient::new(js(
         "({ baseUrl: SERVER + '/api/v1/', getToken: async () => TOKEN })",
     ))
@@ -404,8 +360,9 @@ async fn a_slow_server_times_out() {
     assert!(text(&error, "message").contains("200 ms"));
 }
 
-/// The timer is armed only when a call is still running after a few microtasks (js/runtime.js
-/// `Call`); these calls settle, or wait, at every stage where a late timer could be missed.
+/// The timer is armed only when a microtask hop passes without the call making progress
+/// (`transport::watch`); these calls settle, or wait, at every stage where a late timer could be
+/// missed.
 #[wasm_bindgen_test]
 async fn the_timeout_holds_however_late_the_wait_begins() {
     let hops = "async (n) => { for (let i = 0; i < n; i++) await null; }";

@@ -1,13 +1,12 @@
 // The page side of tests/js/hardening.test.mjs: runs the hostile corpus, the broken servers, the
 // memory and load runs inside Chromium, and hands plain, small summaries back to Node, which asserts.
 //
-// It loads the raw wasm-bindgen glue first, to keep the instance's exports (and so `memory`), then
-// the package entry, whose own init finds the module already instantiated and reuses it.
-import init from '/pkg/plant_store_client.js';
+// It loads the wasm-bindgen module of the build (the package's entries are this module bundled with a
+// loader), to keep the instance's exports and so its `memory`.
+import init, { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError } from '/pkg/plant_store_client.js';
 import { buildCorpus } from './corpus.js';
 
 const wasm = await init({ module_or_path: '/pkg/plant_store_client_bg.wasm' });
-const { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError } = await import('/pkg/index.js');
 
 let TOKEN = '';
 let nextId = 1_000_000;

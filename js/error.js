@@ -1,0 +1,34 @@
+// PlantStoreError, the one error class of plant-store-client. It is JavaScript because a class that
+// extends Error (a real stack, `instanceof Error`, a literal `name`) is the one thing wasm-bindgen
+// cannot write; Rust builds every instance (src/js/output.rs) and re-exports the class.
+
+/** Every failure of plant-store-client is a PlantStoreError; branch on `kind`. */
+export class PlantStoreError extends Error {
+  constructor(kind, message, details) {
+    super(message, details !== undefined && 'cause' in details ? { cause: details.cause } : undefined);
+    this.kind = kind;
+    if (details !== undefined) {
+      if (details.status !== undefined) this.status = details.status;
+      if (details.code !== undefined) this.code = details.code;
+      if (details.issues !== undefined) this.issues = details.issues;
+    }
+  }
+
+  /** True for a PlantStoreError, also one from another realm or another copy of this package. */
+  static is(value) {
+    try {
+      return value instanceof PlantStoreError ||
+        (value instanceof Error && value.name === 'PlantStoreError' && typeof value.kind === 'string');
+    } catch {
+      return false; // a revoked Proxy
+    }
+  }
+
+  toJSON() {
+    const { name, kind, message, status, code, issues } = this;
+    return { name, kind, message, status, code, issues };
+  }
+}
+Object.defineProperty(PlantStoreError.prototype, 'name', {
+  value: 'PlantStoreError', writable: true, configurable: true,
+});

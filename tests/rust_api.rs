@@ -1,0 +1,258 @@
+//! The Rust API in a real browser against the reference server: what a Rust wasm app (a Leptos,
+//! Yew or Dioxus app, a Worker written in Rust) does, with typed values: `Client`, `Config`,
+//! `NewPlant`, `Plant`, `Error` and its `Kind`.
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use common::{get, js, request_count, server_json, text, uid, SERVER, TOKEN};
+use core::future::Future;
+use core::pin::pin;
+use core::task::{Context, Waker};
+use js_sys::{Function, Promise};
+use plant_store_client::{Client, Config, Kind, NewPlant, Plant};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_test::*;
+use web_sys::AbortSignal;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn client() -> Client {
+    Client::new(Config::new(SERVER).token(TOKEN)).expect("valid settings")
+}
+
+fn plant(name: &str) -> NewPlant {
+    NewPlant {
+        id: uid(),
+        name: name.into(),
+        tag: None,
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_rust_caller_creates_a_plant_with_every_digit_of_its_id() {
+    let fern = NewPlant {
+        id: i64::MAX - uid() % 1000,
+        name: "Fern \"é\" 🌿".into(),
+        tag: Some("green".into()),
+    };
+    let created = match client().create_plant(&fern).await {
+        Ok(plant) => plant,
+        // A rerun against the same server finds the plant already there.
+        Err(e) if e.kind() == Kind::Rejected => Plant {
+            name: fern.name.clone(),
+            tag: fern.tag.clone(),
+        },
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(
+        created,
+        Plant {
+            name: fern.name.clone(),
+            tag: Some("green".into())
+        }
+    );
+    let stored = server_json(&format!("/__test/plants/{}", fern.id)).await;
+    assert_eq!(text(&stored, "id"), fern.id.to_string());
+    assert_eq!(text(&stored, "name"), fern.name);
+}
+
+#[wasm_bindgen_test]
+async fn errors_carry_their_kind_status_and_code() {
+    let client = client();
+    let twice = plant("twice");
+    client.create_plant(&twice).await.expect("the first time");
+    let e = client.create_plant(&twice).await.unwrap_err();
+    assert_eq!(
+        (e.kind(), e.status(), e.code()),
+        (Kind::Rejected, Some(400), Some(3))
+    );
+    assert!(e.message().contains("already exists"), "{e}");
+    assert!(e.issues().is_empty() && e.cause().is_none());
+
+    let wrong = Client::new(Config::new(SERVER).token("wrong")).unwrap();
+    let e = wrong.create_plant(&plant("x")).await.unwrap_err();
+    assert_eq!(
+        (e.kind(), e.status(), e.code()),
+        (Kind::UnexpectedStatus, Some(401), Some(4))
+    );
+
+    let broken = format!("{SERVER}/__test/fault/200-not-json");
+    let e = Client::new(Config::new(broken).token(TOKEN))
+        .unwrap()
+        .create_plant(&plant("x"))
+        .await
+        .unwrap_err();
+    assert_eq!((e.kind(), e.status()), (Kind::InvalidResponse, Some(200)));
+
+    let e = Client::new(Config::new("http://127.0.0.1:9").token(TOKEN))
+        .unwrap()
+        .create_plant(&plant("x"))
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), Kind::Network);
+    assert!(e
+        .cause()
+        .is_some_and(|c| c.is_instance_of::<js_sys::Error>()));
+}
+
+#[wasm_bindgen_test]
+async fn settings_are_checked_once_and_nothing_is_sent_for_a_bad_one() {
+    let before = request_count().await;
+    for (config, names) in [
+        (
+            Config::new("ftp://127.0.0.1").token(TOKEN),
+            "options.baseUrl",
+        ),
+        (
+            Config::new(format!("{SERVER}?x=1")).token(TOKEN),
+            "options.baseUrl",
+        ),
+        (Config::new(SERVER), "options.token"),
+        (
+            Config::new(SERVER).token(format!("{TOKEN}\r\nX: 1")),
+            "options.token",
+        ),
+        (
+            Config::new(SERVER).token(TOKEN).timeout_ms(0),
+            "options.timeoutMs",
+        ),
+        (
+            Config::new(SERVER)
+                .token(TOKEN)
+                .header("Authorization", "x"),
+            "options.headers",
+        ),
+        (
+            Config::new(SERVER).token(TOKEN).header("bad name", "x"),
+            "options.headers",
+        ),
+    ] {
+        let e = Client::new(config).unwrap_err();
+        assert_eq!(e.kind(), Kind::Config, "{e}");
+        assert!(e.message().starts_with(names), "{e}");
+        assert!(!e.message().contains(TOKEN), "{e}");
+    }
+    assert_eq!(request_count().await, before);
+}
+
+#[wasm_bindgen_test]
+async fn timeouts_and_signals_stop_a_call() {
+    let slow = format!("{SERVER}/__test/delay/3000");
+    let e = Client::new(Config::new(&slow).token(TOKEN).timeout_ms(200))
+        .unwrap()
+        .create_plant(&plant("slow"))
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), Kind::Timeout);
+    assert!(e.message().contains("200 ms"), "{e}");
+
+    let client = Client::new(Config::new(&slow).token(TOKEN)).unwrap();
+    let signal = AbortSignal::timeout_with_u32(50);
+    let e = client
+        .create_plant_with_signal(&plant("aborted"), &signal)
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), Kind::Aborted);
+    assert!(e.cause().is_some(), "the signal's reason is the cause");
+
+    let before = request_count().await;
+    let aborted = Client::new(
+        Config::new(SERVER)
+            .token(TOKEN)
+            .signal(AbortSignal::abort()),
+    )
+    .unwrap();
+    let e = aborted.create_plant(&plant("never")).await.unwrap_err();
+    assert_eq!(e.kind(), Kind::Aborted);
+    assert_eq!(request_count().await, before, "nothing is sent");
+}
+
+#[wasm_bindgen_test]
+async fn a_token_source_and_an_injected_fetch_are_plain_js_functions() {
+    let get_token: Function =
+        Closure::<dyn Fn() -> Promise>::new(|| Promise::resolve(&JsValue::from_str(TOKEN)))
+            .into_js_value()
+            .unchecked_into();
+    let created = Client::new(Config::new(SERVER).token_source(get_token))
+        .unwrap()
+        .create_plant(&plant("from a source"))
+        .await
+        .unwrap();
+    assert_eq!(created.name, "from a source");
+
+    let seen = js("({})");
+    let fetch: Function = js("(seen) => async (url, init) => { \
+        seen.url = url; seen.body = init.body; seen.auth = init.headers.Authorization; \
+        return new Response('{\"name\":\"canned\"}', { status: 200 }); }")
+    .unchecked_into::<Function>()
+    .call1(&JsValue::UNDEFINED, &seen)
+    .unwrap()
+    .unchecked_into();
+    let plant = NewPlant {
+        id: -9_007_199_254_740_993,
+        name: "N".into(),
+        tag: Some("t".into()),
+    };
+    let created = Client::new(
+        Config::new("https://plants.example/api/")
+            .token(TOKEN)
+            .fetch(fetch),
+    )
+    .unwrap()
+    .create_plant(&plant)
+    .await
+    .unwrap();
+    assert_eq!(created.name, "canned");
+    assert_eq!(text(&seen, "url"), "https://plants.example/api/plants");
+    assert_eq!(
+        text(&seen, "body"),
+        r#"{"id":-9007199254740993,"name":"N","tag":"t"}"#
+    );
+    assert_eq!(text(&seen, "auth"), format!("Bearer {TOKEN}"));
+}
+
+/// Dropping the future of a call in flight aborts fetch's signal, as reqwest's guard does.
+#[wasm_bindgen_test]
+fn dropping_a_call_aborts_its_request() {
+    let seen = js("({})");
+    let fetch: Function = js("(seen) => (url, init) => { seen.signal = init.signal; \
+        return new Promise(() => {}); }")
+    .unchecked_into::<Function>()
+    .call1(&JsValue::UNDEFINED, &seen)
+    .unwrap()
+    .unchecked_into();
+    let client = Client::new(Config::new(SERVER).token(TOKEN).fetch(fetch)).unwrap();
+    let new_plant = plant("dropped");
+    {
+        let call = pin!(client.create_plant(&new_plant));
+        let polled = call.poll(&mut Context::from_waker(Waker::noop()));
+        assert!(polled.is_pending(), "the request is in flight");
+        assert_eq!(get(&get(&seen, "signal"), "aborted"), JsValue::FALSE);
+    }
+    assert_eq!(get(&get(&seen, "signal"), "aborted"), JsValue::TRUE);
+}
+
+/// The Rust API and the JS export make the same call: the same error for the same answer.
+#[wasm_bindgen_test]
+async fn rust_and_js_callers_get_the_same_error() {
+    let base = format!("{SERVER}/__test/fault/500-html");
+    let rust = Client::new(Config::new(&base).token(TOKEN))
+        .unwrap()
+        .create_plant(&plant("same"))
+        .await
+        .unwrap_err();
+    let options = js(&format!("({{ baseUrl: {base:?}, token: TOKEN }})"));
+    let from_js = wasm_bindgen_futures::JsFuture::from(plant_store_client::create_plant(
+        js("({ id: uid(), name: 'same' })"),
+        options,
+    ))
+    .await
+    .unwrap_err();
+    assert_eq!(text(&from_js, "kind"), rust.kind().as_str());
+    assert_eq!(text(&from_js, "message"), rust.message());
+    assert_eq!(
+        get(&from_js, "status"),
+        JsValue::from(rust.status().unwrap())
+    );
+}
