@@ -6,6 +6,7 @@
 // The API in every entry is the glue's own exports (createPlant, PlantStoreClient, validateNewPlant,
 // PlantStoreError); an entry only loads the .wasm its runtime's way, and adds `init`.
 import { readFileSync, writeFileSync, copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
@@ -90,6 +91,51 @@ initSync({ module: ${MODULE} });
 ${loaded}`,
   },
 };
+
+// The names of the .wasm's imports and exports (`__wbg_then_fa9ebfb9bb299695`, one per binding,
+// each with a hash that does not compress) are the largest part of its import section, and the
+// glue repeats them. binaryen renames them all to one or two letters and prints the mapping; the
+// glue is rewritten to match, and checked to hold no old name.
+function minifyNames() {
+  const file = join(pkg, 'plant_store_client_bg.wasm');
+  const printed = execFileSync(join(root, 'node_modules/.bin/wasm-opt'), [
+    file, '-o', file, '--minify-imports-and-exports-and-modules',
+    ...WASM_FEATURES,
+  ], { encoding: 'utf8' });
+  const mapping = JSON.parse(printed.slice(printed.indexOf('{')));
+  const modules = new Set();
+  let js = readFileSync(join(pkg, glue), 'utf8');
+  const replaceAll = (pattern, to, what) => {
+    const next = js.replace(pattern, to);
+    if (next === js) throw new Error(`finish-pkg: ${what} not found in the glue`);
+    js = next;
+  };
+  for (const [module, name, short] of mapping.imports) {
+    modules.add(module);
+    // A function replacer: the short names include `$`, special in a replacement string.
+    replaceAll(new RegExp(`^(\\s+)${name}(: ?function)`, 'm'), (_, indent, rest) => indent + short + rest, `import ${name}`);
+  }
+  if (modules.size !== 1) throw new Error(`finish-pkg: imports from ${[...modules].join(', ')}`);
+  replaceAll(`"${[...modules][0]}": import0`, '"a": import0', 'the import module');
+  // Exports are read as `wasm.<name>`; some (an abort handler) the glue does not read at all.
+  for (const [name, short] of mapping.exports) {
+    js = js.replace(new RegExp(`\\bwasm\\.${name}\\b`, 'g'), () => `wasm.${short}`);
+  }
+  const left = [
+    ...mapping.imports.filter(([, name]) => new RegExp(`\\b${name}\\b`).test(js)),
+    ...mapping.exports.filter(([name]) => new RegExp(`\\bwasm\\.${name}\\b`).test(js)),
+  ];
+  if (left.length) throw new Error(`finish-pkg: left in the glue: ${left.join(' ')}`);
+  writeFileSync(join(pkg, glue), js);
+}
+
+/** The wasm features rustc emits for wasm32-unknown-unknown, which wasm-opt must be told. */
+const WASM_FEATURES = [
+  '--enable-bulk-memory', '--enable-nontrapping-float-to-int', '--enable-sign-ext',
+  '--enable-mutable-globals', '--enable-reference-types', '--enable-multivalue',
+];
+
+minifyNames();
 
 const sources = mkdtempSync(join(pkg, '.entries-'));
 try {

@@ -6,7 +6,10 @@
 import init, { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError } from '/pkg/plant_store_client.js';
 import { buildCorpus } from './corpus.js';
 
-const wasm = await init({ module_or_path: '/pkg/plant_store_client_bg.wasm' });
+const exports = await init({ module_or_path: '/pkg/plant_store_client_bg.wasm' });
+// The build renames the .wasm's exports (scripts/finish-pkg.mjs): the memory is the one export
+// that is a WebAssembly.Memory.
+const wasmMemory = Object.values(exports).find((value) => value instanceof WebAssembly.Memory);
 
 let TOKEN = '';
 let nextId = 1_000_000;
@@ -15,7 +18,7 @@ const ORIGIN = location.origin;
 const defaults = () => ({ baseUrl: ORIGIN, token: TOKEN });
 
 /** The wasm linear memory, in bytes. */
-const memory = () => wasm.memory.buffer.byteLength;
+const memory = () => wasmMemory.buffer.byteLength;
 const stats = async () => (await fetch('/__test/stats')).json();
 const short = (text, max = 200) => (typeof text === 'string' && text.length > max ? text.slice(0, max) + '…' : text);
 
