@@ -3,6 +3,7 @@
 //! [`Client::create_plant`] and its signal-taking twin.
 
 use crate::answer::{self, ERROR_BODY_LIMIT};
+use crate::body::{Body, Created};
 use crate::config::{check_token, Config, Credential, Settings};
 use crate::error::Error;
 use crate::sys;
@@ -68,7 +69,7 @@ impl Client {
     /// redirect), `invalid_response` (an answer that breaks the contract) or `config` (a token
     /// source that failed, or no fetch to call).
     pub async fn create_plant(&self, plant: &NewPlant) -> Result<Plant, Error> {
-        self.send(plant, None).await
+        self.send(plant, None).await.map(Created::into_plant)
     }
 
     /// [`Client::create_plant`], which `signal` also aborts.
@@ -80,7 +81,9 @@ impl Client {
         plant: &NewPlant,
         signal: &AbortSignal,
     ) -> Result<Plant, Error> {
-        self.send(plant, Some(signal)).await
+        self.send(plant, Some(signal))
+            .await
+            .map(Created::into_plant)
     }
 
     /// The call: the timeout and the signals start here; then the token, fetch, the answer.
@@ -88,7 +91,7 @@ impl Client {
         &self,
         plant: &NewPlant,
         signal: Option<&AbortSignal>,
-    ) -> Result<Plant, Error> {
+    ) -> Result<Created, Error> {
         let settings = &*self.0;
         let body = plant.to_json();
         let call = Call::start(settings.timeout_ms, [settings.signal.as_ref(), signal])
@@ -98,7 +101,7 @@ impl Client {
         outcome
     }
 
-    async fn exchange(&self, call: &Call, body: &str) -> Result<Plant, Error> {
+    async fn exchange(&self, call: &Call, body: &str) -> Result<Created, Error> {
         let settings = &*self.0;
         let (headers, secret) = match &settings.credential {
             Credential::Fixed(token) => (None, Cow::Borrowed(token.expose())),
@@ -115,7 +118,7 @@ impl Client {
             None => self.global_fetch(&secret)?,
         };
         let init = call.init(&settings.template, headers.as_ref(), &body.into());
-        let answer = match sys::call_2(&fetch, &JsValue::UNDEFINED, &settings.url, &init) {
+        let answer = match sys::call(&fetch, &settings.url, &init) {
             Ok(pending) => call.wait(pending).await,
             Err(thrown) => Err(Failure::Threw(thrown)),
         }
@@ -143,12 +146,16 @@ impl Client {
                 .await
                 .map_err(|failure| self.failed(failure, &secret))?,
         };
-        answer::outcome(status, &bytes, complete, limit, &secret).map_err(|e| e.redact(&secret))
+        let parsed = Body::new(&bytes);
+        match answer::outcome(status, &bytes, complete, limit, &secret, &parsed) {
+            Ok(tag) => Ok(parsed.created(tag)),
+            Err(e) => Err(e.redact(&secret)),
+        }
     }
 
     /// The token from `get_token`, checked; a failure is a `config` error with the cause.
     async fn token(&self, call: &Call, get_token: &Function) -> Result<String, Error> {
-        let got = match sys::call_0(get_token, &JsValue::UNDEFINED) {
+        let got = match sys::call(get_token, &JsValue::UNDEFINED, &JsValue::UNDEFINED) {
             Ok(value) => call.wait(value).await,
             Err(thrown) => Err(Failure::Threw(thrown)),
         };
@@ -177,7 +184,8 @@ impl Client {
     /// The global `fetch`, read per call (so a polyfill or a mock installed later is seen): a
     /// `config` error when there is none, a `network` one when reading it throws.
     fn global_fetch(&self, secret: &str) -> Result<Function, Error> {
-        Reflect::get(&js_sys::global(), &JsString::from("fetch"))
+        sys::GLOBAL
+            .with(|global| Reflect::get(global, &JsString::from("fetch")))
             .map_err(|thrown| self.failed(Failure::Threw(thrown), secret))?
             .dyn_into::<Function>()
             .map_err(|_| Error::config("this runtime has no global fetch; pass options.fetch"))

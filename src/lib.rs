@@ -45,6 +45,7 @@ extern crate std;
 mod bare;
 
 mod answer;
+mod body;
 mod client;
 mod config;
 mod error;

@@ -22,14 +22,10 @@ extern "C" {
     #[wasm_bindgen(method, js_name = bind)]
     fn bind(this: &Callable, this_arg: &JsValue, key: f64) -> Function;
 
+    /// `f.call(thisArg, a, b)`: every call of a caller's function, with the arguments it takes
+    /// (an unused one is `undefined`).
     #[wasm_bindgen(method, catch, js_name = call)]
-    fn call0(this: &Callable, this_arg: &JsValue) -> Result<JsValue, JsValue>;
-
-    #[wasm_bindgen(method, catch, js_name = call)]
-    fn call1(this: &Callable, this_arg: &JsValue, a: &JsValue) -> Result<JsValue, JsValue>;
-
-    #[wasm_bindgen(method, catch, js_name = call)]
-    fn call2(
+    fn call(
         this: &Callable,
         this_arg: &JsValue,
         a: &JsValue,
@@ -54,23 +50,18 @@ extern "C" {
     #[wasm_bindgen(method, catch, getter)]
     fn body(this: &Answer) -> Result<JsValue, JsValue>;
 
-    /// A ReadableStream, or what a Response subclass calls one.
+    /// A ReadableStream or its reader (or what a Response subclass calls one).
     type Stream;
 
     #[wasm_bindgen(method, catch, js_name = getReader)]
     fn get_reader(this: &Stream) -> Result<JsValue, JsValue>;
 
     #[wasm_bindgen(method, catch)]
-    fn cancel(this: &Stream) -> Result<JsValue, JsValue>;
+    fn read(this: &Stream) -> Result<JsValue, JsValue>;
 
-    /// A stream's reader.
-    type Reader;
-
+    /// `cancel()` of a stream and of a reader alike.
     #[wasm_bindgen(method, catch)]
-    fn read(this: &Reader) -> Result<JsValue, JsValue>;
-
-    #[wasm_bindgen(method, catch, js_name = cancel)]
-    fn cancel_reader(this: &Reader) -> Result<JsValue, JsValue>;
+    fn cancel(this: &Stream) -> Result<JsValue, JsValue>;
 
     /// What `reader.read()` resolves to.
     type ReadResult;
@@ -131,6 +122,13 @@ extern "C" {
     #[wasm_bindgen(method)]
     fn join(this: &Keys) -> JsValue;
 
+    #[wasm_bindgen(method, indexing_getter)]
+    fn at(this: &Keys, index: u32) -> JsValue;
+
+    /// `globalThis`, where the global fetch is looked up.
+    #[wasm_bindgen(thread_local_v2, js_name = globalThis)]
+    pub static GLOBAL: JsValue;
+
     /// `Object.hasOwn(value, key)`; a Proxy trap may throw.
     #[wasm_bindgen(catch, js_namespace = Object, js_name = hasOwn)]
     pub fn has_own(value: &JsValue, key: &JsValue) -> Result<bool, JsValue>;
@@ -153,24 +151,10 @@ pub fn bind_key(f: &Function, this_arg: &JsValue, key: f64) -> Function {
     f.unchecked_ref::<Callable>().bind(this_arg, key)
 }
 
-/// `f.call(thisArg)`.
-pub fn call_0(f: &Function, this_arg: &JsValue) -> Result<JsValue, JsValue> {
-    f.unchecked_ref::<Callable>().call0(this_arg)
-}
-
-/// `f.call(thisArg, a)`.
-pub fn call_1(f: &Function, this_arg: &JsValue, a: &JsValue) -> Result<JsValue, JsValue> {
-    f.unchecked_ref::<Callable>().call1(this_arg, a)
-}
-
-/// `f.call(thisArg, a, b)`.
-pub fn call_2(
-    f: &Function,
-    this_arg: &JsValue,
-    a: &JsValue,
-    b: &JsValue,
-) -> Result<JsValue, JsValue> {
-    f.unchecked_ref::<Callable>().call2(this_arg, a, b)
+/// `f(a, b)`, with `this` undefined.
+pub fn call(f: &Function, a: &JsValue, b: &JsValue) -> Result<JsValue, JsValue> {
+    f.unchecked_ref::<Callable>()
+        .call(&JsValue::UNDEFINED, a, b)
 }
 
 /// `promise.then(onFulfilled, onRejected)`, for a native promise.
@@ -200,19 +184,14 @@ pub fn try_get_reader(stream: &ReadableStream) -> Result<JsValue, JsValue> {
     stream.unchecked_ref::<Stream>().get_reader()
 }
 
-/// `stream.cancel()`.
-pub fn try_cancel_stream(stream: &ReadableStream) -> Result<JsValue, JsValue> {
-    stream.unchecked_ref::<Stream>().cancel()
+/// `stream.cancel()` or `reader.cancel()`.
+pub fn try_cancel(stream_or_reader: &JsValue) -> Result<JsValue, JsValue> {
+    stream_or_reader.unchecked_ref::<Stream>().cancel()
 }
 
 /// `reader.read()`.
 pub fn try_read(reader: &ReadableStreamDefaultReader) -> Result<JsValue, JsValue> {
-    reader.unchecked_ref::<Reader>().read()
-}
-
-/// `reader.cancel()`.
-pub fn try_cancel(reader: &ReadableStreamDefaultReader) -> Result<JsValue, JsValue> {
-    reader.unchecked_ref::<Reader>().cancel_reader()
+    reader.unchecked_ref::<Stream>().read()
 }
 
 /// `result.done` of a read: `true` only when it is `true`.
@@ -229,6 +208,12 @@ pub fn try_value(result: &JsValue) -> Result<JsValue, JsValue> {
 pub fn count_and_join(keys: &Array) -> (u32, JsValue) {
     let keys = keys.unchecked_ref::<Keys>();
     (keys.length(), keys.join())
+}
+
+/// The strings of an array of keys, as Rust strings (a lone surrogate becomes U+FFFD).
+pub fn strings(keys: &Array) -> impl Iterator<Item = String> + '_ {
+    let keys = keys.unchecked_ref::<Keys>();
+    (0..keys.length()).map(move |i| keys.at(i).as_string().unwrap_or_default())
 }
 
 /// `signal.aborted`.

@@ -134,7 +134,8 @@ impl Shared {
                 }
             })),
             on_watch: function(Closure::<dyn Fn(f64)>::new(watch)),
-            resolved: Promise::resolve(&JsValue::UNDEFINED),
+            resolved: sys::promise_resolve(&JsValue::UNDEFINED)
+                .unwrap_or_else(|_| Promise::new(&mut |_, _| {})),
             on_abort: function(Closure::<dyn Fn(f64)>::new(aborted)),
             signal_of: function(Closure::<dyn Fn(f64) -> JsValue>::new(signal_of)),
             ignore: function(Closure::<dyn Fn(JsValue)>::new(|_| {})),
@@ -287,7 +288,7 @@ fn signal_of(key: f64) -> JsValue {
 
 /// Lets a promise whose outcome does not matter (a cancel) reject without an unhandled rejection.
 fn ignore(pending: Result<JsValue, JsValue>) {
-    if let Ok(Ok(promise)) = pending.map(|value| value.dyn_into::<Promise>()) {
+    if let Ok(Ok(promise)) = pending.map(|value| sys::promise_resolve(&value)) {
         let _ = sys::then_with(&promise, &JsValue::UNDEFINED, &shared().ignore);
     }
 }
@@ -431,7 +432,7 @@ impl Call {
 
 /// Cancels a body that will not be read (a redirect's).
 pub(crate) fn discard(body: &ReadableStream) {
-    ignore(sys::try_cancel_stream(body));
+    ignore(sys::try_cancel(body));
 }
 
 /// The failure of a call whose state cannot be reached: a bug, reported rather than trapped on.
@@ -464,7 +465,7 @@ impl Drop for Call {
         }
         if !self.finished && state.stop.is_none() {
             if let Some(controller) = &state.controller {
-                controller.abort();
+                controller.abort_with_reason(&JsValue::UNDEFINED);
             }
             if let Some(reader) = &state.reader {
                 ignore(sys::try_cancel(reader));

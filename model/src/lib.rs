@@ -19,6 +19,7 @@ pub mod token;
 pub mod validate;
 
 pub use endpoint::{plants_url, BaseUrlError};
+pub use json::Member;
 pub use shapes::{ApiError, BodyError, NewPlant, Plant};
 pub use token::{check_bearer_token, Token, TokenError};
 pub use validate::{suggest, validate_new_plant, Field, Issue, IssueCode, RawNewPlant};

@@ -5,12 +5,11 @@
 //! as serde's derive does, a field given twice. Fields the contract does not name are ignored in a
 //! Plant and an Error (a server may add some) and refused in a NewPlant.
 //!
-//! [`Plant::from_json`] and [`ApiError::from_json`] read a body with [`crate::json`], as strictly
-//! as `serde_json` reads these derives (a test holds the two to the same answers), in a fraction of
-//! the size for the wasm client.
+//! A response body is parsed by a full JSON parser (the host's `JSON.parse` in the wasm client);
+//! [`Plant::check`] and [`ApiError::check`] judge its members, read by [`crate::json::members`],
+//! as strictly as serde_json reads these derives.
 
-use crate::json::{self, Field, JsonError, Value};
-use alloc::borrow::Cow;
+use crate::json::{self, Member};
 use alloc::string::String;
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -61,32 +60,64 @@ fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>,
 }
 
 /// Why a body is not the shape expected.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BodyError {
-    /// Not one well-formed JSON object.
-    Json(JsonError),
-    /// A JSON object, but a field is missing or of the wrong type.
+    /// Not UTF-8: the first bad byte is at this offset.
+    NotUtf8(usize),
+    /// Not JSON, as the parser said (its words).
+    NotJson(String),
+    /// JSON, but not an object, or a field is missing or of the wrong type.
     Shape(&'static str),
-    /// A JSON object, but the field it names appears more than once.
+    /// The field it names appears more than once.
     Repeated(&'static str),
+    /// The field it names holds an escaped lone surrogate (`"\ud800"`): not well-formed Unicode.
+    LoneSurrogate(&'static str),
 }
 
 impl BodyError {
     /// Appends a sentence saying what is wrong.
     pub fn describe(&self, out: &mut String) {
         match self {
-            BodyError::Json(e) => {
+            BodyError::NotUtf8(at) => {
+                out.push_str("not UTF-8 (at byte ");
+                json::write_int(out, *at as i64);
+                out.push(')');
+            }
+            BodyError::NotJson(why) => {
                 out.push_str("not JSON: ");
-                out.push_str(e.reason);
-                out.push_str(" at byte ");
-                json::write_int(out, e.at as i64);
+                out.push_str(why);
             }
             BodyError::Shape(why) => out.push_str(why),
             BodyError::Repeated(field) => {
                 out.push_str(field);
                 out.push_str(" appears more than once");
             }
+            BodyError::LoneSurrogate(field) => {
+                out.push_str(field);
+                out.push_str(" holds an escaped lone surrogate, not well-formed Unicode");
+            }
         }
+    }
+}
+
+/// A string member: present once and well-formed, or why not.
+fn string(member: Member, field: &'static str, required: bool) -> Result<bool, BodyError> {
+    match member {
+        Member::String {
+            lone_surrogate: false,
+        } => Ok(true),
+        Member::String {
+            lone_surrogate: true,
+        } => Err(BodyError::LoneSurrogate(field)),
+        Member::Absent if !required => Ok(false),
+        Member::Repeated => Err(BodyError::Repeated(field)),
+        _ => Err(BodyError::Shape(match (field, member) {
+            ("name", Member::Absent) => "name is missing",
+            ("message", Member::Absent) => "message is missing",
+            ("name", _) => "name is not a string",
+            ("tag", _) => "tag is not a string",
+            _ => "message is not a string",
+        })),
     }
 }
 
@@ -108,83 +139,66 @@ impl NewPlant {
     }
 }
 
-/// The value of the field `key`, if present. A field that appears twice is refused: which value is
-/// meant is ambiguous (`JSON.parse` keeps the last, other readers the first). A repeated key that no
-/// shape reads is left alone, as RFC 8259 allows it.
-fn once<'a>(field: Field<'a>, key: &'static str) -> Result<Option<Value<'a>>, BodyError> {
-    match field {
-        Field::Absent => Ok(None),
-        Field::Once(value) => Ok(Some(value)),
-        Field::Repeated => Err(BodyError::Repeated(key)),
-    }
-}
-
-/// The name and tag of a Plant body, borrowed from it where they hold no escape.
-fn plant_fields(bytes: &[u8]) -> Result<(Cow<'_, str>, Option<Cow<'_, str>>), BodyError> {
-    let [name, tag] = json::read_fields(bytes, &["name", "tag"]).map_err(BodyError::Json)?;
-    let name = match once(name, "name")? {
-        Some(Value::Str(name)) => name,
-        Some(_) => return Err(BodyError::Shape("name is not a string")),
-        None => return Err(BodyError::Shape("name is missing")),
-    };
-    let tag = match once(tag, "tag")? {
-        Some(Value::Str(tag)) => Some(tag),
-        Some(_) => return Err(BodyError::Shape("tag is not a string")),
-        None => None,
-    };
-    Ok((name, tag))
-}
-
 impl Plant {
-    /// Reads a Plant from a JSON body.
-    ///
-    /// # Errors
-    /// When the bytes are not one JSON object or not a Plant.
-    pub fn from_json(bytes: &[u8]) -> Result<Plant, BodyError> {
-        let (name, tag) = plant_fields(bytes)?;
-        Ok(Plant {
-            name: name.into_owned(),
-            tag: tag.map(Cow::into_owned),
-        })
-    }
+    /// The members a Plant is read from, for [`json::members`].
+    pub const MEMBERS: [&'static str; 2] = ["name", "tag"];
 
-    /// Checks that a JSON body is a Plant, as [`Plant::from_json`] would, without copying its
-    /// strings.
+    /// Checks the members of a parsed body (`None`: not an object): `name` a string, `tag` a
+    /// string or absent, each once and well-formed. Returns whether `tag` is there.
     ///
     /// # Errors
-    /// When the bytes are not one JSON object or not a Plant.
-    pub fn check_json(bytes: &[u8]) -> Result<(), BodyError> {
-        plant_fields(bytes).map(drop)
+    /// What is wrong, naming the field.
+    pub fn check(members: Option<[Member; 2]>) -> Result<bool, BodyError> {
+        let [name, tag] = members.ok_or(BodyError::Shape("not a JSON object"))?;
+        string(name, "name", true)?;
+        string(tag, "tag", false)
     }
 }
 
 impl ApiError {
-    /// Reads an Error from a JSON body.
+    /// The members an Error is read from, for [`json::members`].
+    pub const MEMBERS: [&'static str; 2] = ["error", "message"];
+
+    /// Checks the members of a parsed body (`None`: not an object) and returns its `error`:
+    /// an integer that fits an int32, and `message` a string, each once and well-formed.
     ///
     /// # Errors
-    /// When the bytes are not one JSON object or not Error-shaped (`error` must fit an int32).
-    pub fn from_json(bytes: &[u8]) -> Result<ApiError, BodyError> {
-        let [error, message] =
-            json::read_fields(bytes, &["error", "message"]).map_err(BodyError::Json)?;
-        let error = match once(error, "error")? {
-            Some(Value::Int(n)) => {
+    /// What is wrong, naming the field.
+    pub fn check(members: Option<[Member; 2]>) -> Result<i32, BodyError> {
+        let [error, message] = members.ok_or(BodyError::Shape("not a JSON object"))?;
+        let error = match error {
+            Member::Int(n) => {
                 i32::try_from(n).map_err(|_| BodyError::Shape("error is not an int32"))?
             }
-            Some(_) => return Err(BodyError::Shape("error is not an integer")),
-            None => return Err(BodyError::Shape("error is missing")),
+            Member::Absent => return Err(BodyError::Shape("error is missing")),
+            Member::Repeated => return Err(BodyError::Repeated("error")),
+            _ => return Err(BodyError::Shape("error is not an integer")),
         };
-        let message = match once(message, "message")? {
-            Some(Value::Str(message)) => message.into_owned(),
-            Some(_) => return Err(BodyError::Shape("message is not a string")),
-            None => return Err(BodyError::Shape("message is missing")),
-        };
-        Ok(ApiError { error, message })
+        string(message, "message", true)?;
+        Ok(error)
     }
 }
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
     use super::*;
+    use crate::json::members;
+    use std::string::ToString;
+
+    /// What a client makes of a body: parsed by a full JSON parser (serde_json here, standing in
+    /// for `JSON.parse`), then its members checked.
+    fn plant(body: &str) -> Result<bool, BodyError> {
+        serde_json::from_str::<serde_json::Value>(body)
+            .map_err(|e| BodyError::NotJson(e.to_string()))?;
+        Plant::check(members(body.as_bytes(), &Plant::MEMBERS))
+    }
+
+    fn api_error(body: &str) -> Result<i32, BodyError> {
+        serde_json::from_str::<serde_json::Value>(body)
+            .map_err(|e| BodyError::NotJson(e.to_string()))?;
+        ApiError::check(members(body.as_bytes(), &ApiError::MEMBERS))
+    }
 
     #[test]
     fn new_plant_json_keeps_every_digit_of_the_id() {
@@ -205,147 +219,101 @@ mod tests {
         );
     }
 
+    /// The checks over the scan give the answer serde_json gives over the derives: the same
+    /// bodies accepted. (They part on a JSON array, which serde's derive reads as the fields in
+    /// order and the contract does not allow.)
     #[test]
-    fn plant_is_read_strictly() {
-        assert_eq!(
-            Plant::from_json(br#"{"name":"Fern","tag":"x","id":3,"extra":[1]}"#).unwrap(),
-            Plant {
-                name: "Fern".into(),
-                tag: Some("x".into())
-            }
-        );
-        assert_eq!(Plant::from_json(br#"{"name":""}"#).unwrap().tag, None);
-        for bad in [
-            &br#"{"name":null}"#[..],
-            br#"{"tag":"x"}"#,
-            br#"{"name":"a","tag":null}"#,
-            br#"{"name":"a","tag":5}"#,
-            br#"{"name":"a","name":"b"}"#,
-            br#"{"name":"\ud800"}"#,
-            br#"["name"]"#,
-            b"",
-            b"<html>",
-            br#"{"name":"a"} trailing"#,
+    fn plant_checks_agree_with_serde_json_on_the_derive() {
+        for body in [
+            r#"{"name":"Fern"}"#,
+            r#"{"name":"Fern","tag":"x","id":3,"extra":[1,{"a":null}]}"#,
+            r#"{"tag":"x","name":"F\u00e9rn \ud83c\udf3f"}"#,
+            r#"{"name":""}"#,
+            r#"{"name":null}"#,
+            r#"{"name":"a","tag":null}"#,
+            r#"{"name":"a","tag":5}"#,
+            r#"{"tag":"x"}"#,
+            r#"{"name":"a","name":"b"}"#,
+            r#"{"name":"a","\u006eame":"b"}"#,
+            r#"{"name":"a","tag":"x","tag":"x"}"#,
+            r#"{"x":1,"name":"a","x":2}"#,
+            r#"{"name":"a"} trailing"#,
+            r#"{"name":"a\u0000b\n"}"#,
+            "",
+            "<html>",
         ] {
-            assert!(
-                Plant::from_json(bad).is_err(),
-                "{}",
-                String::from_utf8_lossy(bad)
-            );
+            let ours = plant(body).is_ok();
+            let theirs = serde_json::from_str::<Plant>(body).is_ok();
+            assert_eq!(ours, theirs, "{body}");
         }
-        let mut why = String::new();
-        Plant::from_json(br#"{"name":"a","tag":null}"#)
-            .unwrap_err()
-            .describe(&mut why);
-        assert_eq!(why, "tag is not a string");
-        why.clear();
-        Plant::from_json(b"{\"name\" 1}")
-            .unwrap_err()
-            .describe(&mut why);
-        assert_eq!(why, "not JSON: expected ':' after a key at byte 8");
+        assert!(plant(r#"["name"]"#).is_err());
+        assert!(serde_json::from_str::<Plant>(r#"["name"]"#).is_ok());
     }
 
     #[test]
-    fn a_field_that_appears_twice_is_refused_and_another_repeated_key_is_not() {
+    fn plant_errors_name_the_field() {
         for (body, reason) in [
+            (r#"{"name":"a","name":"b"}"#, "name appears more than once"),
             (
-                &br#"{"name":"a","name":"b"}"#[..],
-                "name appears more than once",
-            ),
-            // Keys are compared once decoded: \u006e is "n".
-            (
-                br#"{"name":"a","\u006eame":"a"}"#,
+                r#"{"name":"a","\u006eame":"a"}"#,
                 "name appears more than once",
             ),
             (
-                br#"{"tag":"x","name":"a","tag":"x"}"#,
+                r#"{"tag":"x","name":"a","tag":"x"}"#,
                 "tag appears more than once",
             ),
+            (r#"{"name":"a","tag":null}"#, "tag is not a string"),
+            (r#"{"name":5}"#, "name is not a string"),
+            (r#"{"tag":"t"}"#, "name is missing"),
+            (r#"[1]"#, "not a JSON object"),
         ] {
             let mut why = String::new();
-            Plant::from_json(body).unwrap_err().describe(&mut why);
-            assert_eq!(why, reason, "{}", String::from_utf8_lossy(body));
-            assert_eq!(Plant::check_json(body).map_err(|_| ()), Err(()));
+            plant(body).unwrap_err().describe(&mut why);
+            assert_eq!(why, reason, "{body}");
         }
-        let body = br#"{"x":1,"name":"Fern","x":[2],"x":{"y":3}}"#;
-        assert_eq!(Plant::from_json(body).unwrap().name, "Fern");
-        assert_eq!(Plant::check_json(body), Ok(()));
-        let body = br#"{"error":1,"message":"a","message":"b"}"#;
+        // serde_json refuses an escaped lone surrogate outright; JSON.parse does not, so the
+        // scan must: checked on the members alone.
         let mut why = String::new();
-        ApiError::from_json(body).unwrap_err().describe(&mut why);
-        assert_eq!(why, "message appears more than once");
+        Plant::check(members(br#"{"name":"\ud800"}"#, &Plant::MEMBERS))
+            .unwrap_err()
+            .describe(&mut why);
+        assert_eq!(
+            why,
+            "name holds an escaped lone surrogate, not well-formed Unicode"
+        );
+        let mut why = String::new();
+        BodyError::NotUtf8(12).describe(&mut why);
+        assert_eq!(why, "not UTF-8 (at byte 12)");
+        // A repeated key no shape reads is left alone, as RFC 8259 allows it.
+        assert_eq!(
+            plant(r#"{"x":1,"name":"Fern","x":[2],"x":{"y":3}}"#),
+            Ok(false)
+        );
+        assert_eq!(plant(r#"{"name":"Fern","tag":"t"}"#), Ok(true));
     }
 
     #[test]
-    fn check_json_agrees_with_from_json() {
+    fn api_error_needs_both_fields_and_an_int32() {
+        assert_eq!(api_error(r#"{"error":3,"message":"dup"}"#), Ok(3));
+        assert_eq!(
+            api_error(r#"{"message":"m","error":-2147483648,"x":1.5}"#),
+            Ok(i32::MIN)
+        );
         for body in [
-            &br#"{"name":"Fern","tag":"x"}"#[..],
-            br#"{"name":"F\u00e9rn \ud83c\udf3f","tag":"a\"b"}"#,
-            br#"{"name":"a","tag":null}"#,
-            br#"{"tag":"x"}"#,
-            br#"{"name":"\ud800"}"#,
-            b"{}",
-            b"[]",
+            r#"{"error":3}"#,
+            r#"{"message":"m"}"#,
+            r#"{"error":2147483648,"message":"m"}"#,
+            r#"{"error":"3","message":"m"}"#,
+            r#"{"error":1.5,"message":"m"}"#,
+            r#"{"error":1,"message":"a","message":"b"}"#,
+            r#"{"error":1,"message":null}"#,
         ] {
+            assert!(api_error(body).is_err(), "{body}");
             assert_eq!(
-                Plant::check_json(body),
-                Plant::from_json(body).map(drop),
-                "{}",
-                String::from_utf8_lossy(body)
+                api_error(body).is_ok(),
+                serde_json::from_str::<ApiError>(body).is_ok(),
+                "{body}"
             );
-        }
-    }
-
-    /// The serde derives, read by serde_json, and the strict reader agree on every body here: the
-    /// same accepted, the same values. They part where serde_json is stricter than RFC 8259 in
-    /// members no shape reads (numbers beyond f64, nesting past 64), and on a JSON array, which
-    /// serde's derive reads as the fields in order and the contract does not allow.
-    #[test]
-    fn the_strict_reader_agrees_with_serde_json_on_the_derives() {
-        extern crate std;
-        let plants = [
-            &br#"{"name":"Fern"}"#[..],
-            br#"{"name":"Fern","tag":"x","id":3,"extra":[1,{"a":null}]}"#,
-            br#"{"tag":"x","name":"F\u00e9rn \ud83c\udf3f"}"#,
-            br#"{"name":""}"#,
-            br#"{"name":null}"#,
-            br#"{"name":"a","tag":null}"#,
-            br#"{"name":"a","tag":5}"#,
-            br#"{"tag":"x"}"#,
-            br#"{"name":"a","name":"b"}"#,
-            br#"{"name":"a","\u006eame":"b"}"#,
-            br#"{"name":"a","tag":"x","tag":"x"}"#,
-            br#"{"x":1,"name":"a","x":2}"#,
-            br#"{"name":"\ud800"}"#,
-            br#"{"name":"\udc00x"}"#,
-            br#"{"name":"a"} trailing"#,
-            b"",
-            b"<html>",
-            b"{\"name\":\"caf\xe9\"}",
-            br#"{"name":"a\u0000b\n"}"#,
-        ];
-        for body in plants {
-            let ours = Plant::from_json(body).ok();
-            let theirs = serde_json::from_slice::<Plant>(body).ok();
-            assert_eq!(ours, theirs, "{}", String::from_utf8_lossy(body));
-        }
-        assert!(Plant::from_json(br#"["name"]"#).is_err());
-        assert!(serde_json::from_slice::<Plant>(br#"["name"]"#).is_ok());
-        let errors = [
-            &br#"{"error":3,"message":"dup"}"#[..],
-            br#"{"message":"m","error":-2147483648,"x":1.5}"#,
-            br#"{"error":2147483648,"message":"m"}"#,
-            br#"{"error":"3","message":"m"}"#,
-            br#"{"error":1.5,"message":"m"}"#,
-            br#"{"error":1e0,"message":"m"}"#,
-            br#"{"error":3}"#,
-            br#"{"error":1,"message":"a","message":"b"}"#,
-            br#"{"error":1,"message":null}"#,
-        ];
-        for body in errors {
-            let ours = ApiError::from_json(body).ok();
-            let theirs = serde_json::from_slice::<ApiError>(body).ok();
-            assert_eq!(ours, theirs, "{}", String::from_utf8_lossy(body));
         }
     }
 
@@ -380,30 +348,6 @@ mod tests {
             r#"{"name":"a"}"#,
         ] {
             assert!(serde_json::from_str::<NewPlant>(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn api_error_needs_both_fields_and_an_int32() {
-        assert_eq!(
-            ApiError::from_json(br#"{"error":3,"message":"dup"}"#).unwrap(),
-            ApiError {
-                error: 3,
-                message: "dup".into()
-            }
-        );
-        for bad in [
-            &br#"{"error":3}"#[..],
-            br#"{"message":"m"}"#,
-            br#"{"error":2147483648,"message":"m"}"#,
-            br#"{"error":"3","message":"m"}"#,
-            br#"{"error":1.5,"message":"m"}"#,
-        ] {
-            assert!(
-                ApiError::from_json(bad).is_err(),
-                "{}",
-                String::from_utf8_lossy(bad)
-            );
         }
     }
 }

@@ -108,8 +108,7 @@ fn sort_keys(keys: &js_sys::Array) -> ([bool; 3], Vec<String>) {
     }
     listed = [false; 3];
     let mut unknown = Vec::new();
-    for key in keys.iter() {
-        let key = key.as_string().unwrap_or_default();
+    for key in sys::strings(keys) {
         match FIELDS.iter().position(|field| *field == key) {
             Some(at) => listed[at] = true,
             None => unknown.push(key),

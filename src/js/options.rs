@@ -136,10 +136,7 @@ fn plain_keys(value: &JsValue, what: &str, expected: &str) -> Result<Vec<String>
     let keys = sys::keys(value).map_err(|cause| {
         Error::config([what, "' keys could not be listed"].concat()).with_cause(cause)
     })?;
-    Ok(keys
-        .iter()
-        .map(|key| key.as_string().unwrap_or_default())
-        .collect())
+    Ok(sys::strings(&keys).collect())
 }
 
 fn wrong_type(key: &str, expected: &str, got: &str) -> Error {

@@ -6,10 +6,11 @@
 //! without it (see `bare`), and serde-wasm-bindgen with std costs the `.wasm` the figure in
 //! docs/performance.md.
 
+use crate::body::Created;
 use crate::error::Error;
 use crate::local::Global;
 use js_sys::{Array, Object, Reflect};
-use plant_store_model::{Issue, Plant};
+use plant_store_model::Issue;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(module = "/js/error.js")]
@@ -75,13 +76,12 @@ pub(crate) fn object(entries: &[(&JsValue, &JsValue)]) -> Object {
     object
 }
 
-/// A Plant as `{ name, tag? }`.
-pub(crate) fn plant(plant: Plant) -> JsValue {
+/// The created Plant as a fresh `{ name, tag? }`.
+pub(crate) fn plant(created: Created) -> JsValue {
     let names = names();
-    let name = JsValue::from_str(&plant.name);
-    match plant.tag {
-        Some(tag) => object(&[(&names.name, &name), (&names.tag, &JsValue::from_str(&tag))]),
-        None => object(&[(&names.name, &name)]),
+    match created.fields(&names.name, &names.tag) {
+        (name, Some(tag)) => object(&[(&names.name, &name), (&names.tag, &tag)]),
+        (name, None) => object(&[(&names.name, &name)]),
     }
     .into()
 }

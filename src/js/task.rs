@@ -121,8 +121,8 @@ fn run(key: Key) {
                 drop(job);
                 if let Some((resolve, reject)) = settle {
                     let _ = match result {
-                        Ok(value) => sys::call_1(&resolve, &JsValue::UNDEFINED, &value),
-                        Err(error) => sys::call_1(&reject, &JsValue::UNDEFINED, &error),
+                        Ok(value) => sys::call(&resolve, &value, &JsValue::UNDEFINED),
+                        Err(error) => sys::call(&reject, &error, &JsValue::UNDEFINED),
                     };
                 }
                 return;
