@@ -1,68 +1,178 @@
-// Prints one table: package size, per-call overhead against a hand-written fetch call (Node and
-// headless Chromium), cold start, and throughput against the reference server on loopback.
-//   node bench/bench.mjs PKG_DIR          (bench/run builds everything first)
-import { readFileSync, readdirSync } from 'node:fs';
-import { gzipSync } from 'node:zlib';
+// Prints one table: package size (and what each library adds to the .wasm), per-call overhead against
+// hand-written fetch calls (Node and headless Chromium), cold start against a hand-written call (Node,
+// Chromium unbundled, Chromium with a Vite production build), and throughput against the reference
+// server on loopback.   node bench/bench.mjs PKG_DIR      (bench/run builds everything first)
+//
+// Every timing comes from both sides measured alternately (ABBA order: a warm-up of each side, then
+// A B, B A, A B, …) and is a median of the pairs, so that drift falls on both sides alike.
+// Every step is bounded: child processes, page loads and page work have timeouts, and a watchdog
+// ends the whole run after DEADLINE_MS.
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { startServer, TOKEN } from '../tests/js/support/server.mjs';
-import { measureOverhead, measureSame, abba, median } from './overhead.js';
+import { measureOverhead, abba, median } from './overhead.js';
+import { sizes } from './sizes.mjs';
+import { serveStatic } from './static.mjs';
 
-const PKG = process.argv[2] ?? join(fileURLToPath(new URL('..', import.meta.url)), 'pkg');
+const BENCH = fileURLToPath(new URL('.', import.meta.url));
+const PKG = process.argv[2] ?? join(BENCH, '../pkg');
+const DEADLINE_MS = 15 * 60_000;
+
+// Whatever was started, stopped in reverse order at the end, on an error and by the watchdog.
+const started = [];
+const stopAll = async () => { while (started.length) await started.pop()().catch(() => {}); };
+const watchdog = setTimeout(async () => {
+  console.error(`bench: not done after ${DEADLINE_MS / 60_000} min; stopping`);
+  await stopAll();
+  process.exit(1);
+}, DEADLINE_MS);
+
 const rows = [];
 const row = (section, what, value) => rows.push([section, what, value]);
-const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
-const size = (...files) => {
-  const bytes = Buffer.concat(files.map((f) => readFileSync(join(PKG, f))));
-  return { raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
-};
+const run = promisify(execFile);
+/** `promise`, or an error after `ms`. */
+const within = (ms, what, promise) => Promise.race([promise,
+  new Promise((_, reject) => setTimeout(() => reject(new Error(`${what}: no answer within ${ms / 1000} s`)), ms).unref())]);
+const ms = (x) => `${x.toFixed(1)} ms`;
+const signed = (x) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(1)} ms`;
+const progress = (what) => console.error(`bench: ${what}`);
 
-// 1. Size.
-const runtime = `snippets/${readdirSync(join(PKG, 'snippets'))[0]}/js/runtime.js`;
-const wasm = size('plant_store_client_bg.wasm');
-const glue = size('plant_store_client.js', runtime);
-row('size', '.wasm', `${kb(wasm.raw)} raw, ${kb(wasm.gzip)} gzip`);
-row('size', 'JS glue (glue + runtime.js)', `${kb(glue.raw)} raw, ${kb(glue.gzip)} gzip`);
-for (const entry of ['index.js', 'node.mjs', 'deno.js', 'workerd.js', 'manual.js']) {
-  try {
-    const total = size('plant_store_client_bg.wasm', 'plant_store_client.js', runtime, entry);
-    row('size', `build: ${entry} + glue + .wasm`, `${kb(total.raw)} raw, ${kb(total.gzip)} gzip`);
-  } catch { /* this package has no such entry */ }
-}
-
-// 2. Per-call overhead, Node.
-const api = await import(pathToFileURL(join(PKG, 'node.mjs')).href);
-const node = await measureOverhead(api, { rounds: 30, perRound: 2000 });
-const nodeSame = await measureSame({ rounds: 30, perRound: 2000 });
-row('per call, Node ' + process.version, 'createPlant vs hand-written fetch', `${node.oursUs.toFixed(1)} µs vs ${node.theirsUs.toFixed(1)} µs = ${node.ratio.toFixed(2)}x`);
-row('per call, Node ' + process.version, 'the same, time of all rounds (mean µs)',
-  `${(node.totalMs[0] * 1000 / node.calls).toFixed(1)} µs vs ${(node.totalMs[1] * 1000 / node.calls).toFixed(1)} µs = ${node.totalRatio.toFixed(2)}x`);
-row('per call, Node ' + process.version, 'resolution: hand-written vs a copy of it', `${nodeSame.ratio.toFixed(2)}x; time of all rounds ${nodeSame.totalRatio.toFixed(2)}x`);
-
-// 3. Cold start, Node: a fresh process imports the package and makes the first call.
-const cold = execFileSync(process.execPath, ['--input-type=module', '-e', `
-  const t0 = performance.now();
-  const api = await import(${JSON.stringify(pathToFileURL(join(PKG, 'node.mjs')).href)});
-  const t1 = performance.now();
-  const fetch = async () => new Response('{"name":"Fern"}', { status: 200 });
-  await api.createPlant({ id: 1, name: 'Fern' }, { baseUrl: 'https://p.example', token: 't', fetch });
-  const t2 = performance.now();
-  console.log(JSON.stringify({ load: t1 - t0, first: t2 - t1 }));`]).toString();
-const nodeCold = JSON.parse(cold);
-row('cold start, Node', 'import (load + instantiate)', `${nodeCold.load.toFixed(1)} ms`);
-row('cold start, Node', 'first createPlant (in-memory fetch)', `${nodeCold.first.toFixed(2)} ms`);
-
-// 4. Throughput against the reference server on loopback, Node. Both sides run once to warm up
-// (JIT, the connection pool), then ROUNDS times in ABBA order; the figures are the medians.
-const server = await startServer({ www: fileURLToPath(new URL('.', import.meta.url)), pkg: PKG });
 try {
+  // 1. Size: gzip -9 of what each runtime loads, and twiggy's breakdown of the .wasm (sizes.mjs).
+  progress('sizes');
+  rows.push(...sizes(PKG));
+
+  // 2. Per call, Node: createPlant through a PlantStoreClient with an in-memory fetch, against the bare
+  // hand-written call and the hand-written call with an AbortController and a 10 s timeout, 30 ABBA
+  // rounds of 2000 calls each (overhead.js).
+  progress('per call, Node');
+  const nodeSection = `per call, Node ${process.version}, in-memory fetch, 30 ABBA rounds of 2000 calls`;
+  const api = await import(pathToFileURL(join(PKG, 'node.mjs')).href);
+  perCallRows(nodeSection, await measureOverhead(api, { rounds: 30, perRound: 2000 }));
+
+  // The packed package installed into a scratch consumer, as a user gets it (tests/js/runtimes.test.mjs
+  // does the same), with the cold-start modules (bench/cold/) next to it.
+  progress('npm pack + install into a scratch consumer');
+  const tmp = mkdtempSync(join(tmpdir(), 'plant-store-bench-'));
+  started.push(async () => rmSync(tmp, { recursive: true, force: true }));
+  const { stdout: packed } = await run('npm', ['pack', PKG, '--pack-destination', tmp, '--silent'], { cwd: tmp, timeout: 60_000 });
+  const consumer = join(tmp, 'consumer');
+  cpSync(join(BENCH, 'cold'), join(consumer, 'cold'), { recursive: true });
+  writeFileSync(join(consumer, 'package.json'), '{ "name": "bench-consumer", "private": true, "type": "module" }\n');
+  await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--loglevel=error', join(tmp, packed.trim().split('\n').at(-1))],
+    { cwd: consumer, timeout: 120_000 });
+
+  // 3a. Cold start, Node: a fresh process runs cold/ours.js (imports the package: node.mjs; then the
+  // first createPlant) or cold/theirs.js (the hand-written call, no package). performance.now()
+  // counts from the process's start, so both figures include Node's own start and module loading.
+  progress('cold start, Node');
+  const NODE_PAIRS = 15;
+  const nodeCold = (side) => async () => {
+    const { stdout } = await run(process.execPath, ['cold/node.mjs', side], { cwd: consumer, timeout: 20_000 });
+    return checked(JSON.parse(stdout), `node ${side}`);
+  };
+  const node = await abba(nodeCold('ours'), nodeCold('theirs'), NODE_PAIRS);
+  const nodeColdSection = `cold start, Node ${process.version}, ${NODE_PAIRS} pairs of fresh processes, ms since process start`;
+  coldRow(nodeColdSection, 'import done', node, 'imported');
+  coldRow(nodeColdSection, 'import + first call done', node, 'called');
+
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+    timeout: 30_000,
+  });
+  started.push(() => browser.close());
+  const chromiumVersion = browser.version();
+
+  // 2b. Per call, Chromium: the same measurement in PAGES fresh pages (one page's figure moves by
+  // ±0.05x with garbage collection and JIT tiering); each figure is the median over the pages.
+  progress('per call, Chromium');
+  const PAGES = 7;
+  const plain = await serveStatic({ '/': BENCH, '/pkg/': PKG });
+  started.push(plain.stop);
+  const pages = [];
+  for (let i = 0; i < PAGES; i++) {
+    const page = await browser.newPage();
+    await page.goto(`${plain.url}/blank.html`, { timeout: 20_000 });
+    pages.push(await within(120_000, 'per-call page', page.evaluate(async () => {
+      const api = await import('/pkg/index.js');
+      const { measureOverhead } = await import('/overhead.js');
+      return measureOverhead(api, { rounds: 30, perRound: 2000 });
+    })));
+    await page.close();
+  }
+  const medianOf = (f) => median(pages.map(f));
+  const rangeOf = (f) => `pages ${Math.min(...pages.map(f)).toFixed(2)}–${Math.max(...pages.map(f)).toFixed(2)}x`;
+  const perPage = Object.fromEntries(['bare', 'abort', 'same'].map((k) => [k, {
+    aUs: medianOf((p) => p[k].aUs), bUs: medianOf((p) => p[k].bUs), ratio: medianOf((p) => p[k].ratio), range: rangeOf((p) => p[k].ratio),
+  }]));
+  perCallRows(`per call, Chromium ${chromiumVersion}, medians of ${PAGES} fresh pages`, perPage);
+
+  // 3b. Cold start, Chromium, the package unbundled: cold/ours.html (an import map sends
+  // `plant-store-client` to /pkg/index.js: glue, then the .wasm fetched and instantiated with
+  // top-level await) against cold/theirs.html, served by bench/static.mjs. Each sample in a fresh
+  // browser context (no shared cache); the figure is performance.now() when the first call is done,
+  // i.e. ms since navigation start. Once on loopback as is, once with 20 ms before every response.
+  const PAIRS = 15;
+  const coldPage = (origin, path) => async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      const errors = [];
+      page.on('pageerror', (err) => errors.push(String(err)));
+      await page.goto(origin + path, { timeout: 20_000 });
+      await page.waitForFunction(() => globalThis.coldStart, null, { timeout: 20_000 })
+        .catch((err) => { throw new Error(`${path}: ${errors.join('; ') || err.message}`); });
+      return checked(await page.evaluate(() => globalThis.coldStart), path);
+    } finally {
+      await context.close();
+    }
+  };
+  const coldChromium = async (section, origin, [ours, theirs]) =>
+    coldRow(section, 'navigation start → first call done', await abba(coldPage(origin, ours), coldPage(origin, theirs), PAIRS), 'called');
+  const unbundled = ['/cold/ours.html', '/cold/theirs.html'];
+  progress('cold start, Chromium, unbundled');
+  await coldChromium(`cold start, Chromium, unbundled /pkg/index.js, ${PAIRS} pairs of fresh contexts, loopback`, plain.url, unbundled);
+  const delayed = await serveStatic({ '/': BENCH, '/pkg/': PKG }, { delayMs: 20 });
+  started.push(delayed.stop);
+  await coldChromium(`cold start, Chromium, unbundled /pkg/index.js, ${PAIRS} pairs of fresh contexts, +20 ms per response`, delayed.url, unbundled);
+
+  // 3c. Cold start, Chromium, a Vite production build: two one-page apps in the consumer, main.js =
+  // cold/ours.js (imports the installed package) or cold/theirs.js, each built with `vite build` and
+  // served from its dist/ by its own static server; measured as 3b.
+  progress('cold start, Chromium, Vite production builds');
+  const { build, version: viteVersion } = await import('vite');
+  const dists = [];
+  for (const side of ['ours', 'theirs']) {
+    const app = join(consumer, `vite-${side}`);
+    mkdirSync(app);
+    cpSync(join(BENCH, `cold/${side}.js`), join(app, 'main.js'));
+    writeFileSync(join(app, 'index.html'), `<!doctype html><meta charset="utf-8"><title>cold start, ${side}</title>\n<script type="module" src="./main.js"></script>\n`);
+    await within(120_000, `vite build of ${side}`, build({ root: app, configFile: false, logLevel: 'error', build: { outDir: 'dist', emptyOutDir: true } }));
+    const server = await serveStatic({ '/': join(app, 'dist') });
+    started.push(server.stop);
+    dists.push(server.url);
+  }
+  coldRow(`cold start, Chromium, Vite ${viteVersion} production build, ${PAIRS} pairs of fresh contexts, loopback`,
+    'navigation start → first call done',
+    await abba(coldPage(dists[0], '/index.html'), coldPage(dists[1], '/index.html'), PAIRS), 'called');
+
+  // 4. Throughput against the reference server on loopback, Node: N calls, C in flight, each call a new
+  // plant. Both sides run once to warm up (JIT, the connection pool), then ROUNDS times in ABBA order;
+  // the figures are the medians.
+  progress('throughput, Node');
+  const server = await startServer();
+  started.push(server.stop);
   const N = 4000;
   const C = 32;
   const ROUNDS = 6;
   let id = Date.now() * 1000; // every plant is new to the server
-  const run = async (call) => {
+  const rate = async (call) => {
     let left = N;
     const start = performance.now();
     await Promise.all(Array.from({ length: C }, async () => {
@@ -81,90 +191,44 @@ try {
     if (response.status !== 200) throw new Error(`status ${response.status}`);
     return response.json();
   };
-  const { as: oursRates, bs: theirsRates } = await abba(() => run(ours), () => run(theirs), ROUNDS);
+  const { as: oursRates, bs: theirsRates } = await within(300_000, 'throughput', abba(() => rate(ours), () => rate(theirs), ROUNDS));
   const [o, t] = [median(oursRates), median(theirsRates)];
-  row(`throughput, Node, ${N} calls at ${C} in flight`, `createPlant vs hand-written fetch, median of ${ROUNDS}`,
-    `${o.toFixed(0)}/s vs ${t.toFixed(0)}/s = ${(t / o).toFixed(2)}x time (rounds: ${Math.min(...oursRates).toFixed(0)}–${Math.max(...oursRates).toFixed(0)}/s vs ${Math.min(...theirsRates).toFixed(0)}–${Math.max(...theirsRates).toFixed(0)}/s)`);
+  const spread = (xs) => `${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)}/s`;
+  row(`throughput, Node, reference server on loopback, ${N} calls at ${C} in flight`, `createPlant vs bare hand-written fetch, median of ${ROUNDS} rounds`,
+    `${o.toFixed(0)}/s vs ${t.toFixed(0)}/s = ${(t / o).toFixed(2)}x time (rounds: ${spread(oursRates)} vs ${spread(theirsRates)})`);
 
-  // 5. Headless Chromium: per-call overhead and cold start, same page origin as the server.
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+  // The table: each section's name on a line of its own, then its rows, `what | figure`.
+  console.log(`node ${process.version}, Chromium ${chromiumVersion}, nproc ${cpus().length} (${cpus()[0].model.trim()})`);
+  const width = Math.max(...rows.map((r) => r[1].length));
+  rows.forEach(([section, what, value], i) => {
+    if (section !== rows[i - 1]?.[0]) console.log(`\n${section}`);
+    console.log(`  ${what.padEnd(width)} | ${value}`);
   });
-  try {
-    // One page's figure moves by ±0.05x from page to page (garbage collection, JIT tiering), so the
-    // per-call figure is the median of PAGES fresh pages; cold start is the first page's.
-    const PAGES = 7;
-    const pages = [];
-    for (let i = 0; i < PAGES; i++) {
-      const page = await browser.newPage();
-      await page.goto(`${server.url}/blank.html`);
-      pages.push(await page.evaluate(async () => {
-        const t0 = performance.now();
-        const api = await import('/pkg/index.js');
-        const t1 = performance.now();
-        const fetch = async () => new Response('{"name":"Fern"}', { status: 200 });
-        await api.createPlant({ id: 1, name: 'Fern' }, { baseUrl: 'https://p.example', token: 't', fetch });
-        const t2 = performance.now();
-        const { measureOverhead, measureSame } = await import('/overhead.js');
-        const ours = await measureOverhead(api, { rounds: 30, perRound: 2000 });
-        const same = await measureSame({ rounds: 30, perRound: 2000 });
-        return { load: t1 - t0, first: t2 - t1, ...ours, same: same.ratio, sameTotal: same.totalMs };
-      }));
-      await page.close();
-    }
-    const cold = pages[0];
-    const ratios = pages.map((p) => p.ratio).sort((a, b) => a - b);
-    const figures = pages.find((p) => p.ratio === ratios[PAGES >> 1]);
-    const version = browser.version();
-    row(`per call, Chromium ${version}`, `createPlant vs hand-written fetch, median of ${PAGES} pages`,
-      `${figures.oursUs.toFixed(1)} µs vs ${figures.theirsUs.toFixed(1)} µs = ${figures.ratio.toFixed(2)}x (pages: ${ratios[0].toFixed(2)}–${ratios[PAGES - 1].toFixed(2)}x)`);
-    // The time of all rounds, pooled over the pages: a collection lands in one round or the next,
-    // so one page's total moves by ±0.1x; the pool of all pages' rounds moves less.
-    const range = (xs) => `pages: ${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}x`;
-    const pooled = (totals) => {
-      const [a, b] = totals.reduce(([x, y], [ms1, ms2]) => [x + ms1, y + ms2], [0, 0]);
-      return `${(a / b).toFixed(2)}x (${range(totals.map(([ms1, ms2]) => ms1 / ms2))})`;
-    };
-    const [oursMs, theirsMs] = pages.reduce(([x, y], p) => [x + p.totalMs[0], y + p.totalMs[1]], [0, 0]);
-    const calls = pages.reduce((n, p) => n + p.calls, 0);
-    row(`per call, Chromium ${version}`, `the same, time of all rounds of the ${PAGES} pages, interleaved (mean µs)`,
-      `${(oursMs * 1000 / calls).toFixed(1)} µs vs ${(theirsMs * 1000 / calls).toFixed(1)} µs = ${pooled(pages.map((p) => p.totalMs))}`);
-
-    // Each side alone, in pages of its own: the time of all its rounds counts the collections of its
-    // own garbage and no other's. Every page loads the package; the pages of the sides take turns,
-    // and a second set of hand-written pages gives the resolution.
-    const sides = ['ours', 'theirs', 'theirs again'];
-    const alone = Object.fromEntries(sides.map((side) => [side, []]));
-    for (let i = 0; i < PAGES; i++) {
-      for (const side of i % 2 === 0 ? sides : [...sides].reverse()) {
-        const page = await browser.newPage();
-        await page.goto(`${server.url}/blank.html`);
-        alone[side].push(await page.evaluate(async (side) => {
-          const api = await import('/pkg/index.js');
-          const { measureAlone } = await import('/overhead.js');
-          return measureAlone(api, side === 'ours' ? 'ours' : 'theirs', { rounds: 30, perRound: 2000 });
-        }, side));
-        await page.close();
-      }
-    }
-    const meanUs = (side) => alone[side].reduce((us, p) => us + p.ms, 0) * 1000 / alone[side].reduce((n, p) => n + p.calls, 0);
-    const pageUs = (side) => alone[side].map((p) => p.ms * 1000 / p.calls);
-    const spread = (side) => `${Math.min(...pageUs(side)).toFixed(1)}–${Math.max(...pageUs(side)).toFixed(1)}`;
-    row(`per call, Chromium ${version}`, `each side alone in ${PAGES} pages of its own, time of all rounds (mean µs)`,
-      `${meanUs('ours').toFixed(1)} µs vs ${meanUs('theirs').toFixed(1)} µs = ${(meanUs('ours') / meanUs('theirs')).toFixed(2)}x (pages: ${spread('ours')} vs ${spread('theirs')} µs)`);
-    const same = pages.map((p) => p.same);
-    row(`per call, Chromium ${version}`, `resolution: hand-written vs a copy of it, median of ${PAGES} pages`,
-      `${median(same).toFixed(2)}x (${range(same)}); time of all rounds ${pooled(pages.map((p) => p.sameTotal))}; ` +
-      `alone ${(meanUs('theirs again') / meanUs('theirs')).toFixed(2)}x`);
-    row('cold start, Chromium', 'import (fetch + compile + instantiate)', `${cold.load.toFixed(1)} ms`);
-    row('cold start, Chromium', 'first createPlant (in-memory fetch)', `${cold.first.toFixed(2)} ms`);
-  } finally {
-    await browser.close();
-  }
 } finally {
-  await server.stop();
+  await stopAll();
+  clearTimeout(watchdog);
 }
 
-const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i].length)));
-console.log(rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  |  ')).join('\n'));
+/** The rows of one per-call measurement: ours against each hand-written call, and the resolution. */
+function perCallRows(section, { bare, abort, same }) {
+  const range = (c) => (c.range ? ` (${c.range})` : '');
+  row(section, 'createPlant / bare hand-written call (paired median ratio)',
+    `${bare.ratio.toFixed(2)}x${range(bare)}: ${bare.aUs.toFixed(1)} µs vs ${bare.bUs.toFixed(1)} µs per call`);
+  row(section, 'createPlant / hand-written call with AbortController + 10 s timeout',
+    `${abort.ratio.toFixed(2)}x${range(abort)}: ${abort.aUs.toFixed(1)} µs vs ${abort.bUs.toFixed(1)} µs per call`);
+  row(section, 'resolution: bare hand-written call / a copy of itself',
+    `${same.ratio.toFixed(2)}x${range(same)}: ${same.aUs.toFixed(1)} µs vs ${same.bUs.toFixed(1)} µs per call`);
+}
+
+/** A cold-start row: median of the paired differences ours − hand-written of `key`, and each side's median. */
+function coldRow(section, what, { as, bs }, key) {
+  const diff = median(as.map((a, i) => a[key] - bs[i][key]));
+  row(section, `${what}: ours − hand-written (median of pairs)`,
+    `${signed(diff)}  (medians: ours ${ms(median(as.map((a) => a[key])))}, hand-written ${ms(median(bs.map((b) => b[key])))})`);
+}
+
+/** A cold-start sample, after checking that its call returned the canned Plant. */
+function checked(sample, what) {
+  if (sample?.plant?.name !== 'Fern' || sample.plant.tag !== 'green') throw new Error(`${what}: returned ${JSON.stringify(sample)}`);
+  return sample;
+}

@@ -1,31 +1,31 @@
-// Per-call overhead: createPlant with an in-memory fetch against a hand-written fetch call doing the
+// Per-call overhead: createPlant with an in-memory fetch against hand-written fetch calls doing the
 // same work. Runs in Node and in a browser page alike; returns figures, prints nothing:
-//   const figures = await measureOverhead(api, { rounds, perRound })
+//   const { bare, abort, same } = await measureOverhead(api, { rounds, perRound })
 // where `api` is the imported package.
 //
-// `measureOverhead` runs both sides in the same process, in alternating rounds in ABBA order (ours
-// then theirs, then theirs then ours, …), so whatever drifts during a run (JIT tiering, the machine)
-// falls on both sides alike. Its ratio is the median of the ratios of the rounds taken in pairs: a
-// round that took a garbage collection is left out. `totalRatio` divides the time of all rounds of
-// one side by the other's, collections included; but in one heap a collection frees the garbage of
-// both sides, and lands in whichever round is running when it comes, at the same rounds in every
-// page: that ratio moves with the warm-up and the round size (README, "Performance: figures").
-// `measureAlone` runs one side alone, so that the time of its rounds counts the collections of its
-// own garbage and no other's: run in pages of their own, ours against the hand-written call.
-// `measureSame` runs the hand-written call against a second copy of itself the way
-// `measureOverhead` does: how far from 1.00x two identical calls land is the resolution of the figure.
+// Each comparison runs its two sides in the same process, in alternating rounds in ABBA order (a then
+// b, then b then a, …), so whatever drifts during a run (JIT tiering, the machine) falls on both sides
+// alike. Its ratio is the median of the ratios of the rounds taken in pairs: a round that took a
+// garbage collection is left out. Three comparisons:
+// - bare:  ours against the bare hand-written call (bearer header, JSON.stringify, status check,
+//          response.json());
+// - abort: ours against the same call with what ours also does per call: an AbortController whose
+//          signal goes in the init, and a 10 s timeout set and cleared (ours' default timeout);
+// - same:  the bare hand-written call against a second copy of itself: how far from 1.00x two
+//          identical calls land is the resolution of the figures.
 
 const PLANT_JSON = '{"name":"Fern","tag":"green"}';
 const TOKEN = 'bench-token-0123456789';
 const BASE = 'https://plants.example/api';
+const TIMEOUT_MS = 10_000;
 
-/** The in-memory server both sides call: checks nothing, answers a canned 200 Plant. */
+/** The in-memory server every side calls: checks nothing, answers a canned 200 Plant. */
 function cannedFetch() {
   return Promise.resolve(new Response(PLANT_JSON, { status: 200, headers: { 'content-type': 'application/json' } }));
 }
 
 /** What a careful person writes by hand: bearer header, JSON.stringify, status check, JSON parse. */
-function handWrittenCall() {
+function bareCall() {
   return async function handWritten(plant) {
     const response = await cannedFetch(`${BASE}/plants`, {
       method: 'POST',
@@ -35,6 +35,27 @@ function handWrittenCall() {
     });
     if (response.status !== 200) throw new Error(`status ${response.status}`);
     return response.json();
+  };
+}
+
+/** The same with a timeout: an AbortController per call, its signal in the init, setTimeout/clearTimeout. */
+function abortCall() {
+  return async function handWrittenWithAbort(plant) {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new DOMException('timed out', 'TimeoutError')), TIMEOUT_MS);
+    try {
+      const response = await cannedFetch(`${BASE}/plants`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json', Accept: 'application/json' },
+        body: JSON.stringify(plant),
+        credentials: 'omit',
+        signal: controller.signal,
+      });
+      if (response.status !== 200) throw new Error(`status ${response.status}`);
+      return await response.json();
+    } finally {
+      clearTimeout(timer);
+    }
   };
 }
 
@@ -49,8 +70,6 @@ export function median(xs) {
   const sorted = [...xs].sort((a, b) => a - b);
   return (sorted[(sorted.length - 1) >> 1] + sorted[sorted.length >> 1]) / 2;
 }
-
-const sum = (xs) => xs.reduce((total, x) => total + x, 0);
 
 /**
  * Runs `a` and `b` (async, each returning one figure) once each to warm up, then `rounds` times in
@@ -73,16 +92,13 @@ export async function abba(a, b, rounds) {
   return { as, bs };
 }
 
-/** `a` against `b`: µs per call of each (medians of the rounds), the median paired ratio, the total ratio. */
+/** `a` against `b`: µs per call of each (medians of the rounds) and the median paired ratio a/b. */
 async function compare(a, b, rounds, perRound) {
   const { as: aMs, bs: bMs } = await abba(() => time(a, perRound), () => time(b, perRound), rounds);
   return {
-    oursUs: (median(aMs) * 1000) / perRound,
-    theirsUs: (median(bMs) * 1000) / perRound,
+    aUs: (median(aMs) * 1000) / perRound,
+    bUs: (median(bMs) * 1000) / perRound,
     ratio: median(aMs.map((ms, r) => ms / bMs[r])),
-    totalRatio: sum(aMs) / sum(bMs),
-    totalMs: [sum(aMs), sum(bMs)],
-    calls: rounds * perRound,
   };
 }
 
@@ -95,30 +111,17 @@ async function oursCall(api) {
   return ours;
 }
 
-/** The hand-written call, a fresh copy of it each time. */
-function theirsCall() {
-  const handWritten = handWrittenCall();
+/** A hand-written call (`bareCall` or `abortCall`), a fresh copy of it each time. */
+function theirsCall(make) {
+  const handWritten = make();
   return (i) => handWritten({ id: i, name: 'Fern', tag: 'green' });
 }
 
 export async function measureOverhead(api, { rounds = 20, perRound = 2000 } = {}) {
-  return compare(await oursCall(api), theirsCall(), rounds, perRound);
-}
-
-/**
- * One side alone, `side` 'ours' or 'theirs': two rounds of warm-up, then the time of `rounds`
- * rounds, collections included. Returns { ms, calls }.
- */
-export async function measureAlone(api, side, { rounds = 20, perRound = 2000 } = {}) {
-  const call = side === 'ours' ? await oursCall(api) : theirsCall();
-  await time(call, perRound);
-  await time(call, perRound);
-  let ms = 0;
-  for (let r = 0; r < rounds; r++) ms += await time(call, perRound);
-  return { ms, calls: rounds * perRound };
-}
-
-/** The hand-written call against a copy of itself, measured as `measureOverhead` measures. */
-export async function measureSame({ rounds = 20, perRound = 2000 } = {}) {
-  return compare(theirsCall(), theirsCall(), rounds, perRound);
+  const ours = await oursCall(api);
+  return {
+    bare: await compare(ours, theirsCall(bareCall), rounds, perRound),
+    abort: await compare(ours, theirsCall(abortCall), rounds, perRound),
+    same: await compare(theirsCall(bareCall), theirsCall(bareCall), rounds, perRound),
+  };
 }
