@@ -20,6 +20,8 @@ const API = 'createPlant, validateNewPlant, PlantStoreClient, PlantStoreError';
 // A free name that the entries of Deno and workerd use for the compiled module; its import is
 // prepended after bundling, because the bundler would drop the `source` phase of Deno's import.
 const MODULE = '__plantStoreWasm';
+// The same for index.js's early fetch of the .wasm.
+const RESPONSE = '__plantStoreWasmResponse';
 
 const loaded = `
 /** The wasm module is already loaded on import; this resolves at once (kept for portable code). */
@@ -29,11 +31,13 @@ export { ${API} } from '${glue}';
 
 /** Each entry's source (bundled with the glue) and what is prepended to the bundle. */
 const entries = {
-  // Browsers and bundlers: the .wasm is an asset found through import.meta.url, fetched as soon as
-  // this file runs and instantiated with top-level await before the API is usable.
+  // Browsers and bundlers: the .wasm is an asset found through import.meta.url, instantiated with
+  // top-level await before the API is usable. Its fetch is the file's first statement, so it starts
+  // as soon as the file runs, before the glue's own code.
   'index.js': {
+    prefix: `const ${RESPONSE} = fetch(new URL('${wasm}', import.meta.url));\n`,
     source: `import load from '${glue}';
-await load({ module_or_path: new URL('${wasm}', import.meta.url) });
+await load({ module_or_path: ${RESPONSE} });
 ${loaded}`,
   },
   // No top-level await and no side effect: \`init()\` loads the wasm, once (the glue shares a
