@@ -8,7 +8,8 @@ use plant_store_model::json::members;
 use plant_store_model::{ApiError, BodyError, Member, Plant};
 
 /// The most of a 200 body read: a Plant larger than this is refused, not buffered without end.
-/// A call whose own body is long reads more, room for the echo of its name ([`success_limit`]).
+/// A call whose own body is long reads more: six bytes per byte it sent plus 64 KiB, room for the
+/// echo of its name and tag, escaped.
 pub const SUCCESS_BODY_LIMIT: usize = 1024 * 1024;
 /// The most of any other body read; the rest is cancelled unread.
 pub const ERROR_BODY_LIMIT: usize = 64 * 1024;

@@ -26,9 +26,9 @@
 //!
 //! The call runs wherever a global `fetch` does (windows, workers, Node, Deno, workerd), or
 //! through the `fetch` you pass to [`Config::fetch`]; it needs no `window`. From JavaScript, use
-//! the npm package `plant-store-client` (its README shows how): its `createPlant`,
-//! `PlantStoreClient` and `validateNewPlant` are this crate's exports, a thin layer over
-//! [`Client`].
+//! the npm package [`plant-store-client`](https://www.npmjs.com/package/plant-store-client) (its
+//! README shows how): its `createPlant`, `PlantStoreClient` and `validateNewPlant` are this
+//! crate's exports, a thin layer over [`Client`].
 //!
 //! Only the call needs JavaScript, so the crate also builds for other targets (its types, the
 //! contract's rules in [`plant_store_model`]); there, calling [`Client::new`] panics, as
@@ -60,3 +60,8 @@ pub use config::{Auth, Config, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS};
 pub use error::{Error, Kind};
 pub use js::{create_plant, validate_new_plant, PlantStoreClient, PlantStoreError};
 pub use plant_store_model::{Issue, IssueCode, NewPlant, Plant};
+
+/// The crate README's examples, compiled by `cargo test --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../README.crate.md")]
+pub struct ReadmeDoctests;

@@ -23,3 +23,8 @@ pub use json::Member;
 pub use shapes::{ApiError, BodyError, NewPlant, Plant};
 pub use token::{check_bearer_token, Token, TokenError};
 pub use validate::{suggest, validate_new_plant, Field, Issue, IssueCode, RawNewPlant};
+
+/// The README's examples, compiled and run by `cargo test --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
