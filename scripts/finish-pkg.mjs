@@ -5,7 +5,7 @@
 //
 // The API in every entry is the glue's own exports (createPlant, PlantStoreClient, validateNewPlant,
 // PlantStoreError); an entry only loads the .wasm its runtime's way, and adds `init`.
-import { readFileSync, writeFileSync, copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFileSync, writeFileSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -172,10 +172,18 @@ export type {
 export function init(source?: InitInput | Promise<InitInput>): Promise<void>;
 `);
 
-const cargo = readFileSync(join(root, 'Cargo.toml'), 'utf8');
-const field = (name) => cargo.match(new RegExp(`^${name} = "(.*)"$`, 'm'))?.[1];
-const conditions = (fallback) => ({
-  types: './index.d.ts',
+// \`plant-store-client/manual\` has the same API. Its own file gives it types where the exports map
+// is not read (TypeScript's node10 resolution looks for manual.d.ts next to manual.js).
+writeFileSync(join(pkg, 'manual.d.ts'), `export * from './index.js';\n`);
+
+// The version, description and license come from Cargo.toml (the workspace's one version), read
+// through cargo itself.
+const metadata = JSON.parse(execFileSync('cargo', ['metadata', '--no-deps', '--format-version', '1', '--offline'], {
+  cwd: root, encoding: 'utf8', maxBuffer: 64 << 20,
+}));
+const crate = metadata.packages.find((p) => p.name === 'plant-store-client');
+const conditions = (types, fallback) => ({
+  types,
   workerd: './workerd.js',
   deno: './deno.js',
   node: './node.mjs',
@@ -183,10 +191,9 @@ const conditions = (fallback) => ({
 });
 const manifest = {
   name: 'plant-store-client',
-  version: field('version'),
-  description: field('description'),
-  license: 'MIT',
-  repository: { type: 'git', url: field('repository') },
+  version: crate.version,
+  description: crate.description,
+  license: crate.license,
   keywords: ['plant-store', 'api-client', 'wasm', 'webassembly', 'fetch', 'edge'],
   type: 'module',
   main: './index.js',
@@ -194,20 +201,21 @@ const manifest = {
   // Order matters: a resolver takes the first condition it knows. Deno knows `deno` and `node`;
   // Node's `require` of node.mjs works from Node 20.19 / 22.12 on (require of ESM).
   exports: {
-    '.': conditions('./index.js'),
-    './manual': conditions('./manual.js'),
+    '.': conditions('./index.d.ts', './index.js'),
+    './manual': conditions('./manual.d.ts', './manual.js'),
     './package.json': './package.json',
   },
+  // The package is ESM only; Node's \`require\` loads it through require(esm), unflagged from Node
+  // 20.19 and 22.12, which is why these are the oldest supported. The tests run Node 20 and 24.
+  engines: { node: '^20.19.0 || >=22.12.0' },
   files: [
-    'index.js', 'manual.js', 'node.mjs', 'deno.js', 'workerd.js', 'index.d.ts', 'plant_store_client.d.ts',
-    'plant_store_client_bg.wasm', 'README.md', 'LICENSE',
+    'index.js', 'manual.js', 'node.mjs', 'deno.js', 'workerd.js', 'index.d.ts', 'manual.d.ts',
+    'plant_store_client.d.ts', 'plant_store_client_bg.wasm', 'README.md', 'LICENSE', 'CHANGELOG.md',
   ],
   // The entries that load the wasm when imported must be kept by a bundler even when no export is
   // used. manual.js only defines.
   sideEffects: ['./index.js', './node.mjs', './deno.js', './workerd.js'],
 };
 writeFileSync(join(pkg, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
-for (const doc of ['README.md', 'LICENSE']) {
-  if (existsSync(join(root, doc))) copyFileSync(join(root, doc), join(pkg, doc));
-}
+for (const doc of ['README.md', 'LICENSE', 'CHANGELOG.md']) copyFileSync(join(root, doc), join(pkg, doc));
 console.log(`pkg: finished ${manifest.name}@${manifest.version} in ${pkg}`);

@@ -1,4 +1,4 @@
-// The packed package in every runtime it promises: `npm pack` of $PKG_DIR, installed from the tarball
+// The packed package in every runtime it promises: $PKG_TARBALL (else `npm pack` of $PKG_DIR), installed
 // into a scratch consumer (a copy of tests/runtimes/), then in each runtime one real createPlant
 // against the reference server on loopback and one validation failure (tests/runtimes/check.mjs):
 // Node 20 and Node 24 (import and require), Deno 2, workerd, a Vite production build in headless
@@ -12,7 +12,7 @@ import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, 
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { join, extname, dirname, relative, normalize } from 'node:path';
+import { join, extname, dirname, relative, normalize, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 import { startServer, ROOT, PKG, TOKEN } from './support/server.mjs';
 
@@ -43,8 +43,12 @@ describe('the packed package in each runtime', { timeout: 300_000 }, () => {
 
   before(async () => {
     tmp = mkdtempSync(join(tmpdir(), 'plant-store-runtimes-'));
-    const { stdout } = await run('npm', ['pack', PKG, '--pack-destination', tmp, '--silent'], { cwd: tmp });
-    const tarball = join(tmp, stdout.trim().split('\n').at(-1));
+    // The tarball scripts/release-check packed and checked (publint, attw), or a fresh pack of PKG.
+    let tarball = process.env.PKG_TARBALL && resolve(process.env.PKG_TARBALL);
+    if (!tarball) {
+      const { stdout } = await run('npm', ['pack', PKG, '--pack-destination', tmp, '--silent'], { cwd: tmp });
+      tarball = join(tmp, stdout.trim().split('\n').at(-1));
+    }
     consumer = join(tmp, 'consumer');
     cpSync(join(ROOT, 'tests/runtimes'), consumer, {
       recursive: true, filter: (src) => !/[/\\](node_modules|dist)$/.test(src),
@@ -85,7 +89,7 @@ describe('the packed package in each runtime', { timeout: 300_000 }, () => {
   it('package.json is complete, and every file it names is in the tarball', () => {
     const dir = join(consumer, 'node_modules/plant-store-client');
     const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-    for (const field of ['name', 'version', 'description', 'license', 'repository', 'keywords', 'type', 'exports', 'files', 'sideEffects']) {
+    for (const field of ['name', 'version', 'description', 'license', 'keywords', 'type', 'exports', 'engines', 'files', 'sideEffects']) {
       assert.ok(manifest[field] !== undefined && manifest[field] !== '', `package.json has ${field}`);
     }
     assert.equal(manifest.type, 'module');
