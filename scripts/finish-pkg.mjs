@@ -205,8 +205,9 @@ const manifest = {
     './manual': conditions('./manual.d.ts', './manual.js'),
     './package.json': './package.json',
   },
-  // The package is ESM only; Node's \`require\` loads it through require(esm), unflagged from Node
-  // 20.19 and 22.12, which is why these are the oldest supported. The tests run Node 20 and 24.
+  // The package is ESM only; Node's `require` loads it through require(esm), unflagged from Node
+  // 20.19 and 22.12, which is why these are the oldest supported. The runtime suite runs both floors
+  // and Node 24 (tests/js/support/nodes.mjs), and tests/release checks the range against that list.
   engines: { node: '^20.19.0 || >=22.12.0' },
   files: [
     'index.js', 'manual.js', 'node.mjs', 'deno.js', 'workerd.js', 'index.d.ts', 'manual.d.ts',

