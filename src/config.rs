@@ -240,6 +240,14 @@ impl Headers {
     /// Adds an extra header; a `config` error for `Authorization`, `Content-Type`, or a name or
     /// value fetch would refuse.
     pub(crate) fn add(&mut self, name: &str, value: &str) -> Result<(), Error> {
+        let shown = Headers::settable(name)?;
+        self.set(&shown, name, value)
+    }
+
+    /// `name` as messages show it (its first 40 characters); a `config` error when it is
+    /// `Authorization` or `Content-Type`, which the client sets. The JS options check this before
+    /// reading the header's value.
+    pub(crate) fn settable(name: &str) -> Result<String, Error> {
         let shown: String = name.chars().take(40).collect();
         if name.eq_ignore_ascii_case("authorization") || name.eq_ignore_ascii_case("content-type") {
             return Err(Error::config(
@@ -251,11 +259,17 @@ impl Headers {
                 .concat(),
             ));
         }
+        Ok(shown)
+    }
+
+    /// Adds a header whose name [`Headers::settable`] passed (`shown` is what it returned); a
+    /// `config` error for a name or value fetch would refuse.
+    pub(crate) fn set(&mut self, shown: &str, name: &str, value: &str) -> Result<(), Error> {
         let invalid = |cause: JsValue| {
             Error::config(
                 [
                     "options.headers[\"",
-                    &shown,
+                    shown,
                     "\"] is not a valid header name and value",
                 ]
                 .concat(),

@@ -161,24 +161,14 @@ fn signal(value: JsValue) -> Result<Option<AbortSignal>, Error> {
         .map_err(|_| wrong_type("signal", "an AbortSignal", got))
 }
 
-/// `options.headers`: a plain object of strings, each checked by [`Headers::add`].
+/// `options.headers`: a plain object of strings, each name checked before its value is read.
 fn headers(extra: &JsValue) -> Result<Headers, Error> {
     let mut headers = Headers::new();
     if extra.is_undefined() {
         return Ok(headers);
     }
     for name in plain_keys(extra, "options.headers", "a plain object of strings")? {
-        let shown: String = name.chars().take(40).collect();
-        if name.eq_ignore_ascii_case("authorization") || name.eq_ignore_ascii_case("content-type") {
-            return Err(Error::config(
-                [
-                    "options.headers cannot set ",
-                    &shown,
-                    ": the client sets it",
-                ]
-                .concat(),
-            ));
-        }
+        let shown = Headers::settable(&name)?;
         let key = JsString::from(name.as_str());
         let value = sys::has_own(extra, &key)
             .and_then(|own| match own {
@@ -201,7 +191,7 @@ fn headers(extra: &JsValue) -> Result<Headers, Error> {
                 .concat(),
             )
         })?;
-        headers.add(&name, &value)?;
+        headers.set(&shown, &name, &value)?;
     }
     Ok(headers)
 }
