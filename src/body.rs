@@ -53,7 +53,7 @@ impl Parsed for Body<'_> {
 
     fn string(&self, name: &str) -> alloc::string::String {
         match self.parsed() {
-            Ok(value) => member(value, name).as_string().unwrap_or_default(),
+            Ok(value) => member(value, &name.into()).as_string().unwrap_or_default(),
             Err(_) => alloc::string::String::new(),
         }
     }
@@ -61,8 +61,8 @@ impl Parsed for Body<'_> {
 
 /// The member `name` of a parsed object: `JSON.parse` makes own properties, and the scan has
 /// found the member there, so a plain read cannot reach the prototype.
-fn member(value: &JsValue, name: &str) -> JsValue {
-    Reflect::get(value, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED)
+fn member(value: &JsValue, name: &JsValue) -> JsValue {
+    Reflect::get(value, name).unwrap_or(JsValue::UNDEFINED)
 }
 
 /// The plant the store created: its JSON as `JSON.parse` made it, its `name` and `tag` checked to
@@ -76,13 +76,17 @@ pub(crate) struct Created {
 impl Created {
     /// `name`, and `tag` when there is one, as JS strings.
     pub(crate) fn fields(&self, name: &JsValue, tag: &JsValue) -> (JsValue, Option<JsValue>) {
-        let get = |key| Reflect::get(&self.value, key).unwrap_or(JsValue::UNDEFINED);
-        (get(name), self.tag.then(|| get(tag)))
+        let value = &self.value;
+        (member(value, name), self.tag.then(|| member(value, tag)))
     }
 
     /// As the Rust API's [`Plant`].
     pub(crate) fn into_plant(self) -> Plant {
-        let string = |name| member(&self.value, name).as_string().unwrap_or_default();
+        let string = |name: &str| {
+            member(&self.value, &name.into())
+                .as_string()
+                .unwrap_or_default()
+        };
         Plant {
             name: string("name"),
             tag: self.tag.then(|| string("tag")),

@@ -146,9 +146,9 @@ extern "C" {
     pub fn freeze(value: &Object);
 }
 
-/// `f.bind(thisArg, key)`: one of the module's long-lived closures, fixed to one call.
-pub fn bind_key(f: &Function, this_arg: &JsValue, key: f64) -> Function {
-    f.unchecked_ref::<Callable>().bind(this_arg, key)
+/// `f.bind(null, key)`: one of the module's long-lived closures, fixed to one call.
+pub fn bind_key(f: &Function, key: f64) -> Function {
+    f.unchecked_ref::<Callable>().bind(&JsValue::NULL, key)
 }
 
 /// `f(a, b)`, with `this` undefined.

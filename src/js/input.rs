@@ -28,12 +28,14 @@ pub(crate) struct Reading {
 impl Reading {
     /// Reads `value`; a value that is not a plain object, or whose keys cannot be listed, is one
     /// issue about the whole.
-    pub(crate) fn new(value: &JsValue) -> Result<Reading, Issue> {
-        plain(value).map_err(Issue::not_an_object)?;
-        let keys = sys::keys(value).map_err(|_| Issue {
-            path: String::new(),
-            code: IssueCode::Unreadable,
-            message: "the NewPlant's keys could not be listed: listing them threw".into(),
+    pub(crate) fn new(value: &JsValue) -> Result<Reading, Vec<Issue>> {
+        plain(value).map_err(|got| alloc::vec![Issue::not_an_object(got)])?;
+        let keys = sys::keys(value).map_err(|_| {
+            alloc::vec![Issue {
+                path: String::new(),
+                code: IssueCode::Unreadable,
+                message: "the NewPlant's keys could not be listed: listing them threw".into(),
+            }]
         })?;
         let (listed, unknown) = sort_keys(&keys);
         let names = names();

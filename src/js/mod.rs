@@ -137,9 +137,7 @@ pub fn validate_new_plant(
     #[wasm_bindgen(unchecked_param_type = "unknown")] plant: JsValue,
 ) -> JsValue {
     let names = output::names();
-    let judged = input::Reading::new(&plant)
-        .map_err(|issue| alloc::vec![issue])
-        .and_then(input::Reading::value);
+    let judged = input::Reading::new(&plant).and_then(input::Reading::value);
     match judged {
         Ok(value) => output::object(&[(&names.ok, &JsValue::TRUE), (&names.value, &value)]),
         Err(issues) => output::object(&[
@@ -186,10 +184,7 @@ impl PlantStoreClient {
 
 /// Reads `plant` and, when the rules accept it, runs the call: the promise of its Plant.
 fn submit(client: Client, plant: &JsValue, signal: Option<AbortSignal>) -> Promise {
-    let plant = match input::Reading::new(plant)
-        .map_err(|issue| alloc::vec![issue])
-        .and_then(input::Reading::judge)
-    {
+    let plant = match input::Reading::new(plant).and_then(input::Reading::judge) {
         Ok(plant) => plant,
         Err(issues) => {
             return Promise::reject(&output::error(&crate::Error::validation(issues)));

@@ -24,7 +24,7 @@ use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 use js_sys::{Object, Reflect, Uint8Array};
-use state::{ignore, shared, with_state, State};
+use state::{first_abort, ignore, shared, with_state, State};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{AbortSignal, ReadableStream, ReadableStreamDefaultReader};
@@ -43,11 +43,8 @@ impl Call {
         signals: [Option<&AbortSignal>; 2],
     ) -> Result<Call, Failure> {
         let signals: Vec<AbortSignal> = signals.into_iter().flatten().cloned().collect();
-        for signal in &signals {
-            if sys::try_aborted(signal).unwrap_or(false) {
-                let reason = sys::try_reason(signal).unwrap_or(JsValue::UNDEFINED);
-                return Err(Failure::Stopped(Stop::Aborted(reason)));
-            }
+        if let Some(reason) = first_abort(&signals) {
+            return Err(Failure::Stopped(Stop::Aborted(reason)));
         }
         let shared = shared();
         let key = shared
@@ -64,7 +61,7 @@ impl Call {
         let listener = if signals.is_empty() {
             None
         } else {
-            let listener = sys::bind_key(&shared.on_abort, &JsValue::NULL, js_key);
+            let listener = sys::bind_key(&shared.on_abort, js_key);
             for signal in &signals {
                 let _ = sys::try_listen(signal, "abort", &listener);
             }
@@ -103,7 +100,7 @@ impl Call {
             let _ = Reflect::set(&init, &shared.names.headers, headers);
         }
         let _ = Reflect::set(&init, &shared.names.body, body);
-        let getter = sys::bind_key(&shared.signal_of, &JsValue::NULL, self.key.to_js());
+        let getter = sys::bind_key(&shared.signal_of, self.key.to_js());
         let _ = Reflect::set(&shared.getter, &shared.names.get, &getter);
         sys::define_property(&init, &shared.names.signal, &shared.getter);
         init
@@ -257,8 +254,8 @@ fn hook(key: Key, value: &JsValue) -> Result<(), JsValue> {
         None => {
             let js_key = key.to_js();
             let hooks = (
-                sys::bind_key(&shared.on_fulfilled, &JsValue::NULL, js_key),
-                sys::bind_key(&shared.on_rejected, &JsValue::NULL, js_key),
+                sys::bind_key(&shared.on_fulfilled, js_key),
+                sys::bind_key(&shared.on_rejected, js_key),
             );
             with_state(key, |state| state.hooks = Some(hooks.clone()));
             hooks
@@ -266,7 +263,7 @@ fn hook(key: Key, value: &JsValue) -> Result<(), JsValue> {
     };
     let _ = sys::then_with(&promise, &hooks.0, &hooks.1);
     // The call's first wait: the watch starts one hop behind it.
-    let watch = sys::bind_key(&shared.on_watch, &JsValue::NULL, key.to_js());
+    let watch = sys::bind_key(&shared.on_watch, key.to_js());
     let _ = sys::then_with(&shared.resolved, &watch, &JsValue::UNDEFINED);
     with_state(key, |state| state.watch = Some(watch));
     Ok(())

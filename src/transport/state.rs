@@ -189,10 +189,7 @@ fn watch(key: f64) {
         }
         Some(Next::Arm(left)) => {
             let shared = shared();
-            let timer = sys::set_timeout(
-                &sys::bind_key(&shared.on_timeout, &JsValue::NULL, key.to_js()),
-                left,
-            );
+            let timer = sys::set_timeout(&sys::bind_key(&shared.on_timeout, key.to_js()), left);
             with_state(key, |state| state.timer = Some(timer));
         }
         None => {}
@@ -203,13 +200,17 @@ fn watch(key: f64) {
 fn aborted(key: f64) {
     let Some(key) = Key::from_js(key) else { return };
     let signals = with_state(key, |state| state.signals.clone()).unwrap_or_default();
-    let reason = signals
+    let reason = first_abort(&signals).unwrap_or(JsValue::UNDEFINED);
+    stop(key, Stop::Aborted(reason));
+}
+
+/// The reason of the first of `signals` that is aborted (`undefined` when reading it throws), or
+/// `None` when none is.
+pub(super) fn first_abort(signals: &[AbortSignal]) -> Option<JsValue> {
+    signals
         .iter()
         .find(|signal| sys::try_aborted(signal).unwrap_or(false))
-        .map_or(JsValue::UNDEFINED, |signal| {
-            sys::try_reason(signal).unwrap_or(JsValue::UNDEFINED)
-        });
-    stop(key, Stop::Aborted(reason));
+        .map(|signal| sys::try_reason(signal).unwrap_or(JsValue::UNDEFINED))
 }
 
 /// Ends the call of `key` with `why`, unless it already stopped: aborts fetch's signal, cancels
