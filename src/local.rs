@@ -86,7 +86,9 @@ impl Key {
 }
 
 /// Entries with stable keys: a key whose entry was removed stays dead, even when its slot is used
-/// again, so a late callback for a finished call finds nothing.
+/// again, so a late callback for a finished call finds nothing. `slotmap` does this too, but its
+/// key as one number (`KeyData::as_ffi`) puts a version that runs through all 32 bits above the
+/// index, which stops being exact as a JavaScript number past 2^53; here generations wrap at 2^21.
 pub(crate) struct Table<T> {
     slots: Vec<Slot<T>>,
     free: Vec<u32>,
