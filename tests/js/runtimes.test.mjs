@@ -12,10 +12,11 @@ import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, 
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { join, extname, dirname, relative, normalize, resolve } from 'node:path';
+import { join, extname, dirname, relative, normalize } from 'node:path';
 import { chromium } from 'playwright-core';
-import { startServer, ROOT, PKG, TOKEN } from './support/server.mjs';
+import { startServer, ROOT, TOKEN } from './support/server.mjs';
 import { NODES } from './support/nodes.mjs';
+import { tarball } from './support/tarball.mjs';
 
 const BIN = join(ROOT, 'node_modules/.bin');
 const BIG = 9007199254740993n; // 2^53 + 1: arrives exact only as a BigInt
@@ -43,18 +44,14 @@ describe('the packed package in each runtime', { timeout: 300_000 }, () => {
 
   before(async () => {
     tmp = mkdtempSync(join(tmpdir(), 'plant-store-runtimes-'));
-    // The tarball scripts/release-check packed and checked (publint, attw), or a fresh pack of PKG.
-    let tarball = process.env.PKG_TARBALL && resolve(process.env.PKG_TARBALL);
-    if (!tarball) {
-      const { stdout } = await run('npm', ['pack', PKG, '--pack-destination', tmp, '--silent'], { cwd: tmp });
-      tarball = join(tmp, stdout.trim().split('\n').at(-1));
-    }
+    // The tarball scripts/release-check packed and checked (publint, attw), or a fresh pack.
+    const packed = tarball(tmp);
     consumer = join(tmp, 'consumer');
     cpSync(join(ROOT, 'tests/runtimes'), consumer, {
       recursive: true, filter: (src) => !/[/\\](node_modules|dist)$/.test(src),
     });
     // The tarball has no dependencies: nothing is fetched.
-    await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--loglevel=error', tarball], { cwd: consumer, timeout: 120_000 });
+    await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--loglevel=error', packed], { cwd: consumer, timeout: 120_000 });
     server = await startServer();
   });
 

@@ -1,23 +1,19 @@
-// The packed npm package the release tests check: $PKG_TARBALL (scripts/release-check packs it once,
-// and the runtime suite installs the same file), else a fresh `npm pack` of $PKG_DIR or pkg/.
+// The packed npm package the release tests check (the runtime suite installs the same file), and
+// the workspace as Cargo sees it.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, relative } from 'node:path';
+import { ROOT } from '../js/support/server.mjs';
+import { tarball as packTarball } from '../js/support/tarball.mjs';
 
-export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export { ROOT };
 export const BIN = join(ROOT, 'node_modules/.bin');
 
 /** The tarball, its unpacked files (paths relative to the package root) and its package.json. */
 export function packed() {
   const scratch = mkdtempSync(join(tmpdir(), 'plant-store-release-'));
-  let tarball = process.env.PKG_TARBALL && resolve(process.env.PKG_TARBALL);
-  if (!tarball) {
-    const pkg = process.env.PKG_DIR ?? join(ROOT, 'pkg');
-    const name = execFileSync('npm', ['pack', pkg, '--pack-destination', scratch, '--silent'], { encoding: 'utf8' });
-    tarball = join(scratch, name.trim().split('\n').at(-1));
-  }
+  const tarball = packTarball(scratch);
   execFileSync('tar', ['-xzf', tarball, '-C', scratch]);
   const root = join(scratch, 'package');
   const files = readdirSync(root, { recursive: true, withFileTypes: true })

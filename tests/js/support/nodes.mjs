@@ -3,9 +3,7 @@
 // Node 24). tests/release checks engines.node against this list.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+import { ROOT } from './server.mjs';
 
 /** Each as `{ label, path, version }`, version without the leading "v". */
 export const NODES = [
