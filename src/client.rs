@@ -1,21 +1,18 @@
-//! The client and its one call: `POST {baseUrl}/plants` with the bearer token, from the NewPlant
-//! to the Plant or the error. Rust callers and the JS-facing layer both come through
-//! [`Client::create_plant`] and its signal-taking twin.
+//! The client and its one call, read top to bottom: `POST {baseUrl}/plants` with the bearer token,
+//! from the NewPlant to the Plant or the error. Rust callers and the JS-facing layer both come
+//! through [`Client::start`] and [`Call::run`].
 
 use crate::answer::{self, ERROR_BODY_LIMIT};
-use crate::body::{Body, Created};
 use crate::config::{check_token, Config, Credential, Settings};
-use crate::error::Error;
-use crate::sys;
-use crate::transport::{self, Call, Failure};
-use alloc::borrow::Cow;
+use crate::error::{Draft, Error};
+use crate::fetch::{self, Failure, Guard};
 use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
-use js_sys::{Function, JsString, Object, Reflect};
+use js_sys::{Function, Object, Reflect};
 use plant_store_model::{NewPlant, Plant};
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{AbortSignal, ReadableStream, Response};
+use web_sys::{AbortSignal, RequestCredentials, RequestInit, RequestRedirect, Response};
 
 /// A Plant Store client: checked settings, shared by its clones and by every call.
 ///
@@ -69,7 +66,7 @@ impl Client {
     /// redirect), `invalid_response` (an answer that breaks the contract) or `config` (a token
     /// source that failed, or no fetch to call).
     pub async fn create_plant(&self, plant: &NewPlant) -> Result<Plant, Error> {
-        self.send(plant, None).await.map(Created::into_plant)
+        self.start(plant, None)?.run().await
     }
 
     /// [`Client::create_plant`], which `signal` also aborts.
@@ -81,95 +78,156 @@ impl Client {
         plant: &NewPlant,
         signal: &AbortSignal,
     ) -> Result<Plant, Error> {
-        self.send(plant, Some(signal))
-            .await
-            .map(Created::into_plant)
+        self.start(plant, Some(signal))?.run().await
     }
 
-    /// The call: the timeout and the signals start here; then the token, fetch, the answer.
-    pub(crate) async fn send(
+    /// What `error` shows when this client's token is known.
+    pub(crate) fn redact(&self, error: Draft) -> Error {
+        error.redact(self.0.fixed_token())
+    }
+
+    /// Starts a call, at once: the request body, fetch to call, the timeout and the signals.
+    /// Fails without sending when a signal is already aborted or there is no fetch.
+    pub(crate) fn start(
         &self,
         plant: &NewPlant,
         signal: Option<&AbortSignal>,
-    ) -> Result<Created, Error> {
-        let settings = &*self.0;
-        let body = plant.to_json();
-        let call = Call::start(settings.timeout_ms, [settings.signal.as_ref(), signal])
-            .map_err(|failure| self.failed(failure, ""))?;
-        let outcome = self.exchange(&call, &body).await;
-        call.finish();
-        outcome
-    }
-
-    async fn exchange(&self, call: &Call, body: &str) -> Result<Created, Error> {
-        let settings = &*self.0;
-        let (headers, secret) = match &settings.credential {
-            Credential::Fixed(token) => (None, Cow::Borrowed(token.expose())),
-            Credential::Source(get_token) => {
-                let token = self.token(call, get_token).await?;
-                let headers = sys::assign(&Object::new(), &settings.headers);
-                let value = ["Bearer ", &token].concat();
-                let _ = Reflect::set(&headers, &"Authorization".into(), &value.as_str().into());
-                (Some(headers), Cow::Owned(token))
-            }
-        };
+    ) -> Result<Call, Error> {
+        let settings = &self.0;
         let fetch = match &settings.fetch {
             Some(fetch) => fetch.clone(),
-            None => self.global_fetch(&secret)?,
+            None => self.global_fetch().map_err(|e| self.redact(e))?,
         };
-        let init = call.init(&settings.template, headers.as_ref(), &body.into());
-        let answer = match sys::call(&fetch, &settings.url, &init) {
-            Ok(pending) => call.wait(pending).await,
+        let signals: Vec<AbortSignal> = [settings.signal.as_ref(), signal]
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect();
+        let guard =
+            Guard::start(settings.timeout_ms, signals).map_err(|e| self.redact(self.failed(e)))?;
+        Ok(Call {
+            client: self.clone(),
+            body: plant.to_json(),
+            echoed: plant.name.len() + plant.tag.as_ref().map_or(0, String::len),
+            fetch,
+            guard,
+        })
+    }
+
+    /// The global `fetch`, read per call (so a polyfill or a mock installed later is seen): a
+    /// `config` error when there is none, a `network` one when reading it throws.
+    fn global_fetch(&self) -> Result<Function, Draft> {
+        let fetch = GLOBAL.with(|global| Reflect::get(global, &JsValue::from_str("fetch")));
+        fetch
+            .map_err(|thrown| self.failed(Failure::Threw(thrown)))?
+            .dyn_into::<Function>()
+            .map_err(|_| Draft::config("this runtime has no global fetch; pass options.fetch"))
+    }
+
+    fn failed(&self, failure: Failure) -> Draft {
+        answer::failure(failure, &self.0.url_text, self.0.timeout_ms)
+    }
+}
+
+#[wasm_bindgen::prelude::wasm_bindgen]
+extern "C" {
+    /// `globalThis`, where the global fetch is looked up (no `window` needed).
+    #[wasm_bindgen(thread_local_v2, js_name = globalThis)]
+    static GLOBAL: JsValue;
+}
+
+/// One call, started: run it to its Plant or its error. Dropping it aborts the request.
+pub(crate) struct Call {
+    client: Client,
+    body: String,
+    /// The bytes of the name and tag, which a 200 echoes.
+    echoed: usize,
+    fetch: Function,
+    guard: Guard,
+}
+
+impl Call {
+    /// Runs the call. Every error it ends with passes through [`Draft::redact`] with the token
+    /// the request carried.
+    pub(crate) async fn run(mut self) -> Result<Plant, Error> {
+        let mut token = None;
+        let result = self.exchange(&mut token).await;
+        let secret = token.as_deref().unwrap_or(self.client.0.fixed_token());
+        result.map_err(|draft| draft.redact(secret))
+    }
+
+    /// The token, fetch, the head of the answer, its body, the Plant or the error.
+    async fn exchange(&mut self, token: &mut Option<String>) -> Result<Plant, Draft> {
+        let client = self.client.clone();
+        let settings = &*client.0;
+        let headers = match &settings.credential {
+            Credential::Fixed(_) => settings.headers.clone(),
+            Credential::Source(get_token) => {
+                let got = self.token(get_token).await?;
+                let headers = Object::assign(&Object::new(), &settings.headers);
+                let bearer = JsValue::from_str(&["Bearer ", &got].concat());
+                let _ = Reflect::set(&headers, &JsValue::from_str("Authorization"), &bearer);
+                *token = Some(got);
+                headers
+            }
+        };
+        let init = RequestInit::new();
+        init.set_method("POST");
+        init.set_headers(&headers);
+        init.set_body(&JsValue::from_str(&self.body));
+        init.set_signal(Some(&self.guard.signal()));
+        init.set_credentials(RequestCredentials::Omit);
+        init.set_redirect(RequestRedirect::Manual);
+        let pending = self.fetch.call2(&JsValue::UNDEFINED, &settings.url, &init);
+        let answer = match pending {
+            Ok(pending) => self.guard.wait(pending).await,
             Err(thrown) => Err(Failure::Threw(thrown)),
         }
-        .map_err(|failure| self.failed(failure, &secret))?;
+        .map_err(|e| client.failed(e))?;
         let response: Response = answer.dyn_into().map_err(|_| answer::not_a_response())?;
-        let head = read_head(&response).map_err(|failure| self.failed(failure, &secret))?;
-        let Some((status, redirect, stream)) = head else {
+        let head = fetch::head(&response).map_err(|e| client.failed(e))?;
+        let Some((status, redirect, body)) = head else {
             return Err(answer::not_a_response());
         };
         if redirect {
-            if let Some(stream) = stream {
-                transport::discard(&stream);
+            match &body {
+                Some(body) => self.guard.discard(body),
+                None => self.guard.finish(),
             }
             return Err(answer::redirect(status));
         }
-        let limit = if status == 200 {
-            answer::success_limit(body.len())
-        } else {
-            ERROR_BODY_LIMIT
+        let Some(body) = body else {
+            self.guard.finish();
+            return answer::outcome(status, &[], true, 0);
         };
-        let (bytes, complete) = match stream {
-            None => (Vec::new(), true),
-            Some(stream) => call
-                .read(stream, limit)
-                .await
-                .map_err(|failure| self.failed(failure, &secret))?,
+        let limit = match status {
+            200 => answer::success_limit(self.echoed),
+            _ => ERROR_BODY_LIMIT,
         };
-        let parsed = Body::new(&bytes);
-        match answer::outcome(status, &bytes, complete, limit, &secret, &parsed) {
-            Ok(tag) => Ok(parsed.created(tag)),
-            Err(e) => Err(e.redact(&secret)),
-        }
+        let (bytes, complete) = self
+            .guard
+            .read(&body, limit)
+            .await
+            .map_err(|e| client.failed(e))?;
+        answer::outcome(status, &bytes, complete, limit)
     }
 
-    /// The token from `get_token`, checked; a failure is a `config` error with the cause.
-    async fn token(&self, call: &Call, get_token: &Function) -> Result<String, Error> {
-        let got = match sys::call(get_token, &JsValue::UNDEFINED, &JsValue::UNDEFINED) {
-            Ok(value) => call.wait(value).await,
+    /// The token from `get_token`, checked; its failure is a `config` error with the cause.
+    async fn token(&self, get_token: &Function) -> Result<String, Draft> {
+        let got = match get_token.call0(&JsValue::UNDEFINED) {
+            Ok(value) => self.guard.wait(value).await,
             Err(thrown) => Err(Failure::Threw(thrown)),
         };
         let value = match got {
             Ok(value) => value,
             Err(Failure::Threw(cause)) => {
-                return Err(
-                    Error::config("options.getToken failed; no request was sent").with_cause(cause),
-                )
+                let message = "options.getToken failed; no request was sent";
+                return Err(Draft::config(message).with_cause(cause));
             }
-            Err(stopped) => return Err(self.failed(stopped, "")),
+            Err(stopped) => return Err(self.client.failed(stopped)),
         };
-        let token = sys::well_formed_string(&value).map_err(|got| {
-            Error::config(match got {
+        let token = crate::js::well_formed_string(&value).map_err(|got| {
+            Draft::config(match got {
                 Some(type_name) => ["options.getToken must be a string, got ", type_name].concat(),
                 None => {
                     "options.getToken: token is not well-formed Unicode; its value is not shown"
@@ -180,37 +238,4 @@ impl Client {
         check_token(&token, "options.getToken")?;
         Ok(token)
     }
-
-    /// The global `fetch`, read per call (so a polyfill or a mock installed later is seen): a
-    /// `config` error when there is none, a `network` one when reading it throws.
-    fn global_fetch(&self, secret: &str) -> Result<Function, Error> {
-        sys::GLOBAL
-            .with(|global| Reflect::get(global, &JsString::from("fetch")))
-            .map_err(|thrown| self.failed(Failure::Threw(thrown), secret))?
-            .dyn_into::<Function>()
-            .map_err(|_| Error::config("this runtime has no global fetch; pass options.fetch"))
-    }
-
-    fn failed(&self, failure: Failure, secret: &str) -> Error {
-        answer::failure(failure, &self.0.url_text, self.0.timeout_ms, secret)
-    }
-}
-
-/// The status, whether it is a redirect (3xx, or an opaque redirect with status 0), and the body.
-/// `None` when the status is not an HTTP status (a forgery that passes `instanceof Response`). A
-/// getter that throws fails the call like a broken connection.
-fn read_head(response: &Response) -> Result<Option<(u16, bool, Option<ReadableStream>)>, Failure> {
-    let status = sys::try_status(response).map_err(Failure::Threw)?;
-    let status = match status.as_f64() {
-        Some(n) if (0.0..=999.0).contains(&n) && n == f64::from(n as u16) => n as u16,
-        _ => return Ok(None),
-    };
-    let redirect = (300..400).contains(&status)
-        || (status == 0 && sys::try_type(response).map_err(Failure::Threw)? == "opaqueredirect");
-    let body = sys::try_body(response).map_err(Failure::Threw)?;
-    if body.is_null() || body.is_undefined() {
-        return Ok(Some((status, redirect, None)));
-    }
-    // Not checked with `instanceof`: reading it is all `catch`, so anything else only fails.
-    Ok(Some((status, redirect, Some(body.unchecked_into()))))
 }

@@ -2,15 +2,14 @@
 //! apply to every call. [`Config`] is what a Rust caller writes; the JS-facing layer reads the
 //! options object into the same checks, one option at a time, so both get the same messages.
 
-use crate::error::Error;
-use crate::sys;
+use crate::error::{Draft, Error};
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 use js_sys::{Function, Object, Reflect};
 use plant_store_model::{check_bearer_token, Token};
 use wasm_bindgen::JsValue;
-use web_sys::{AbortSignal, RequestCredentials, RequestInit, RequestRedirect};
+use web_sys::AbortSignal;
 
 /// The timeout of one call when none is given: 10 s.
 pub const DEFAULT_TIMEOUT_MS: u32 = 10_000;
@@ -106,8 +105,16 @@ impl Config {
         self
     }
 
-    /// Checks every setting, in the order of the JS options.
+    /// Checks every setting, in the order of the JS options; an error holds no piece of the token.
     pub(crate) fn check(self) -> Result<Settings, Error> {
+        let secret = match &self.auth {
+            Some(Auth::Token(token)) => token.clone(),
+            _ => String::new(),
+        };
+        self.settings().map_err(|draft| draft.redact(&secret))
+    }
+
+    fn settings(self) -> Result<Settings, Draft> {
         let url = plants_url(&self.base_url)?;
         let credential = match self.auth {
             None => return Err(missing_token()),
@@ -135,9 +142,8 @@ pub(crate) struct Settings {
     /// `{baseUrl}/plants`, as a JS string and as text for messages.
     pub(crate) url: JsValue,
     pub(crate) url_text: String,
-    /// fetch's `init` without its body and signal: method, headers, credentials, redirect.
-    pub(crate) template: Object,
-    /// The request headers, to which a token from `getToken` is added per call.
+    /// The request headers, frozen: with a fixed token's `Authorization`; a token from `getToken`
+    /// is added to a copy per call.
     pub(crate) headers: Object,
     pub(crate) credential: Credential,
     pub(crate) fetch: Option<Function>,
@@ -152,7 +158,7 @@ pub(crate) enum Credential {
 }
 
 impl Settings {
-    /// Settings from checked parts; builds fetch's `init` template once.
+    /// Settings from checked parts.
     pub(crate) fn new(
         url: String,
         headers: Headers,
@@ -166,15 +172,9 @@ impl Settings {
             Credential::Source(_) => None,
         };
         let headers = headers.finish(fixed);
-        let template = RequestInit::new();
-        template.set_method("POST");
-        template.set_headers(&headers);
-        template.set_credentials(RequestCredentials::Omit);
-        template.set_redirect(RequestRedirect::Manual);
         Settings {
             url: JsValue::from_str(&url),
             url_text: url,
-            template: template.into(),
             headers,
             credential,
             fetch,
@@ -184,36 +184,46 @@ impl Settings {
     }
 }
 
+impl Settings {
+    /// The fixed token, `""` for a token source: what an error before the call is redacted against.
+    pub(crate) fn fixed_token(&self) -> &str {
+        match &self.credential {
+            Credential::Fixed(token) => token.expose(),
+            Credential::Source(_) => "",
+        }
+    }
+}
+
 /// `{base}/plants`, or a `config` error saying what is wrong with the base URL.
-pub(crate) fn plants_url(base: &str) -> Result<String, Error> {
+pub(crate) fn plants_url(base: &str) -> Result<String, Draft> {
     plant_store_model::plants_url(base).map_err(|e| {
         let mut message = String::from("options.");
         e.describe(&mut message);
-        Error::config(message)
+        Draft::config(message)
     })
 }
 
 /// The error when neither a token nor a token source is given.
-pub(crate) fn missing_token() -> Error {
-    Error::config("options.token (a string) or options.getToken (a function) is required")
+pub(crate) fn missing_token() -> Draft {
+    Draft::config("options.token (a string) or options.getToken (a function) is required")
 }
 
 /// A checked bearer token from `source` (`options.token`); the error never holds it.
-pub(crate) fn checked_token(token: String, source: &str) -> Result<Token, Error> {
-    Token::new(token).map_err(|e| Error::config([source, ": ", e.reason()].concat()))
+pub(crate) fn checked_token(token: String, source: &str) -> Result<Token, Draft> {
+    Token::new(token).map_err(|e| Draft::config([source, ": ", e.reason()].concat()))
 }
 
 /// Checks a bearer token from `source` (`options.getToken`); the error never holds it.
-pub(crate) fn check_token(token: &str, source: &str) -> Result<(), Error> {
-    check_bearer_token(token).map_err(|e| Error::config([source, ": ", e.reason()].concat()))
+pub(crate) fn check_token(token: &str, source: &str) -> Result<(), Draft> {
+    check_bearer_token(token).map_err(|e| Draft::config([source, ": ", e.reason()].concat()))
 }
 
 /// A timeout in whole milliseconds from 1 to [`MAX_TIMEOUT_MS`].
-pub(crate) fn timeout(ms: f64) -> Result<u32, Error> {
+pub(crate) fn timeout(ms: f64) -> Result<u32, Draft> {
     if ms >= 1.0 && ms <= f64::from(MAX_TIMEOUT_MS) && ms == (ms as u32) as f64 {
         Ok(ms as u32)
     } else {
-        Err(Error::config(
+        Err(Draft::config(
             "options.timeoutMs must be a whole number of milliseconds from 1 to 2147483647",
         ))
     }
@@ -239,7 +249,7 @@ impl Headers {
 
     /// Adds an extra header; a `config` error for `Authorization`, `Content-Type`, or a name or
     /// value fetch would refuse.
-    pub(crate) fn add(&mut self, name: &str, value: &str) -> Result<(), Error> {
+    pub(crate) fn add(&mut self, name: &str, value: &str) -> Result<(), Draft> {
         let shown = Headers::settable(name)?;
         self.set(&shown, name, value)
     }
@@ -247,10 +257,10 @@ impl Headers {
     /// `name` as messages show it (its first 40 characters); a `config` error when it is
     /// `Authorization` or `Content-Type`, which the client sets. The JS options check this before
     /// reading the header's value.
-    pub(crate) fn settable(name: &str) -> Result<String, Error> {
+    pub(crate) fn settable(name: &str) -> Result<String, Draft> {
         let shown: String = name.chars().take(40).collect();
         if name.eq_ignore_ascii_case("authorization") || name.eq_ignore_ascii_case("content-type") {
-            return Err(Error::config(
+            return Err(Draft::config(
                 [
                     "options.headers cannot set ",
                     &shown,
@@ -264,9 +274,9 @@ impl Headers {
 
     /// Adds a header whose name [`Headers::settable`] passed (`shown` is what it returned); a
     /// `config` error for a name or value fetch would refuse.
-    pub(crate) fn set(&mut self, shown: &str, name: &str, value: &str) -> Result<(), Error> {
+    pub(crate) fn set(&mut self, shown: &str, name: &str, value: &str) -> Result<(), Draft> {
         let invalid = |cause: JsValue| {
-            Error::config(
+            Draft::config(
                 [
                     "options.headers[\"",
                     shown,
@@ -294,7 +304,7 @@ impl Headers {
             let value = ["Bearer ", token].concat();
             let _ = Reflect::set(&object, &"Authorization".into(), &value.as_str().into());
         }
-        sys::freeze(&object);
+        Object::freeze(&object);
         object
     }
 }
@@ -306,7 +316,7 @@ mod tests {
     #[test]
     fn timeouts_are_whole_milliseconds_in_range() {
         for ok in [1.0, 100.0, 10_000.0, 2_147_483_647.0] {
-            assert_eq!(timeout(ok).map_err(|e| e.kind()), Ok(ok as u32));
+            assert_eq!(timeout(ok).ok(), Some(ok as u32));
         }
         for bad in [
             0.0,
@@ -323,16 +333,18 @@ mod tests {
 
     #[test]
     fn config_errors_name_the_option_and_never_the_token() {
-        let e = plants_url("ftp://h.example").unwrap_err();
+        let e = plants_url("ftp://h.example").unwrap_err().redact("");
         assert!(e.message().starts_with("options.baseUrl must start with"));
-        let e = checked_token("s3cret\r\nX-Evil: 1".into(), "options.token").unwrap_err();
+        let e = checked_token("s3cret\r\nX-Evil: 1".into(), "options.token")
+            .unwrap_err()
+            .redact("");
         assert!(
             e.message().starts_with("options.token: "),
             "{}",
             e.message()
         );
         assert!(!e.message().contains("s3cret"));
-        assert_eq!(missing_token().kind(), crate::Kind::Config);
+        assert_eq!(missing_token().redact("").kind(), crate::Kind::Config);
     }
 
     #[test]

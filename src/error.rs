@@ -1,7 +1,11 @@
-//! The one error type: a closed set of kinds, context where it applies, and the original JS failure.
+//! The one error type, a closed set of kinds callers branch on, and the one place where an error's
+//! text is made safe to show.
 //!
-//! The JS-facing layer turns it into a `PlantStoreError` (a real `Error` subclass from
-//! `js/error.js`) with the same `kind`, `message`, `status`, `code`, `issues` and `cause`.
+//! Inside the crate an error is a [`Draft`]: its text may hold what a caller or a server sent, the
+//! token included. The only way to an [`Error`] is [`Draft::redact`], so no message reaches a
+//! caller without passing there, whoever wrote it. The JS-facing layer turns an `Error` into a
+//! `PlantStoreError` (a real `Error` subclass from `js/error.js`) with the same `kind`,
+//! `message`, `status`, `code`, `issues` and `cause`.
 
 use alloc::borrow::Cow;
 use alloc::boxed::Box;
@@ -9,7 +13,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 use plant_store_model::Issue;
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsValue;
 
 /// What went wrong, as a closed set callers branch on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,16 +58,16 @@ impl fmt::Display for Kind {
     }
 }
 
-/// Every failure of the client: what kind it is, a message that never holds the token, and
+/// Every failure of the client: what kind it is, a message that holds no piece of the token, and
 /// where they apply the HTTP status, the service's `error` code, the validation issues and the
 /// original JavaScript failure.
 ///
 /// Its `Display` is the message; branch on [`Error::kind`], not on the text. It is one pointer
 /// wide, so a `Result` carrying it costs a call no more than its value does.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Error(Box<Inner>);
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 struct Inner {
     kind: Kind,
     message: Cow<'static, str>,
@@ -73,70 +77,7 @@ struct Inner {
     cause: Option<JsValue>,
 }
 
-/// At most this many issues are spelled out in a validation error's message; `issues` has them all.
-const ISSUES_IN_MESSAGE: usize = 3;
-
 impl Error {
-    /// An error of `kind` with a message and nothing else.
-    /// Not inlined, like `config`: a call site is then a few bytes of wasm.
-    pub(crate) fn new(kind: Kind, message: impl Into<Cow<'static, str>>) -> Error {
-        Error::of(kind, message.into())
-    }
-
-    #[inline(never)]
-    fn of(kind: Kind, message: Cow<'static, str>) -> Error {
-        Error(Box::new(Inner {
-            kind,
-            message,
-            status: None,
-            code: None,
-            issues: Vec::new(),
-            cause: None,
-        }))
-    }
-
-    /// The options are wrong.
-    pub(crate) fn config(message: impl Into<Cow<'static, str>>) -> Error {
-        Error::of(Kind::Config, message.into())
-    }
-
-    /// The NewPlant broke the rules listed in `issues` (never empty); the message spells out the
-    /// first three.
-    pub(crate) fn validation(issues: Vec<Issue>) -> Error {
-        let mut message = String::from("invalid NewPlant: ");
-        for (i, issue) in issues.iter().take(ISSUES_IN_MESSAGE).enumerate() {
-            if i > 0 {
-                message.push_str("; ");
-            }
-            message.push_str(&issue.message);
-        }
-        if issues.len() > ISSUES_IN_MESSAGE {
-            let more = (issues.len() - ISSUES_IN_MESSAGE) as i64;
-            message.push_str(&[" (and ", &decimal(more), " more)"].concat());
-        }
-        let mut error = Error::new(Kind::Validation, message);
-        error.0.issues = issues;
-        error
-    }
-
-    /// Adds the HTTP status.
-    pub(crate) fn with_status(mut self, status: u16) -> Error {
-        self.0.status = Some(status);
-        self
-    }
-
-    /// Adds the service's `error` value.
-    pub(crate) fn with_code(mut self, code: i32) -> Error {
-        self.0.code = Some(code);
-        self
-    }
-
-    /// Keeps the original JS failure as `cause`.
-    pub(crate) fn with_cause(mut self, cause: JsValue) -> Error {
-        self.0.cause = Some(cause);
-        self
-    }
-
     /// The kind.
     pub fn kind(&self) -> Kind {
         self.0.kind
@@ -166,14 +107,6 @@ impl Error {
     pub fn cause(&self) -> Option<&JsValue> {
         self.0.cause.as_ref()
     }
-
-    /// Replaces every occurrence of `secret` in the message (a hostile server may echo the token).
-    pub(crate) fn redact(mut self, secret: &str) -> Error {
-        if find(&self.0.message, secret).is_some() {
-            self.0.message = redacted(&self.0.message, secret).into();
-        }
-        self
-    }
 }
 
 impl fmt::Display for Error {
@@ -182,37 +115,196 @@ impl fmt::Display for Error {
     }
 }
 
+/// By hand: the cause is a JavaScript value, whose own text is not this crate's to print.
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Error")
+            .field("kind", &self.0.kind)
+            .field("message", &self.0.message)
+            .field("status", &self.0.status)
+            .field("code", &self.0.code)
+            .field("issues", &self.0.issues)
+            .field("cause", &self.0.cause.as_ref().map(|_| ".."))
+            .finish()
+    }
+}
+
 impl core::error::Error for Error {}
 
-/// `text` with every occurrence of `secret` (the token) replaced by `[redacted]`.
-pub(crate) fn redacted(text: &str, secret: &str) -> String {
+/// An error being built: its text is not yet fit to show (see the module).
+#[must_use]
+pub(crate) struct Draft(Box<Inner>);
+
+/// At most this many issues are spelled out in a validation error's message; `issues` has them all.
+const ISSUES_IN_MESSAGE: usize = 3;
+
+impl Draft {
+    /// An error of `kind` with a message and nothing else. Not inlined: a call site is then a few
+    /// bytes of wasm.
+    #[inline(never)]
+    pub(crate) fn new(kind: Kind, message: impl Into<Cow<'static, str>>) -> Draft {
+        Draft(Box::new(Inner {
+            kind,
+            message: message.into(),
+            status: None,
+            code: None,
+            issues: Vec::new(),
+            cause: None,
+        }))
+    }
+
+    /// The options are wrong.
+    pub(crate) fn config(message: impl Into<Cow<'static, str>>) -> Draft {
+        Draft::new(Kind::Config, message)
+    }
+
+    /// The NewPlant broke the rules listed in `issues` (never empty); the message spells out the
+    /// first three.
+    pub(crate) fn validation(issues: Vec<Issue>) -> Draft {
+        let mut message = String::from("invalid NewPlant: ");
+        for (i, issue) in issues.iter().take(ISSUES_IN_MESSAGE).enumerate() {
+            if i > 0 {
+                message.push_str("; ");
+            }
+            message.push_str(&issue.message);
+        }
+        if issues.len() > ISSUES_IN_MESSAGE {
+            let more = (issues.len() - ISSUES_IN_MESSAGE) as i64;
+            message.push_str(&[" (and ", &decimal(more), " more)"].concat());
+        }
+        let mut draft = Draft::new(Kind::Validation, message);
+        draft.0.issues = issues;
+        draft
+    }
+
+    /// Adds the HTTP status.
+    pub(crate) fn with_status(mut self, status: u16) -> Draft {
+        self.0.status = Some(status);
+        self
+    }
+
+    /// Adds the service's `error` value.
+    pub(crate) fn with_code(mut self, code: i32) -> Draft {
+        self.0.code = Some(code);
+        self
+    }
+
+    /// Keeps the original JS failure as `cause`.
+    pub(crate) fn with_cause(mut self, cause: JsValue) -> Draft {
+        self.0.cause = Some(cause);
+        self
+    }
+
+    /// The error as callers see it, every text in it made safe by [`shown`] against `secret`
+    /// (the call's token; `""` when there is none to know).
+    pub(crate) fn redact(self, secret: &str) -> Error {
+        let mut inner = self.0;
+        inner.message = shown(inner.message, secret);
+        for issue in &mut inner.issues {
+            issue.path = shown(core::mem::take(&mut issue.path).into(), secret).into_owned();
+            issue.message = shown(core::mem::take(&mut issue.message).into(), secret).into_owned();
+        }
+        Error(inner)
+    }
+}
+
+/// `text` as it may be shown: JSON escapes decoded (`\u0051` is `Q`, `\/` is `/`), so that a
+/// token cannot hide behind them; every run of characters covered by a piece of `secret` (8
+/// characters, or all of a shorter one) replaced by `[redacted]`; control characters flattened to
+/// spaces, so that a message stays one line.
+fn shown(text: Cow<'static, str>, secret: &str) -> Cow<'static, str> {
+    let plain = !text.contains('\\') && !text.chars().any(char::is_control);
+    if plain && covered(text.as_bytes(), secret.as_bytes(), 0).is_none() {
+        return text;
+    }
+    let decoded = unescaped(&text);
+    let bytes = decoded.as_bytes();
+    let mut out = String::with_capacity(decoded.len());
+    let mut at = 0;
+    while let Some((start, end)) = covered(bytes, secret.as_bytes(), at) {
+        push_flat(&mut out, decoded.get(at..start).unwrap_or_default());
+        out.push_str("[redacted]");
+        at = end;
+    }
+    push_flat(&mut out, decoded.get(at..).unwrap_or_default());
+    out.into()
+}
+
+/// The first run of `text` from `from` on that is covered by pieces of `secret`: windows of 8 bytes
+/// (or the whole of a shorter secret) found in it, merged where they overlap or touch. A token is
+/// ASCII, so a run starts and ends on character boundaries.
+fn covered(text: &[u8], secret: &[u8], from: usize) -> Option<(usize, usize)> {
+    let width = secret.len().min(8);
+    if width == 0 {
+        return None;
+    }
+    let found = |at: usize| {
+        text.get(at..at + width)
+            .is_some_and(|window| secret.windows(width).any(|piece| piece == window))
+    };
+    let start = (from..text.len()).find(|&at| found(at))?;
+    let mut end = start + width;
+    let mut at = start + 1;
+    while at <= end {
+        if found(at) {
+            end = at + width;
+        }
+        at += 1;
+    }
+    Some((start, end))
+}
+
+/// Appends `text` with its control characters as spaces.
+fn push_flat(out: &mut String, text: &str) {
+    out.extend(text.chars().map(|c| if c.is_control() { ' ' } else { c }));
+}
+
+/// `text` with its JSON escapes decoded; a backslash that starts none is kept.
+fn unescaped(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
-    while let Some((before, after)) = around(rest, secret) {
-        out.push_str(before);
-        out.push_str("[redacted]");
-        rest = after;
+    while let Some(at) = rest.find('\\') {
+        out.push_str(rest.get(..at).unwrap_or_default());
+        let after = rest.get(at + 1..).unwrap_or_default();
+        let (c, used) = escape(after);
+        out.push(c);
+        rest = after.get(used..).unwrap_or_default();
     }
     out.push_str(rest);
     out
 }
 
-/// The text before and after the first `secret` in `text`.
-fn around<'a>(text: &'a str, secret: &str) -> Option<(&'a str, &'a str)> {
-    let (before, from) = text.split_at_checked(find(text, secret)?)?;
-    Some((before, from.strip_prefix(secret)?))
-}
-
-/// Where `needle` (not empty) first occurs in `haystack`. A plain scan: the texts are short (at most
-/// the 64 KiB read of an error body), and core's two-way searcher would add 2 KB to the .wasm.
-fn find(haystack: &str, needle: &str) -> Option<usize> {
-    if needle.is_empty() {
-        return None;
-    }
-    haystack
-        .as_bytes()
-        .windows(needle.len())
-        .position(|w| w == needle.as_bytes())
+/// The character of the escape that `after` (the text after a backslash) starts, and how many of
+/// its bytes it used; a backslash and nothing when it starts none.
+fn escape(after: &str) -> (char, usize) {
+    let hex = |at: usize| {
+        let digits = after.as_bytes().get(at..at + 4)?;
+        digits
+            .iter()
+            .try_fold(0, |n, &d| Some(n * 16 + char::from(d).to_digit(16)?))
+    };
+    let simple = match after.as_bytes().first() {
+        Some(b'"') => '"',
+        Some(b'\\') => '\\',
+        Some(b'/') => '/',
+        Some(b'b') => '\u{8}',
+        Some(b'f') => '\u{c}',
+        Some(b'n') => '\n',
+        Some(b'r') => '\r',
+        Some(b't') => '\t',
+        Some(b'u') => {
+            let Some(unit) = hex(1) else { return ('\\', 0) };
+            if (0xD800..0xDC00).contains(&unit) && after.get(5..7) == Some("\\u") {
+                if let Some(low @ 0xDC00..=0xDFFF) = hex(7) {
+                    let code = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+                    return (char::from_u32(code).unwrap_or('\u{FFFD}'), 11);
+                }
+            }
+            return (char::from_u32(unit).unwrap_or('\u{FFFD}'), 5);
+        }
+        _ => return ('\\', 0),
+    };
+    (simple, 1)
 }
 
 /// An integer in decimal. Messages are built without `format!`, which would bring core::fmt (and
@@ -223,40 +315,98 @@ pub(crate) fn decimal(n: i64) -> String {
     out
 }
 
-/// The `message` of a JS failure, for a sentence of ours: only a real `Error`'s message is read.
-pub(crate) fn js_message(value: &JsValue) -> String {
-    match value.dyn_ref::<js_sys::Error>() {
-        Some(error) => String::from(error.message()),
-        None => String::from("a value that is not an Error"),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use alloc::format;
+    use alloc::string::ToString;
     use alloc::vec;
 
     const TOKEN: &str = "Hk7-s3cr3t.T0ken_Zq9~w";
 
+    fn leaks(text: &str) -> bool {
+        (0..=TOKEN.len() - 8).any(|i| text.contains(&TOKEN[i..i + 8]))
+    }
+
+    fn redacted(text: &str, secret: &str) -> String {
+        shown(text.to_string().into(), secret).into_owned()
+    }
+
     #[test]
     fn an_echoed_token_is_redacted_and_debug_shows_no_piece_of_it() {
-        let echoed = Error::new(
+        let echoed = Draft::new(
             Kind::UnexpectedStatus,
             format!("the Plant Store answered 401: Bearer {TOKEN}"),
         )
         .with_status(401)
         .redact(TOKEN);
-        assert!(
-            echoed.message().contains("[redacted]"),
-            "{}",
-            echoed.message()
+        assert_eq!(
+            echoed.message(),
+            "the Plant Store answered 401: Bearer [redacted]"
         );
         for text in [format!("{echoed:?}"), format!("{echoed}")] {
-            for i in 0..=TOKEN.len() - 8 {
-                assert!(!text.contains(&TOKEN[i..i + 8]), "{text}");
+            assert!(!leaks(&text), "{text}");
+        }
+    }
+
+    #[test]
+    fn every_piece_of_eight_is_redacted_wherever_it_is_cut() {
+        for cut in 0..TOKEN.len() {
+            let (head, tail) = TOKEN.split_at(cut);
+            for text in [
+                format!("body starting \"xx{head}\""),
+                format!("{tail} and the rest"),
+                format!("a{head}\nb{tail}"),
+            ] {
+                let shown = redacted(&text, TOKEN);
+                assert!(!leaks(&shown), "{text} -> {shown}");
             }
         }
+        assert_eq!(redacted("a Hk7-s3cr b", TOKEN), "a [redacted] b");
+        assert_eq!(
+            redacted("a Hk7-s3c b", TOKEN),
+            "a Hk7-s3c b",
+            "7 characters are not a piece"
+        );
+        assert_eq!(
+            redacted("x Hk7-s3cr3t.T0ken_Zq9~wHk7-s3cr y", TOKEN),
+            "x [redacted] y",
+            "touching pieces are one run"
+        );
+    }
+
+    #[test]
+    fn escapes_are_decoded_before_the_search() {
+        let escaped = "Hk7-s3cr3t.T0ken_Zq9~w"
+            .chars()
+            .map(|c| format!("\\u{:04x}", c as u32))
+            .collect::<String>();
+        assert_eq!(redacted(&format!("[{escaped}]"), TOKEN), "[[redacted]]");
+        assert_eq!(
+            redacted("a\\/b\\u00e9\\ud83c\\udf3f\\q\\u12", ""),
+            "a/bé🌿\\q\\u12"
+        );
+        assert_eq!(redacted("line\\nbreak\ttab", ""), "line break tab");
+    }
+
+    #[test]
+    fn a_short_token_is_redacted_whole() {
+        assert_eq!(
+            redacted("token abc12 and abc1", "abc12"),
+            "token [redacted] and abc1"
+        );
+    }
+
+    #[test]
+    fn issues_are_redacted_too() {
+        let issue = Issue {
+            path: TOKEN.into(),
+            code: plant_store_model::IssueCode::UnknownField,
+            message: format!("unknown field \"{TOKEN}\""),
+        };
+        let e = Draft::validation(vec![issue]).redact(TOKEN);
+        assert!(!leaks(&format!("{e:?}")), "{e:?}");
+        assert_eq!(e.issues()[0].path, "[redacted]");
     }
 
     #[test]
@@ -264,11 +414,11 @@ mod tests {
         let issues = (0..5)
             .map(|i| Issue::not_an_object(["thing ", &decimal(i)].concat().as_str()))
             .collect::<Vec<_>>();
-        let e = Error::validation(issues);
+        let e = Draft::validation(issues).redact("");
         assert_eq!(e.kind(), Kind::Validation);
         assert_eq!(e.issues().len(), 5);
         assert!(e.message().ends_with(" (and 2 more)"), "{}", e.message());
-        let one = Error::validation(vec![Issue::not_an_object("array")]);
+        let one = Draft::validation(vec![Issue::not_an_object("array")]).redact("");
         assert_eq!(
             one.message(),
             "invalid NewPlant: a NewPlant must be a plain object like { id, name, tag }, got array"

@@ -45,16 +45,13 @@ extern crate std;
 mod bare;
 
 mod answer;
-mod body;
 mod client;
 mod config;
 mod error;
+mod fetch;
 mod js;
-mod local;
-mod sys;
-mod transport;
 
-pub use answer::{ERROR_BODY_LIMIT, SUCCESS_BODY_LIMIT};
+pub use answer::{BODY_SLACK, ERROR_BODY_LIMIT};
 pub use client::Client;
 pub use config::{Auth, Config, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS};
 pub use error::{Error, Kind};

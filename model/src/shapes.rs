@@ -5,9 +5,9 @@
 //! as serde's derive does, a field given twice. Fields the contract does not name are ignored in a
 //! Plant and an Error (a server may add some) and refused in a NewPlant.
 //!
-//! A response body is parsed by a full JSON parser (the host's `JSON.parse` in the wasm client);
-//! [`Plant::check`] and [`ApiError::check`] judge its members, read by [`crate::json::members`],
-//! as strictly as serde_json reads these derives.
+//! A response body is read by [`Plant::from_json`] and [`ApiError::from_json`] (through
+//! [`crate::json::members`]) as strictly as serde_json reads these derives, with no serde_json in
+//! the wasm client.
 
 use crate::json::{self, Member};
 use alloc::string::String;
@@ -59,13 +59,14 @@ fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>,
     String::deserialize(deserializer).map(Some)
 }
 
-/// Why a body is not the shape expected.
+/// Why a body is not the shape expected. Its sentence says what is wrong and where, never what the
+/// body holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BodyError {
     /// Not UTF-8: the first bad byte is at this offset.
     NotUtf8(usize),
-    /// Not JSON, as the parser said (its words).
-    NotJson(String),
+    /// Not JSON: reading stopped at this byte.
+    NotJson(usize),
     /// JSON, but not an object, or a field is missing or of the wrong type.
     Shape(&'static str),
     /// The field it names appears more than once.
@@ -77,16 +78,15 @@ pub enum BodyError {
 impl BodyError {
     /// Appends a sentence saying what is wrong.
     pub fn describe(&self, out: &mut String) {
+        let at = |out: &mut String, what: &str, at: usize| {
+            out.push_str(what);
+            out.push_str(" (at byte ");
+            json::write_int(out, at as i64);
+            out.push(')');
+        };
         match self {
-            BodyError::NotUtf8(at) => {
-                out.push_str("not UTF-8 (at byte ");
-                json::write_int(out, *at as i64);
-                out.push(')');
-            }
-            BodyError::NotJson(why) => {
-                out.push_str("not JSON: ");
-                out.push_str(why);
-            }
+            BodyError::NotUtf8(n) => at(out, "not UTF-8", *n),
+            BodyError::NotJson(n) => at(out, "not JSON", *n),
             BodyError::Shape(why) => out.push_str(why),
             BodyError::Repeated(field) => {
                 out.push_str(field);
@@ -100,18 +100,19 @@ impl BodyError {
     }
 }
 
-/// A string member: present once and well-formed, or why not.
-fn string(member: Member, field: &'static str, required: bool) -> Result<bool, BodyError> {
+/// A string member: `Some` when present once and well-formed, `None` when absent and not
+/// `required`, or why not.
+fn string(
+    member: Member,
+    field: &'static str,
+    required: bool,
+) -> Result<Option<String>, BodyError> {
     match member {
-        Member::String {
-            lone_surrogate: false,
-        } => Ok(true),
-        Member::String {
-            lone_surrogate: true,
-        } => Err(BodyError::LoneSurrogate(field)),
-        Member::Absent if !required => Ok(false),
+        Member::Str(text) => Ok(Some(text)),
+        Member::LoneSurrogate => Err(BodyError::LoneSurrogate(field)),
+        Member::Absent if !required => Ok(None),
         Member::Repeated => Err(BodyError::Repeated(field)),
-        _ => Err(BodyError::Shape(match (field, member) {
+        member => Err(BodyError::Shape(match (field, member) {
             ("name", Member::Absent) => "name is missing",
             ("message", Member::Absent) => "message is missing",
             ("name", _) => "name is not a string",
@@ -140,32 +141,28 @@ impl NewPlant {
 }
 
 impl Plant {
-    /// The members a Plant is read from, for [`json::members`].
-    pub const MEMBERS: [&'static str; 2] = ["name", "tag"];
-
-    /// Checks the members of a parsed body (`None`: not an object): `name` a string, `tag` a
-    /// string or absent, each once and well-formed. Returns whether `tag` is there.
+    /// Reads a Plant from a response body as strictly as serde_json reads the derive: `name` a
+    /// string, `tag` a string or absent, each once and well-formed; other members ignored.
     ///
     /// # Errors
-    /// What is wrong, naming the field.
-    pub fn check(members: Option<[Member; 2]>) -> Result<bool, BodyError> {
-        let [name, tag] = members.ok_or(BodyError::Shape("not a JSON object"))?;
-        string(name, "name", true)?;
-        string(tag, "tag", false)
+    /// What is wrong, naming the field, or where the body stops being JSON.
+    pub fn from_json(body: &[u8]) -> Result<Plant, BodyError> {
+        let [name, tag] = json::members(body, ["name", "tag"])?;
+        Ok(Plant {
+            name: string(name, "name", true)?.unwrap_or_default(),
+            tag: string(tag, "tag", false)?,
+        })
     }
 }
 
 impl ApiError {
-    /// The members an Error is read from, for [`json::members`].
-    pub const MEMBERS: [&'static str; 2] = ["error", "message"];
-
-    /// Checks the members of a parsed body (`None`: not an object) and returns its `error`:
-    /// an integer that fits an int32, and `message` a string, each once and well-formed.
+    /// Reads an Error from a response body: `error` an integer that fits an int32, `message` a
+    /// string, each once and well-formed; other members ignored.
     ///
     /// # Errors
-    /// What is wrong, naming the field.
-    pub fn check(members: Option<[Member; 2]>) -> Result<i32, BodyError> {
-        let [error, message] = members.ok_or(BodyError::Shape("not a JSON object"))?;
+    /// What is wrong, naming the field, or where the body stops being JSON.
+    pub fn from_json(body: &[u8]) -> Result<ApiError, BodyError> {
+        let [error, message] = json::members(body, ["error", "message"])?;
         let error = match error {
             Member::Int(n) => {
                 i32::try_from(n).map_err(|_| BodyError::Shape("error is not an int32"))?
@@ -174,8 +171,8 @@ impl ApiError {
             Member::Repeated => return Err(BodyError::Repeated("error")),
             _ => return Err(BodyError::Shape("error is not an integer")),
         };
-        string(message, "message", true)?;
-        Ok(error)
+        let message = string(message, "message", true)?.unwrap_or_default();
+        Ok(ApiError { error, message })
     }
 }
 
@@ -183,21 +180,11 @@ impl ApiError {
 mod tests {
     extern crate std;
     use super::*;
-    use crate::json::members;
-    use std::string::ToString;
 
-    /// What a client makes of a body: parsed by a full JSON parser (serde_json here, standing in
-    /// for `JSON.parse`), then its members checked.
-    fn plant(body: &str) -> Result<bool, BodyError> {
-        serde_json::from_str::<serde_json::Value>(body)
-            .map_err(|e| BodyError::NotJson(e.to_string()))?;
-        Plant::check(members(body.as_bytes(), &Plant::MEMBERS))
-    }
-
-    fn api_error(body: &str) -> Result<i32, BodyError> {
-        serde_json::from_str::<serde_json::Value>(body)
-            .map_err(|e| BodyError::NotJson(e.to_string()))?;
-        ApiError::check(members(body.as_bytes(), &ApiError::MEMBERS))
+    fn why(e: BodyError) -> String {
+        let mut why = String::new();
+        e.describe(&mut why);
+        why
     }
 
     #[test]
@@ -219,15 +206,15 @@ mod tests {
         );
     }
 
-    /// The checks over the scan give the answer serde_json gives over the derives: the same
-    /// bodies accepted. (They part on a JSON array, which serde's derive reads as the fields in
-    /// order and the contract does not allow.)
+    /// The reader gives the answer serde_json gives over the derives: the same bodies accepted, the
+    /// same Plant. (They part on a JSON array, which serde's derive reads as the fields in order and
+    /// the contract does not allow, and on a lone surrogate, which both refuse for their reasons.)
     #[test]
-    fn plant_checks_agree_with_serde_json_on_the_derive() {
+    fn plant_reading_agrees_with_serde_json_on_the_derive() {
         for body in [
             r#"{"name":"Fern"}"#,
             r#"{"name":"Fern","tag":"x","id":3,"extra":[1,{"a":null}]}"#,
-            r#"{"tag":"x","name":"F\u00e9rn \ud83c\udf3f"}"#,
+            r#"{"tag":"x","name":"F\u00e9rn \ud83c\udf3f \/"}"#,
             r#"{"name":""}"#,
             r#"{"name":null}"#,
             r#"{"name":"a","tag":null}"#,
@@ -239,19 +226,20 @@ mod tests {
             r#"{"x":1,"name":"a","x":2}"#,
             r#"{"name":"a"} trailing"#,
             r#"{"name":"a\u0000b\n"}"#,
+            r#"{"name":"\ud800"}"#,
             "",
             "<html>",
         ] {
-            let ours = plant(body).is_ok();
-            let theirs = serde_json::from_str::<Plant>(body).is_ok();
+            let ours = Plant::from_json(body.as_bytes()).ok();
+            let theirs = serde_json::from_str::<Plant>(body).ok();
             assert_eq!(ours, theirs, "{body}");
         }
-        assert!(plant(r#"["name"]"#).is_err());
+        assert!(Plant::from_json(br#"["name"]"#).is_err());
         assert!(serde_json::from_str::<Plant>(r#"["name"]"#).is_ok());
     }
 
     #[test]
-    fn plant_errors_name_the_field() {
+    fn plant_errors_name_the_field_or_the_byte() {
         for (body, reason) in [
             (r#"{"name":"a","name":"b"}"#, "name appears more than once"),
             (
@@ -266,37 +254,44 @@ mod tests {
             (r#"{"name":5}"#, "name is not a string"),
             (r#"{"tag":"t"}"#, "name is missing"),
             (r#"[1]"#, "not a JSON object"),
+            (
+                r#"{"name":"\ud800"}"#,
+                "name holds an escaped lone surrogate, not well-formed Unicode",
+            ),
+            (r#"{"name":s3cret}"#, "not JSON (at byte 8)"),
         ] {
-            let mut why = String::new();
-            plant(body).unwrap_err().describe(&mut why);
-            assert_eq!(why, reason, "{body}");
+            assert_eq!(
+                why(Plant::from_json(body.as_bytes()).unwrap_err()),
+                reason,
+                "{body}"
+            );
         }
-        // serde_json refuses an escaped lone surrogate outright; JSON.parse does not, so the
-        // scan must: checked on the members alone.
-        let mut why = String::new();
-        Plant::check(members(br#"{"name":"\ud800"}"#, &Plant::MEMBERS))
-            .unwrap_err()
-            .describe(&mut why);
         assert_eq!(
-            why,
-            "name holds an escaped lone surrogate, not well-formed Unicode"
+            why(Plant::from_json(b"{\"name\":\"\xff\"}").unwrap_err()),
+            "not UTF-8 (at byte 9)"
         );
-        let mut why = String::new();
-        BodyError::NotUtf8(12).describe(&mut why);
-        assert_eq!(why, "not UTF-8 (at byte 12)");
         // A repeated key no shape reads is left alone, as RFC 8259 allows it.
         assert_eq!(
-            plant(r#"{"x":1,"name":"Fern","x":[2],"x":{"y":3}}"#),
-            Ok(false)
+            Plant::from_json(br#"{"x":1,"name":"Fern","x":[2],"x":{"y":3}}"#),
+            Ok(Plant {
+                name: "Fern".into(),
+                tag: None
+            })
         );
-        assert_eq!(plant(r#"{"name":"Fern","tag":"t"}"#), Ok(true));
     }
 
     #[test]
     fn api_error_needs_both_fields_and_an_int32() {
-        assert_eq!(api_error(r#"{"error":3,"message":"dup"}"#), Ok(3));
+        let read = |body: &str| ApiError::from_json(body.as_bytes());
         assert_eq!(
-            api_error(r#"{"message":"m","error":-2147483648,"x":1.5}"#),
+            read(r#"{"error":3,"message":"dup"}"#),
+            Ok(ApiError {
+                error: 3,
+                message: "dup".into()
+            })
+        );
+        assert_eq!(
+            read(r#"{"message":"m","error":-2147483648,"x":1.5}"#).map(|e| e.error),
             Ok(i32::MIN)
         );
         for body in [
@@ -308,10 +303,10 @@ mod tests {
             r#"{"error":1,"message":"a","message":"b"}"#,
             r#"{"error":1,"message":null}"#,
         ] {
-            assert!(api_error(body).is_err(), "{body}");
+            assert!(read(body).is_err(), "{body}");
             assert_eq!(
-                api_error(body).is_ok(),
-                serde_json::from_str::<ApiError>(body).is_ok(),
+                read(body).ok(),
+                serde_json::from_str::<ApiError>(body).ok(),
                 "{body}"
             );
         }

@@ -76,13 +76,14 @@ pub async fn answer(Path(name): Path<String>, headers: HeaderMap) -> Response {
             r#"{"error":8,"message":"try later"}"#,
         ),
         "200-huge" => {
-            // A Plant of 2 MiB: a client reads at most 1 MiB of a 200 and refuses the rest.
+            // A Plant of 2 MiB: a client reads of a 200 what the echo of its NewPlant needs and refuses
+            // the rest.
             let body = format!(r#"{{"name":"{}"}}"#, "n".repeat(2 * 1024 * 1024));
             with_type(StatusCode::OK, "application/json", body)
         }
         "200-name-twice" => json(StatusCode::OK, r#"{"name":"Fern","name":"Evil"}"#),
         "200-many-keys" => {
-            // A Plant with 80,000 more members (0.9 MiB, under the 1 MiB a client reads), every
+            // A Plant with 80,000 more members (0.9 MiB: a client reads it when it sent a tag of 200 KB), every
             // key twice: a reader that compares each key with every earlier one takes seconds.
             let mut body = String::from(r#"{"name":"Fern""#);
             for i in 0..80_000 {

@@ -1,21 +1,21 @@
 //! The JavaScript API: `createPlant`, `PlantStoreClient`, `validateNewPlant` and the
 //! `PlantStoreError` class, exported by wasm-bindgen.
 //!
-//! A thin layer over the Rust API: the JS values become the model's shapes ([`input`],
-//! [`options`]), go through [`Client::send`](crate::Client), and come back as JS values
-//! ([`output`]); [`task`] turns the call's future into the promise the caller holds.
+//! A thin layer over the Rust API: the JS values become the model's shapes ([`read`]), go
+//! through [`Client::start`] and [`Call::run`](crate::client::Call::run), whose future
+//! `js_sys::futures` turns into the promise the caller holds, and come back as JS values (below).
 
-mod input;
-mod options;
-mod output;
-mod task;
+mod read;
 
+pub(crate) use read::well_formed_string;
+
+use crate::error::{Draft, Error};
 use crate::Client;
-use js_sys::Promise;
+use js_sys::{Array, Object, Promise};
+use plant_store_model::{Issue, Plant};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 use web_sys::AbortSignal;
-
-pub use output::PlantStoreError;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = r#"
@@ -124,9 +124,9 @@ pub fn create_plant(
     #[wasm_bindgen(unchecked_param_type = "NewPlant")] plant: JsValue,
     #[wasm_bindgen(unchecked_param_type = "PlantStoreOptions")] options: JsValue,
 ) -> Promise {
-    match options::client(&options) {
-        Ok(client) => submit(client, &plant, None),
-        Err(error) => Promise::reject(&output::error(&error)),
+    match read::client(&options) {
+        Ok(client) => submit(&client, &plant, None),
+        Err(error) => Promise::reject(&error_to_js(&error)),
     }
 }
 
@@ -136,16 +136,18 @@ pub fn create_plant(
 pub fn validate_new_plant(
     #[wasm_bindgen(unchecked_param_type = "unknown")] plant: JsValue,
 ) -> JsValue {
-    let names = output::names();
-    let judged = input::Reading::new(&plant).and_then(input::Reading::value);
-    match judged {
-        Ok(value) => output::object(&[(&names.ok, &JsValue::TRUE), (&names.value, &value)]),
-        Err(issues) => output::object(&[
-            (&names.ok, &JsValue::FALSE),
-            (&names.issues, &output::issues(&issues)),
-        ]),
+    let result = fields();
+    match read::Reading::new(&plant).and_then(read::Reading::value) {
+        Ok(value) => {
+            result.set_ok(true);
+            result.set_value(&value);
+        }
+        Err(issues) => {
+            result.set_ok(false);
+            result.set_issues(&issues_to_js(&issues));
+        }
     }
-    .into()
+    result.into()
 }
 
 /// A client with checked options, for many calls. Its TypeScript is in `TYPES` (wasm-bindgen's
@@ -163,9 +165,9 @@ impl PlantStoreClient {
     pub fn new(
         #[wasm_bindgen(unchecked_param_type = "PlantStoreOptions")] options: JsValue,
     ) -> Result<PlantStoreClient, JsValue> {
-        options::client(&options)
+        read::client(&options)
             .map(|client| PlantStoreClient { client })
-            .map_err(|error| output::error(&error))
+            .map_err(|error| error_to_js(&error))
     }
 
     /// Validates `plant` locally, then sends it; `options.signal` aborts this call.
@@ -175,26 +177,119 @@ impl PlantStoreClient {
         #[wasm_bindgen(unchecked_param_type = "NewPlant")] plant: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "CallOptions | null")] options: JsValue,
     ) -> Promise {
-        match options::call_signal(&options) {
-            Ok(signal) => submit(self.client.clone(), &plant, signal),
-            Err(error) => Promise::reject(&output::error(&error)),
+        match read::call_signal(&options) {
+            Ok(signal) => submit(&self.client, &plant, signal.as_ref()),
+            Err(error) => Promise::reject(&error_to_js(&self.client.redact(error))),
         }
     }
 }
 
-/// Reads `plant` and, when the rules accept it, runs the call: the promise of its Plant.
-fn submit(client: Client, plant: &JsValue, signal: Option<AbortSignal>) -> Promise {
-    let plant = match input::Reading::new(plant).and_then(input::Reading::judge) {
-        Ok(plant) => plant,
-        Err(issues) => {
-            return Promise::reject(&output::error(&crate::Error::validation(issues)));
-        }
-    };
-    task::spawn(async move {
-        client
-            .send(&plant, signal.as_ref())
-            .await
-            .map(output::plant)
-            .map_err(|error| output::error(&error))
-    })
+/// Reads `plant` and, when the rules accept it, starts the call at once and returns the promise of
+/// its Plant. A call that fails before it sends anything returns a promise already rejected.
+fn submit(client: &Client, plant: &JsValue, signal: Option<&AbortSignal>) -> Promise {
+    let started = read::Reading::new(plant)
+        .and_then(read::Reading::judge)
+        .map_err(|issues| client.redact(Draft::validation(issues)))
+        .and_then(|plant| client.start(&plant, signal));
+    match started {
+        Ok(call) => js_sys::futures::future_to_promise(async move {
+            match call.run().await {
+                Ok(plant) => Ok(plant_to_js(&plant)),
+                Err(error) => Err(error_to_js(&error)),
+            }
+        }),
+        Err(error) => Promise::reject(&error_to_js(&error)),
+    }
+}
+
+#[wasm_bindgen(module = "/js/error.js")]
+extern "C" {
+    /// `PlantStoreError`, the error class of `js/error.js`.
+    pub type PlantStoreError;
+
+    #[wasm_bindgen(constructor)]
+    fn new(kind: &str, message: &str, details: &JsValue) -> PlantStoreError;
+
+    /// The same class, re-exported by the generated module under its name. Imported as a
+    /// function because wasm-bindgen writes an `unknown` type for a re-exported type; the class
+    /// is declared in the TypeScript section above.
+    #[wasm_bindgen(reexport, skip_typescript, js_name = PlantStoreError)]
+    fn plant_store_error_class();
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// A fresh plain object being filled: a Plant, a validation result, an issue, an error's
+    /// details. Each setter's property name is written into the glue, not passed per call.
+    #[wasm_bindgen(extends = Object)]
+    pub(crate) type Fields;
+
+    #[wasm_bindgen(method, setter)]
+    pub(crate) fn set_name(this: &Fields, value: &JsValue);
+    #[wasm_bindgen(method, setter)]
+    pub(crate) fn set_tag(this: &Fields, value: &JsValue);
+    #[wasm_bindgen(method, setter)]
+    pub(crate) fn set_id(this: &Fields, value: &JsValue);
+    #[wasm_bindgen(method, setter)]
+    pub(crate) fn set_ok(this: &Fields, value: bool);
+    #[wasm_bindgen(method, setter)]
+    pub(crate) fn set_value(this: &Fields, value: &JsValue);
+    #[wasm_bindgen(method, setter)]
+    pub(crate) fn set_issues(this: &Fields, value: &JsValue);
+    #[wasm_bindgen(method, setter)]
+    pub(crate) fn set_path(this: &Fields, value: &JsValue);
+    #[wasm_bindgen(method, setter)]
+    pub(crate) fn set_code(this: &Fields, value: &JsValue);
+    #[wasm_bindgen(method, setter)]
+    pub(crate) fn set_message(this: &Fields, value: &JsValue);
+    #[wasm_bindgen(method, setter)]
+    pub(crate) fn set_status(this: &Fields, value: u16);
+    #[wasm_bindgen(method, setter)]
+    pub(crate) fn set_cause(this: &Fields, value: &JsValue);
+}
+
+pub(crate) fn fields() -> Fields {
+    Object::new().unchecked_into()
+}
+
+/// The created Plant as a fresh `{ name, tag? }`.
+fn plant_to_js(plant: &Plant) -> JsValue {
+    let object = fields();
+    object.set_name(&JsValue::from_str(&plant.name));
+    if let Some(tag) = &plant.tag {
+        object.set_tag(&JsValue::from_str(tag));
+    }
+    object.into()
+}
+
+/// `[{ path, code, message }, …]`.
+fn issues_to_js(issues: &[Issue]) -> JsValue {
+    let array = Array::new();
+    for issue in issues {
+        let object = fields();
+        object.set_path(&JsValue::from_str(&issue.path));
+        object.set_code(&issue.code.as_str().into());
+        object.set_message(&JsValue::from_str(&issue.message));
+        array.push(&object);
+    }
+    array.into()
+}
+
+/// The `PlantStoreError` of `error`: its kind and message, and status, code, issues and cause
+/// where they apply.
+fn error_to_js(error: &Error) -> JsValue {
+    let details = fields();
+    if let Some(status) = error.status() {
+        details.set_status(status);
+    }
+    if let Some(code) = error.code() {
+        details.set_code(&code.into());
+    }
+    if !error.issues().is_empty() {
+        details.set_issues(&issues_to_js(error.issues()));
+    }
+    if let Some(cause) = error.cause() {
+        details.set_cause(cause);
+    }
+    PlantStoreError::new(error.kind().as_str(), error.message(), &details).into()
 }
