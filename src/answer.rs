@@ -6,7 +6,7 @@
 //! back escaped as `\u00XX`) plus [`BODY_SLACK`]; any other answer up to [`ERROR_BODY_LIMIT`],
 //! room for an Error and an excerpt. The rest is cancelled unread.
 
-use crate::error::{decimal, Draft, Kind};
+use crate::error::{decimal, text, Draft, Kind};
 use crate::fetch::{Failure, Stop};
 use alloc::string::String;
 use plant_store_model::{ApiError, Plant};
@@ -38,7 +38,7 @@ pub(crate) fn failure(failure: Failure, url: &str, timeout_ms: u32) -> Draft {
                 ": ",
                 &js_message(&cause),
             ];
-            Draft::new(Kind::Network, message.concat()).with_cause(cause)
+            Draft::new(Kind::Network, text(&message)).with_cause(cause)
         }
         Failure::Stopped(Stop::Aborted(reason)) => {
             let draft = Draft::new(Kind::Aborted, "the call was aborted by its AbortSignal");
@@ -51,7 +51,7 @@ pub(crate) fn failure(failure: Failure, url: &str, timeout_ms: u32) -> Draft {
             let ms = decimal(timeout_ms.into());
             Draft::new(
                 Kind::Timeout,
-                ["no answer from the Plant Store within ", &ms, " ms"].concat(),
+                text(&["no answer from the Plant Store within ", &ms, " ms"]),
             )
         }
     }
@@ -88,7 +88,7 @@ pub(crate) fn outcome(
         true => ApiError::from_json(body).ok(),
         false => None,
     };
-    let answered = |status: u16| ["the Plant Store answered ", &decimal(status.into())].concat();
+    let answered = |status: u16| text(&["the Plant Store answered ", &decimal(status.into())]);
     match status {
         200 if !complete => {
             let message = [
@@ -97,7 +97,7 @@ pub(crate) fn outcome(
                 &decimal(limit as i64),
                 " bytes, not a Plant",
             ];
-            Err(Draft::new(Kind::InvalidResponse, message.concat()).with_status(200))
+            Err(Draft::new(Kind::InvalidResponse, text(&message)).with_status(200))
         }
         200 => Plant::from_json(body).map_err(|e| {
             let mut message = answered(200);
@@ -113,7 +113,7 @@ pub(crate) fn outcome(
                     " without an Error body: ",
                     &body_excerpt(body, complete),
                 ];
-                Draft::new(Kind::InvalidResponse, message.concat())
+                Draft::new(Kind::InvalidResponse, text(&message))
             }
         }
         .with_status(400)),
@@ -127,11 +127,11 @@ pub(crate) fn outcome(
                     "): ",
                     &excerpt(&e.message),
                 ];
-                Draft::new(Kind::UnexpectedStatus, message.concat()).with_code(e.error)
+                Draft::new(Kind::UnexpectedStatus, text(&message)).with_code(e.error)
             }
             None => {
                 let message = [&answered(status), ": ", &body_excerpt(body, complete)];
-                Draft::new(Kind::UnexpectedStatus, message.concat())
+                Draft::new(Kind::UnexpectedStatus, text(&message))
             }
         }
         .with_status(status)),
@@ -150,15 +150,15 @@ fn excerpt(text: &str) -> String {
 
 /// The body's text for a message: its start, quoted, or that it was empty.
 fn body_excerpt(body: &[u8], complete: bool) -> String {
-    let text = lossy(body);
-    let text = text.trim();
-    if text.is_empty() && complete {
+    let body = lossy(body);
+    let body = body.trim();
+    if body.is_empty() && complete {
         return "an empty body".into();
     }
-    let shown = excerpt(text);
+    let shown = excerpt(body);
     match complete && !shown.ends_with('…') {
-        true => ["body \"", &shown, "\""].concat(),
-        false => ["body starting \"", shown.trim_end_matches('…'), "\""].concat(),
+        true => text(&["body \"", &shown, "\""]),
+        false => text(&["body starting \"", shown.trim_end_matches('…'), "\""]),
     }
 }
 

@@ -4,7 +4,7 @@
 
 use crate::answer::{self, ERROR_BODY_LIMIT};
 use crate::config::{check_token, Config, Credential, Settings};
-use crate::error::{Draft, Error};
+use crate::error::{text, Draft, Error};
 use crate::fetch::{self, Failure, Guard};
 use alloc::rc::Rc;
 use alloc::string::String;
@@ -165,7 +165,7 @@ impl Call {
             Credential::Source(get_token) => {
                 let got = self.token(get_token).await?;
                 let headers = Object::assign(&Object::new(), &settings.headers);
-                let bearer = JsValue::from_str(&["Bearer ", &got].concat());
+                let bearer = JsValue::from_str(&text(&["Bearer ", &got]));
                 let _ = Reflect::set(&headers, &JsValue::from_str("Authorization"), &bearer);
                 *token = Some(got);
                 headers
@@ -228,7 +228,7 @@ impl Call {
         };
         let token = crate::js::well_formed_string(&value).map_err(|got| {
             Draft::config(match got {
-                Some(type_name) => ["options.getToken must be a string, got ", type_name].concat(),
+                Some(type_name) => text(&["options.getToken must be a string, got ", type_name]),
                 None => {
                     "options.getToken: token is not well-formed Unicode; its value is not shown"
                         .into()

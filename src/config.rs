@@ -2,7 +2,7 @@
 //! apply to every call. [`Config`] is what a Rust caller writes; the JS-facing layer reads the
 //! options object into the same checks, one option at a time, so both get the same messages.
 
-use crate::error::{Draft, Error};
+use crate::error::{text, Draft, Error};
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
@@ -210,12 +210,12 @@ pub(crate) fn missing_token() -> Draft {
 
 /// A checked bearer token from `source` (`options.token`); the error never holds it.
 pub(crate) fn checked_token(token: String, source: &str) -> Result<Token, Draft> {
-    Token::new(token).map_err(|e| Draft::config([source, ": ", e.reason()].concat()))
+    Token::new(token).map_err(|e| Draft::config(text(&[source, ": ", e.reason()])))
 }
 
 /// Checks a bearer token from `source` (`options.getToken`); the error never holds it.
 pub(crate) fn check_token(token: &str, source: &str) -> Result<(), Draft> {
-    check_bearer_token(token).map_err(|e| Draft::config([source, ": ", e.reason()].concat()))
+    check_bearer_token(token).map_err(|e| Draft::config(text(&[source, ": ", e.reason()])))
 }
 
 /// A timeout in whole milliseconds from 1 to [`MAX_TIMEOUT_MS`].
@@ -260,14 +260,11 @@ impl Headers {
     pub(crate) fn settable(name: &str) -> Result<String, Draft> {
         let shown: String = name.chars().take(40).collect();
         if name.eq_ignore_ascii_case("authorization") || name.eq_ignore_ascii_case("content-type") {
-            return Err(Draft::config(
-                [
-                    "options.headers cannot set ",
-                    &shown,
-                    ": the client sets it",
-                ]
-                .concat(),
-            ));
+            return Err(Draft::config(text(&[
+                "options.headers cannot set ",
+                &shown,
+                ": the client sets it",
+            ])));
         }
         Ok(shown)
     }
@@ -276,14 +273,11 @@ impl Headers {
     /// `config` error for a name or value fetch would refuse.
     pub(crate) fn set(&mut self, shown: &str, name: &str, value: &str) -> Result<(), Draft> {
         let invalid = |cause: JsValue| {
-            Draft::config(
-                [
-                    "options.headers[\"",
-                    shown,
-                    "\"] is not a valid header name and value",
-                ]
-                .concat(),
-            )
+            Draft::config(text(&[
+                "options.headers[\"",
+                shown,
+                "\"] is not a valid header name and value",
+            ]))
             .with_cause(cause)
         };
         let check = match &self.check {
@@ -301,7 +295,7 @@ impl Headers {
         let object = self.object;
         let _ = Reflect::set(&object, &"Content-Type".into(), &"application/json".into());
         if let Some(token) = token {
-            let value = ["Bearer ", token].concat();
+            let value = text(&["Bearer ", token]);
             let _ = Reflect::set(&object, &"Authorization".into(), &value.as_str().into());
         }
         Object::freeze(&object);

@@ -170,7 +170,7 @@ impl Draft {
         }
         if issues.len() > ISSUES_IN_MESSAGE {
             let more = (issues.len() - ISSUES_IN_MESSAGE) as i64;
-            message.push_str(&[" (and ", &decimal(more), " more)"].concat());
+            message.push_str(&text(&[" (and ", &decimal(more), " more)"]));
         }
         let mut draft = Draft::new(Kind::Validation, message);
         draft.0.issues = issues;
@@ -305,6 +305,16 @@ fn escape(after: &str) -> (char, usize) {
         _ => return ('\\', 0),
     };
     (simple, 1)
+}
+
+/// `parts` joined: how every message is built. Not `[..].concat()`, whose overflow check would
+/// bring core's formatting into the .wasm.
+pub(crate) fn text(parts: &[&str]) -> String {
+    let mut out = String::with_capacity(parts.iter().fold(0, |n, part| n + part.len()));
+    for part in parts {
+        out.push_str(part);
+    }
+    out
 }
 
 /// An integer in decimal. Messages are built without `format!`, which would bring core::fmt (and

@@ -146,13 +146,15 @@ impl Guard {
                         let message = "the body stream yielded a chunk that is not bytes";
                         Failure::Threw(js_sys::TypeError::new(message).into())
                     })?;
+            // One byte past the room tells whether the chunk is over it; at most that is copied.
             let room = limit.saturating_sub(bytes.len());
-            let over = chunk.length() as usize > room;
-            // `to_vec`, not `copy_to`, whose length assertion would bring core's formatting.
-            let piece = match over {
-                true => chunk.subarray(0, room as u32).to_vec(),
-                false => chunk.to_vec(),
-            };
+            let end = u32::try_from(room.saturating_add(1)).unwrap_or(u32::MAX);
+            let mut piece = chunk
+                .unchecked_ref::<Chunk>()
+                .head(0, end)
+                .map_err(Failure::Threw)?;
+            let over = piece.len() > room;
+            piece.truncate(room);
             match bytes.is_empty() {
                 true => bytes = piece,
                 false => bytes.extend_from_slice(&piece),
@@ -282,6 +284,13 @@ extern "C" {
     /// `cancel()` of a stream and of a reader alike.
     #[wasm_bindgen(method, catch)]
     fn cancel(this: &Stream) -> Result<JsValue, JsValue>;
+
+    /// A chunk of the body: a Uint8Array, or a subclass that may throw.
+    type Chunk;
+
+    /// `chunk.subarray(begin, end)`, copied into wasm memory.
+    #[wasm_bindgen(method, catch, js_name = subarray)]
+    fn head(this: &Chunk, begin: u32, end: u32) -> Result<Vec<u8>, JsValue>;
 
     /// What `reader.read()` resolves to.
     type ReadResult;

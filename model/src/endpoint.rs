@@ -127,9 +127,9 @@ fn check_authority(authority: &str) -> Result<(), BaseUrlError> {
         },
     };
     let host_ok = !host.is_empty()
-        && host
-            .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '.' | '_' | ':'));
+        && host.chars().all(|c| {
+            c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | ':') || !c.is_ascii()
+        });
     let port_ok = port.is_none_or(|p| !p.is_empty() && p.len() <= 5 && p.parse::<u16>().is_ok());
     if host_ok && port_ok {
         Ok(())

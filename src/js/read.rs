@@ -11,7 +11,7 @@
 //! and needs std (README, "Where the contract is silent").
 
 use crate::config::{self, Credential, Headers, Settings};
-use crate::error::Draft;
+use crate::error::{text, Draft};
 use crate::Client;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -265,9 +265,9 @@ impl<'a> Options<'a> {
         for key in plain_keys(value, what, "a plain object")? {
             if !known.contains(&key.as_str()) {
                 let shown: String = key.chars().take(40).collect();
-                let mut message = ["unknown option \"", &shown, "\" in ", what].concat();
+                let mut message = text(&["unknown option \"", &shown, "\" in ", what]);
                 if let Some(near) = suggest(&key, known) {
-                    message.push_str(&[" (did you mean \"", near, "\"?)"].concat());
+                    message.push_str(&text(&[" (did you mean \"", near, "\"?)"]));
                 }
                 return Err(Draft::config(message));
             }
@@ -282,8 +282,12 @@ impl<'a> Options<'a> {
 }
 
 fn unreadable(key: &str, cause: JsValue) -> Draft {
-    Draft::config(["options.", key, " could not be read: reading it threw"].concat())
-        .with_cause(cause)
+    Draft::config(text(&[
+        "options.",
+        key,
+        " could not be read: reading it threw",
+    ]))
+    .with_cause(cause)
 }
 
 /// The own property `key` of `object`, `undefined` when it has none; what a getter or trap threw.
@@ -299,14 +303,21 @@ fn own(object: &JsValue, key: &str) -> Result<JsValue, JsValue> {
 /// "{what} must be {expected}, got …".
 fn plain_keys(value: &JsValue, what: &str, expected: &str) -> Result<Vec<String>, Draft> {
     plain(value)
-        .map_err(|got| Draft::config([what, " must be ", expected, ", got ", got].concat()))?;
+        .map_err(|got| Draft::config(text(&[what, " must be ", expected, ", got ", got])))?;
     own_keys(value).map_err(|cause| {
-        Draft::config([what, "' keys could not be listed"].concat()).with_cause(cause)
+        Draft::config(text(&[what, "' keys could not be listed"])).with_cause(cause)
     })
 }
 
 fn wrong_type(key: &str, expected: &str, got: &str) -> Draft {
-    Draft::config(["options.", key, " must be ", expected, ", got ", got].concat())
+    Draft::config(text(&[
+        "options.",
+        key,
+        " must be ",
+        expected,
+        ", got ",
+        got,
+    ]))
 }
 
 fn function(value: JsValue, key: &str) -> Result<Function, Draft> {
@@ -336,20 +347,21 @@ fn headers(extra: &JsValue) -> Result<Headers, Draft> {
     for name in plain_keys(extra, "options.headers", "a plain object of strings")? {
         let shown = Headers::settable(&name)?;
         let value = own(extra, &name).map_err(|cause| {
-            Draft::config(["options.headers[\"", &shown, "\"] could not be read"].concat())
-                .with_cause(cause)
+            Draft::config(text(&[
+                "options.headers[\"",
+                &shown,
+                "\"] could not be read",
+            ]))
+            .with_cause(cause)
         })?;
         let value = well_formed_string(&value).map_err(|got| {
             let got = got.unwrap_or("string");
-            Draft::config(
-                [
-                    "options.headers[\"",
-                    &shown,
-                    "\"] must be a string, got ",
-                    got,
-                ]
-                .concat(),
-            )
+            Draft::config(text(&[
+                "options.headers[\"",
+                &shown,
+                "\"] must be a string, got ",
+                got,
+            ]))
         })?;
         headers.set(&shown, &name, &value)?;
     }
