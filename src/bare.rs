@@ -8,6 +8,9 @@ fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
     core::arch::wasm32::unreachable()
 }
 
-/// Talc instead of std's dlmalloc: smaller in wasm and faster (see the talc README's benchmarks).
+/// lol_alloc's free list (sorted, coalescing; O(length of the list) per operation).
+// SAFETY: wasm32 without atomics has one thread.
 #[global_allocator]
-static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+#[allow(unsafe_code)]
+static ALLOCATOR: lol_alloc::AssumeSingleThreaded<lol_alloc::FreeListAllocator> =
+    unsafe { lol_alloc::AssumeSingleThreaded::new(lol_alloc::FreeListAllocator::new()) };
