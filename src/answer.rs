@@ -84,58 +84,47 @@ pub(crate) fn outcome(
     complete: bool,
     limit: usize,
 ) -> Result<Plant, Draft> {
-    let api_error = || match complete {
-        true => ApiError::from_json(body).ok(),
-        false => None,
-    };
-    let answered = |status: u16| text(&["the Plant Store answered ", &decimal(status.into())]);
-    match status {
-        200 if !complete => {
-            let message = [
-                &answered(200),
+    let answered = text(&["the Plant Store answered ", &decimal(status.into())]);
+    if status == 200 {
+        let why = match complete {
+            true => match Plant::from_json(body) {
+                Ok(plant) => return Ok(plant),
+                Err(e) => {
+                    let mut why = String::from(" but the body is not a Plant: ");
+                    e.describe(&mut why);
+                    why
+                }
+            },
+            false => text(&[
                 " with a body over ",
                 &decimal(limit as i64),
                 " bytes, not a Plant",
-            ];
-            Err(Draft::new(Kind::InvalidResponse, text(&message)).with_status(200))
-        }
-        200 => Plant::from_json(body).map_err(|e| {
-            let mut message = answered(200);
-            message.push_str(" but the body is not a Plant: ");
-            e.describe(&mut message);
-            Draft::new(Kind::InvalidResponse, message).with_status(200)
-        }),
-        400 => Err(match api_error() {
-            Some(e) => Draft::new(Kind::Rejected, excerpt(&e.message)).with_code(e.error),
-            None => {
-                let message = [
-                    &answered(400),
-                    " without an Error body: ",
-                    &body_excerpt(body, complete),
-                ];
-                Draft::new(Kind::InvalidResponse, text(&message))
-            }
-        }
-        .with_status(400)),
-        _ => Err(match api_error() {
-            Some(e) => {
-                let code = decimal(e.error.into());
-                let message = [
-                    &answered(status),
-                    " (error ",
-                    &code,
-                    "): ",
-                    &excerpt(&e.message),
-                ];
-                Draft::new(Kind::UnexpectedStatus, text(&message)).with_code(e.error)
-            }
-            None => {
-                let message = [&answered(status), ": ", &body_excerpt(body, complete)];
-                Draft::new(Kind::UnexpectedStatus, text(&message))
-            }
-        }
-        .with_status(status)),
+            ]),
+        };
+        return Err(Draft::new(Kind::InvalidResponse, text(&[&answered, &why])).with_status(200));
     }
+    let api_error = complete.then(|| ApiError::from_json(body).ok()).flatten();
+    let draft = match (status, api_error) {
+        (400, Some(e)) => Draft::new(Kind::Rejected, excerpt(&e.message)).with_code(e.error),
+        (_, Some(e)) => {
+            let code = decimal(e.error.into());
+            let message = [&answered, " (error ", &code, "): ", &excerpt(&e.message)];
+            Draft::new(Kind::UnexpectedStatus, text(&message)).with_code(e.error)
+        }
+        (400, None) => {
+            let message = [
+                &answered,
+                " without an Error body: ",
+                &body_excerpt(body, complete),
+            ];
+            Draft::new(Kind::InvalidResponse, text(&message))
+        }
+        (_, None) => {
+            let message = [&answered, ": ", &body_excerpt(body, complete)];
+            Draft::new(Kind::UnexpectedStatus, text(&message))
+        }
+    };
+    Err(draft.with_status(status))
 }
 
 /// At most [`EXCERPT_CHARS`] characters of `text`, `…` when there was more.
@@ -148,39 +137,23 @@ fn excerpt(text: &str) -> String {
     out
 }
 
-/// The body's text for a message: its start, quoted, or that it was empty.
+/// The start of a body for a message, quoted: its text up to the first byte that is not UTF-8 and
+/// up to the first backslash, at most [`EXCERPT_CHARS`] characters. A body is shown as sent, not
+/// decoded, so stopping before a backslash leaves no JSON escape (`\u0051`) that could spell out a
+/// piece of the token past the redaction, which searches the text as shown.
 fn body_excerpt(body: &[u8], complete: bool) -> String {
-    let body = lossy(body);
-    let body = body.trim();
-    if body.is_empty() && complete {
-        return "an empty body".into();
-    }
-    let shown = excerpt(body);
-    match complete && !shown.ends_with('…') {
-        true => text(&["body \"", &shown, "\""]),
-        false => text(&["body starting \"", shown.trim_end_matches('…'), "\""]),
-    }
-}
-
-/// `bytes` as text, each invalid sequence as U+FFFD, as `String::from_utf8_lossy` does (which
-/// would cost the .wasm 1 KB).
-fn lossy(mut bytes: &[u8]) -> String {
-    let mut text = String::new();
-    loop {
-        match core::str::from_utf8(bytes) {
-            Ok(valid) => {
-                text.push_str(valid);
-                return text;
-            }
-            Err(e) => {
-                let (valid, rest) = bytes.split_at(e.valid_up_to());
-                text.push_str(core::str::from_utf8(valid).unwrap_or_default());
-                text.push(char::REPLACEMENT_CHARACTER);
-                // No error length: the bytes end inside a sequence, which is one replacement.
-                let invalid = e.error_len().map_or(rest.len(), usize::from);
-                bytes = rest.get(invalid..).unwrap_or_default();
-            }
-        }
+    let valid = match core::str::from_utf8(body) {
+        Ok(text) => text,
+        Err(e) => core::str::from_utf8(body.get(..e.valid_up_to()).unwrap_or_default())
+            .unwrap_or_default(),
+    };
+    let shown = valid.split('\\').next().unwrap_or_default();
+    let whole = complete && shown.len() == body.len();
+    let shown = excerpt(shown.trim_ascii());
+    match (whole && !shown.ends_with('…'), shown.is_empty()) {
+        (true, true) => "an empty body".into(),
+        (true, false) => text(&["body \"", &shown, "\""]),
+        (false, _) => text(&["body starting \"", shown.trim_end_matches('…'), "\""]),
     }
 }
 
@@ -311,19 +284,21 @@ mod tests {
     }
 
     #[test]
-    fn invalid_utf8_is_replaced_as_std_does() {
-        for bytes in [
-            &b""[..],
-            b"plain",
-            b"caf\xc3\xa9",
-            b"a\xffb",
-            b"\xf0\x9f\x8c",
-            b"\xf0\x9f\x8cx\xe2\x82",
-            b"\xed\xa0\x80",
-            b"\xc0\xaf\xf5\x80",
-        ] {
-            assert_eq!(lossy(bytes), String::from_utf8_lossy(bytes), "{bytes:?}");
-        }
+    fn a_body_is_shown_up_to_its_first_backslash_or_bad_byte() {
+        let e = failure(500, r#"{"detail":"Bearer \u0051hUr3Qnvfw"}"#);
+        assert_eq!(
+            e.message(),
+            r#"the Plant Store answered 500: body starting "{"detail":"Bearer""#
+        );
+        let e = super::outcome(502, b"<h1>Bad\xff gateway</h1>", true, 64).unwrap_err();
+        assert!(e
+            .redact("")
+            .message()
+            .ends_with(r#"body starting "<h1>Bad""#));
+        assert_eq!(
+            failure(503, " \n").message(),
+            "the Plant Store answered 503: an empty body"
+        );
     }
 
     #[test]
