@@ -9,7 +9,7 @@
 
 use alloc::rc::Rc;
 use alloc::vec::Vec;
-use core::cell::RefCell;
+use core::cell::Cell;
 use core::future::{poll_fn, Future};
 use core::pin::Pin;
 use core::task::{Poll, Waker};
@@ -50,11 +50,21 @@ pub(crate) struct Guard {
     done: bool,
 }
 
-/// What the timer and the listeners tell a waiting call.
+/// What the timer and the listeners tell a waiting call. Cells, not RefCells: nothing here is
+/// borrowed across a call, and a RefCell's borrow check would bring its panic into the .wasm.
 #[derive(Default)]
 struct State {
-    stop: RefCell<Option<Stop>>,
-    waker: RefCell<Option<Waker>>,
+    stop: Cell<Option<Stop>>,
+    waker: Cell<Option<Waker>>,
+}
+
+impl State {
+    /// Why the call stopped, if it did.
+    fn stopped(&self) -> Option<Stop> {
+        let stop = self.stop.take();
+        self.stop.set(stop.clone());
+        stop
+    }
 }
 
 impl Guard {
@@ -72,8 +82,10 @@ impl Guard {
                     true => Stop::TimedOut,
                     false => Stop::Aborted(first_abort(&signals).unwrap_or(JsValue::UNDEFINED)),
                 };
-                state.stop.borrow_mut().get_or_insert(stop);
-                if let Some(waker) = state.waker.borrow_mut().take() {
+                if state.stopped().is_none() {
+                    state.stop.set(Some(stop));
+                }
+                if let Some(waker) = state.waker.take() {
                     waker.wake();
                 }
             }
@@ -104,12 +116,12 @@ impl Guard {
     pub(crate) async fn wait(&self, value: JsValue) -> Result<JsValue, Failure> {
         let mut settled = js_sys::futures::JsFuture::from(resolve(&value).map_err(Failure::Threw)?);
         poll_fn(|cx| {
-            if let Some(stop) = self.state.stop.borrow().clone() {
+            if let Some(stop) = self.state.stopped() {
                 return Poll::Ready(Err(Failure::Stopped(stop)));
             }
             let polled = Pin::new(&mut settled).poll(cx);
             if polled.is_pending() {
-                *self.state.waker.borrow_mut() = Some(cx.waker().clone());
+                self.state.waker.set(Some(cx.waker().clone()));
             }
             polled.map(|result| result.map_err(Failure::Threw))
         })
@@ -189,7 +201,7 @@ impl Drop for Guard {
         if self.done {
             return;
         }
-        let reason = match self.state.stop.borrow_mut().take() {
+        let reason = match self.state.stop.take() {
             Some(Stop::Aborted(reason)) => reason,
             Some(Stop::TimedOut) => {
                 web_sys::DomException::new_with_message_and_name("timed out", "TimeoutError")
