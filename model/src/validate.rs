@@ -297,28 +297,21 @@ pub fn suggest<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> {
     known.iter().copied().find(|k| is_near(key, k))
 }
 
-/// A likely typo: equal ignoring case, or one edit (insert, delete, substitute) apart.
+/// A likely typo: equal ignoring ASCII case, or one edit (insert, delete, substitute) apart. Past
+/// the longest common start and end, each side has at most one character left.
 fn is_near(key: &str, known: &str) -> bool {
-    if key.len() > known.len() + 2 {
-        return false;
-    }
-    let key = key.to_ascii_lowercase();
-    if key == known {
-        return true;
-    }
-    let (a, b) = (key.as_bytes(), known.as_bytes());
-    let (long, short) = if a.len() >= b.len() { (a, b) } else { (b, a) };
-    match long.len() - short.len() {
-        0 => long.iter().zip(short).filter(|(x, y)| x != y).count() == 1,
-        1 => (0..long.len()).any(|skip| {
-            long.iter()
-                .enumerate()
-                .filter(|(i, _)| *i != skip)
-                .map(|(_, c)| c)
-                .eq(short.iter())
-        }),
-        _ => false,
-    }
+    let same = |(a, b): (&u8, &u8)| a.eq_ignore_ascii_case(b);
+    let (key, known) = (key.as_bytes(), known.as_bytes());
+    let start = key.iter().zip(known).take_while(|&pair| same(pair)).count();
+    let (key, known) = (key.get(start..), known.get(start..));
+    let (key, known) = (key.unwrap_or_default(), known.unwrap_or_default());
+    let end = key
+        .iter()
+        .rev()
+        .zip(known.iter().rev())
+        .take_while(|&pair| same(pair))
+        .count();
+    key.len() - end <= 1 && known.len() - end <= 1
 }
 
 #[cfg(feature = "json-value")]
