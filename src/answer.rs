@@ -105,10 +105,10 @@ pub(crate) fn outcome(
     }
     let api_error = complete.then(|| ApiError::from_json(body).ok()).flatten();
     let draft = match (status, api_error) {
-        (400, Some(e)) => Draft::new(Kind::Rejected, excerpt(&e.message)).with_code(e.error),
+        (400, Some(e)) => Draft::new(Kind::Rejected, message(&e.message)).with_code(e.error),
         (_, Some(e)) => {
             let code = decimal(e.error.into());
-            let message = [&answered, " (error ", &code, "): ", &excerpt(&e.message)];
+            let message = [&answered, " (error ", &code, "): ", &message(&e.message)];
             Draft::new(Kind::UnexpectedStatus, text(&message)).with_code(e.error)
         }
         (400, None) => {
@@ -127,33 +127,40 @@ pub(crate) fn outcome(
     Err(draft.with_status(status))
 }
 
-/// At most [`EXCERPT_CHARS`] characters of `text`, `…` when there was more.
-fn excerpt(text: &str) -> String {
-    let mut chars = text.chars();
-    let mut out: String = chars.by_ref().take(EXCERPT_CHARS).collect();
-    if chars.next().is_some() {
-        out.push('…');
-    }
-    out
+/// Server text as a message shows it: up to its first backslash, at most [`EXCERPT_CHARS`]
+/// characters; and whether that is all of it. No JSON escape (`\u0051`) is ever shown, so none can
+/// spell out a piece of the token past the redaction, which searches the text as shown.
+fn excerpt(text: &str) -> (String, bool) {
+    let until = text.split('\\').next().unwrap_or_default();
+    let mut chars = until.chars();
+    let shown = chars.by_ref().take(EXCERPT_CHARS).collect();
+    (shown, chars.next().is_none() && until.len() == text.len())
 }
 
-/// The start of a body for a message, quoted: its text up to the first byte that is not UTF-8 and
-/// up to the first backslash, at most [`EXCERPT_CHARS`] characters. A body is shown as sent, not
-/// decoded, so stopping before a backslash leaves no JSON escape (`\u0051`) that could spell out a
-/// piece of the token past the redaction, which searches the text as shown.
+/// An Error's message (decoded by the JSON reader): its excerpt, `…` when cut.
+fn message(text: &str) -> String {
+    let (mut shown, whole) = excerpt(text);
+    if !whole {
+        shown.push('…');
+    }
+    shown
+}
+
+/// A body for a message, quoted: the excerpt of its text up to the first byte that is not UTF-8.
 fn body_excerpt(body: &[u8], complete: bool) -> String {
     let valid = match core::str::from_utf8(body) {
         Ok(text) => text,
         Err(e) => core::str::from_utf8(body.get(..e.valid_up_to()).unwrap_or_default())
             .unwrap_or_default(),
     };
-    let shown = valid.split('\\').next().unwrap_or_default();
-    let whole = complete && shown.len() == body.len();
-    let shown = excerpt(shown.trim_ascii());
-    match (whole && !shown.ends_with('…'), shown.is_empty()) {
+    let (shown, whole) = excerpt(valid.trim_ascii());
+    match (
+        whole && complete && valid.len() == body.len(),
+        shown.is_empty(),
+    ) {
         (true, true) => "an empty body".into(),
         (true, false) => text(&["body \"", &shown, "\""]),
-        (false, _) => text(&["body starting \"", shown.trim_end_matches('…'), "\""]),
+        (false, _) => text(&["body starting \"", &shown, "\""]),
     }
 }
 
@@ -288,7 +295,7 @@ mod tests {
         let e = failure(500, r#"{"detail":"Bearer \u0051hUr3Qnvfw"}"#);
         assert_eq!(
             e.message(),
-            r#"the Plant Store answered 500: body starting "{"detail":"Bearer""#
+            r#"the Plant Store answered 500: body starting "{"detail":"Bearer ""#
         );
         let e = super::outcome(502, b"<h1>Bad\xff gateway</h1>", true, 64).unwrap_err();
         assert!(e
