@@ -37,7 +37,10 @@ pub const NAMES: &[&str] = &[
 /// Answers with the fault named in the path (404 for an unknown name). The `echo-token-*` faults
 /// play a hostile server that repeats the request's `Authorization` header in its answer, and
 /// `echo-token-500` puts it across the point where a client cuts its excerpt (300 characters).
-pub async fn answer(Path(name): Path<String>, headers: HeaderMap) -> Response {
+///
+/// The request body is read first (and dropped): answering before it has arrived can make the
+/// server close a connection with unread bytes in it, which the client may see as a reset.
+pub async fn answer(Path(name): Path<String>, headers: HeaderMap, _request: Bytes) -> Response {
     let auth = headers
         .get(header::AUTHORIZATION)
         .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
