@@ -99,11 +99,12 @@ ${loaded}`,
 // The names of the .wasm's imports and exports (`__wbg_then_fa9ebfb9bb299695`, one per binding,
 // each with a hash that does not compress) are the largest part of its import section, and the
 // glue repeats them. binaryen renames them all to one or two letters and prints the mapping; the
-// glue is rewritten to match, and checked to hold no old name.
+// glue is rewritten to match, and checked to hold no old name. One more -Oz after the renaming
+// shrinks the .wasm a little further (docs/performance.md).
 function minifyNames() {
   const file = join(pkg, 'plant_store_client_bg.wasm');
   const printed = execFileSync(join(root, 'node_modules/.bin/wasm-opt'), [
-    file, '-o', file, '--minify-imports-and-exports-and-modules',
+    file, '-o', file, '--minify-imports-and-exports-and-modules', '-Oz',
     ...WASM_FEATURES,
   ], { encoding: 'utf8' });
   const mapping = JSON.parse(printed.slice(printed.indexOf('{')));
