@@ -50,6 +50,9 @@ mod config;
 mod error;
 mod fetch;
 mod js;
+// Native only: proptest does not build for wasm32 (see Cargo.toml).
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod proptests;
 
 pub use answer::{BODY_SLACK, ERROR_BODY_LIMIT};
 pub use client::Client;
