@@ -4,8 +4,9 @@
 //   node scripts/finish-pkg.mjs [pkg-dir]
 //
 // The API in every entry is the glue's own exports (createPlant, PlantStoreClient, validateNewPlant,
-// PlantStoreError); an entry only loads the .wasm its runtime's way, and adds `init`.
-import { readFileSync, writeFileSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+// PlantStoreError); an entry only loads the .wasm its runtime's way, and adds `init`. The entries'
+// sources are js/entries/.
+import { readFileSync, writeFileSync, copyFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,87 +15,17 @@ import { rolldown } from 'rolldown';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = process.argv[2] ?? join(root, 'pkg');
 const glue = './plant_store_client.js';
-const wasm = './plant_store_client_bg.wasm';
 const API = 'createPlant, validateNewPlant, PlantStoreClient, PlantStoreError';
 
-// A free name that the entries of Deno and workerd use for the compiled module; its import is
-// prepended after bundling, because the bundler would drop the `source` phase of Deno's import.
-const MODULE = '__plantStoreWasm';
-// The same for index.js's early fetch of the .wasm.
-const RESPONSE = '__plantStoreWasmResponse';
-
-const loaded = `
-/** The wasm module is already loaded on import; this resolves at once (kept for portable code). */
-export async function init(source) {}
-export { ${API} } from '${glue}';
-`;
-
-/** Each entry's source (bundled with the glue) and what is prepended to the bundle. */
-const entries = {
-  // Browsers and bundlers: the .wasm is an asset found through import.meta.url, instantiated with
-  // top-level await before the API is usable. Its fetch is the file's first statement, so it starts
-  // as soon as the file runs, before the glue's own code.
-  'index.js': {
-    prefix: `const ${RESPONSE} = fetch(new URL('${wasm}', import.meta.url));\n`,
-    source: `import load from '${glue}';
-await load({ module_or_path: ${RESPONSE} });
-${loaded}`,
-  },
-  // No top-level await and no side effect: \`init()\` loads the wasm, once (the glue shares a
-  // concurrent load). Until then every export fails with a \`config\` PlantStoreError that says so,
-  // not with the glue's TypeError. For service workers and build targets without top-level await.
-  'manual.js': {
-    source: `import load, { createPlant as create, validateNewPlant as validate, PlantStoreClient as Client, PlantStoreError } from '${glue}';
-export { PlantStoreError };
-let loaded = false;
-const notLoaded = () => new PlantStoreError('config', 'the wasm module is not loaded yet: with plant-store-client/manual, await init() first');
-
-/**
- * Loads and instantiates the wasm module once. \`source\` is the .wasm's URL (default: next to this
- * file), a Response, its bytes, or a compiled WebAssembly.Module. Safe to call twice or concurrently.
- */
-export async function init(source) {
-  await load({ module_or_path: source ?? new URL('${wasm}', import.meta.url) });
-  loaded = true;
-}
-export function createPlant(plant, options) {
-  return loaded ? create(plant, options) : Promise.reject(notLoaded());
-}
-export function validateNewPlant(plant) {
-  if (!loaded) throw notLoaded();
-  return validate(plant);
-}
-export class PlantStoreClient extends Client {
-  constructor(options) {
-    if (!loaded) throw notLoaded();
-    super(options);
-  }
-}
-`,
-  },
-  // Node: fetch() cannot read file: URLs there, so the bytes are read from disk.
-  'node.mjs': {
-    source: `import { readFileSync } from 'node:fs';
-import { initSync } from '${glue}';
-initSync({ module: readFileSync(new URL('${wasm}', import.meta.url)) });
-${loaded}`,
-  },
-  // Deno: a source-phase import yields the compiled module with no permission to read files.
-  'deno.js': {
-    prefix: `import source ${MODULE} from '${wasm}';\n`,
-    source: `import { initSync } from '${glue}';
-initSync({ module: ${MODULE} });
-${loaded}`,
-  },
-  // workerd (Cloudflare Workers): no wasm compilation from bytes at run time; the bundler or the
-  // config hands over the .wasm as a WebAssembly.Module.
-  'workerd.js': {
-    prefix: `import ${MODULE} from '${wasm}';\n`,
-    source: `import { initSync } from '${glue}';
-initSync({ module: ${MODULE} });
-${loaded}`,
-  },
-};
+// The entries' sources, one real file each in js/entries/ (with the modules they share), written as
+// if they sat next to the glue: './plant_store_client.js' is the glue, './plant_store_client_bg.wasm'
+// the module.
+const ENTRIES_DIR = join(root, 'js/entries');
+const ENTRIES = ['index.js', 'manual.js', 'node.mjs', 'deno.js', 'workerd.js'];
+// An import of the .wasm is kept as written, on top of the bundle: the bundler would drop the
+// `source` phase of Deno's import, and cannot load a .wasm. Cut from the source, the name it binds is
+// a free one that the minifier leaves alone.
+const WASM_IMPORT = /^import (?:source )?\w+ from '\.\/plant_store_client_bg\.wasm';\n/gm;
 
 // The names of the .wasm's imports and exports (`__wbg_then_fa9ebfb9bb299695`, one per binding,
 // each with a hash that does not compress) are the largest part of its import section, and the
@@ -142,19 +73,24 @@ const WASM_FEATURES = [
 
 minifyNames();
 
-const sources = mkdtempSync(join(pkg, '.entries-'));
-try {
-  for (const [name, { source, prefix = '' }] of Object.entries(entries)) {
-    const input = join(sources, name);
-    writeFileSync(input, source.replaceAll(`'${glue}'`, `'${join(pkg, glue)}'`));
-    const bundle = await rolldown({ input, external: [/^node:/], logLevel: 'silent' });
-    const { output } = await bundle.generate({ format: 'es', minify: true });
-    await bundle.close();
-    if (output.length !== 1) throw new Error(`${name}: expected one chunk, got ${output.length}`);
-    writeFileSync(join(pkg, name), prefix + output[0].code);
-  }
-} finally {
-  rmSync(sources, { recursive: true, force: true });
+for (const name of ENTRIES) {
+  const kept = [];
+  const bundle = await rolldown({
+    input: join(ENTRIES_DIR, name),
+    external: [/^node:/],
+    logLevel: 'silent',
+    plugins: [{
+      name: 'plant-store-entries',
+      resolveId: (id, importer) => id === glue && importer?.startsWith(ENTRIES_DIR) ? join(pkg, glue) : null,
+      load: (id) => id.startsWith(ENTRIES_DIR)
+        ? readFileSync(id, 'utf8').replace(WASM_IMPORT, (line) => { kept.push(line); return ''; })
+        : null,
+    }],
+  });
+  const { output } = await bundle.generate({ format: 'es', minify: true });
+  await bundle.close();
+  if (output.length !== 1) throw new Error(`${name}: expected one chunk, got ${output.length}`);
+  writeFileSync(join(pkg, name), kept.join('') + output[0].code);
 }
 
 writeFileSync(join(pkg, 'index.d.ts'), `import type { InitInput } from '${glue}';

@@ -1,0 +1,11 @@
+// Deno: a source-phase import yields the compiled module with no permission to read files.
+// (finish-pkg.mjs keeps an import of the .wasm as written, on top of the bundle.)
+import source __plantStoreWasm from './plant_store_client_bg.wasm';
+import { initSync } from './plant_store_client.js';
+
+initSync({ module: __plantStoreWasm });
+
+export { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError } from './plant_store_client.js';
+
+/** The wasm module is already loaded on import; this resolves at once (kept for portable code). */
+export async function init(source) {}

@@ -1,0 +1,12 @@
+// workerd (Cloudflare Workers): no wasm compilation from bytes at run time; the bundler or the
+// config hands over the .wasm as a WebAssembly.Module. (finish-pkg.mjs keeps an import of the .wasm
+// as written, on top of the bundle.)
+import __plantStoreWasm from './plant_store_client_bg.wasm';
+import { initSync } from './plant_store_client.js';
+
+initSync({ module: __plantStoreWasm });
+
+export { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError } from './plant_store_client.js';
+
+/** The wasm module is already loaded on import; this resolves at once (kept for portable code). */
+export async function init(source) {}
