@@ -104,7 +104,9 @@ export type {
  * Loads the wasm module, once; a second or concurrent call shares the first load. Needed only with
  * \`plant-store-client/manual\` in a browser or bundler; every other entry loads on import and
  * resolves at once. \`source\`: the .wasm's URL (default: next to the entry), a Response, its bytes or
- * a WebAssembly.Module.
+ * a WebAssembly.Module. A load that fails (a 404, not a wasm module, a CSP without
+ * 'wasm-unsafe-eval') rejects with a \`config\` PlantStoreError naming the URL; after a failed load on
+ * import, every export fails with that error.
  */
 export function init(source?: InitInput | Promise<InitInput>): Promise<void>;
 `);

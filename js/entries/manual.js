@@ -12,9 +12,17 @@ const notLoaded = () => new PlantStoreError('config', 'the wasm module is not lo
 /**
  * Loads and instantiates the wasm module once. `source` is the .wasm's URL (default: next to this
  * file), a Response, its bytes, or a compiled WebAssembly.Module. Safe to call twice or concurrently.
+ * A failed load rejects with a `config` PlantStoreError that names the URL tried.
  */
 export async function init(source) {
-  await load({ module_or_path: source ?? new URL('./plant_store_client_bg.wasm', import.meta.url) });
+  source ??= new URL('./plant_store_client_bg.wasm', import.meta.url);
+  try {
+    await load({ module_or_path: source });
+  } catch (cause) {
+    const url = typeof source == 'string' ? source : source.href ?? source.url ?? 'the source given to init()';
+    throw new PlantStoreError('config', `init() could not load the wasm module from ${url}: ${cause}. ` +
+      'Pass init() the URL where plant_store_client_bg.wasm is served, its bytes or a WebAssembly.Module', { cause });
+  }
   loaded = true;
 }
 export function createPlant(plant, options) {
