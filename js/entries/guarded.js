@@ -24,7 +24,8 @@ export function failLoad(url, cause) {
   // A function, not an arrow: `new PlantStoreClient()` must run it to throw the error.
   function fail() {
     throw new PlantStoreError('config', `plant-store-client could not load its wasm module from ${url} (${cause}). ` +
-      'Serve plant_store_client_bg.wasm there (copy it next to your bundle if your bundler did not emit it), ' +
+      'Serve plant_store_client_bg.wasm there (copy it next to your bundle if your bundler did not emit it; ' +
+      "a Content-Security-Policy must allow 'wasm-unsafe-eval'), " +
       "or import from 'plant-store-client/manual' and await init(url) with the URL where you serve it", { cause });
   }
 }

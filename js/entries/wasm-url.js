@@ -3,4 +3,6 @@
 // start to the first call done: 5 to 13 ms sooner). Bundlers turn this `new URL(…, import.meta.url)`
 // into an asset.
 export const url = new URL('./plant_store_client_bg.wasm', import.meta.url);
-export const response = fetch(url);
+// A status other than 2xx rejects here, so that a failed load names it (the glue would try to
+// compile a 404 page and only say it is not wasm).
+export const response = fetch(url).then((r) => r.ok ? r : Promise.reject(new Error(`${r.status} ${r.statusText}`)));
