@@ -21,11 +21,11 @@ const API = 'createPlant, validateNewPlant, PlantStoreClient, PlantStoreError';
 // if they sat next to the glue: './plant_store_client.js' is the glue, './plant_store_client_bg.wasm'
 // the module.
 const ENTRIES_DIR = join(root, 'js/entries');
-const ENTRIES = ['index.js', 'manual.js', 'node.mjs', 'deno.js', 'workerd.js'];
+const ENTRIES = ['index.js', 'manual.js', 'node.mjs', 'deno.js', 'workerd.js', 'edge-light.js'];
 // An import of the .wasm is kept as written, on top of the bundle: the bundler would drop the
-// `source` phase of Deno's import, and cannot load a .wasm. Cut from the source, the name it binds is
-// a free one that the minifier leaves alone.
-const WASM_IMPORT = /^import (?:source )?\w+ from '\.\/plant_store_client_bg\.wasm';\n/gm;
+// `source` phase of Deno's import, and cannot load a .wasm (nor `?module`, Vercel's). Cut from the
+// source, the name it binds is a free one that the minifier leaves alone.
+const WASM_IMPORT = /^import (?:source )?\w+ from '\.\/plant_store_client_bg\.wasm(?:\?module)?';\n/gm;
 
 // The names of the .wasm's imports and exports (`__wbg_then_fa9ebfb9bb299695`, one per binding,
 // each with a hash that does not compress) are the largest part of its import section, and the
@@ -124,6 +124,7 @@ const crate = metadata.packages.find((p) => p.name === 'plant-store-client');
 const conditions = (types, fallback) => ({
   types,
   workerd: './workerd.js',
+  'edge-light': './edge-light.js',
   deno: './deno.js',
   node: './node.mjs',
   default: fallback,
@@ -149,12 +150,12 @@ const manifest = {
   // and Node 24 (tests/js/support/nodes.mjs), and tests/release checks the range against that list.
   engines: { node: '^20.19.0 || >=22.12.0' },
   files: [
-    'index.js', 'manual.js', 'node.mjs', 'deno.js', 'workerd.js', 'index.d.ts', 'manual.d.ts',
+    'index.js', 'manual.js', 'node.mjs', 'deno.js', 'workerd.js', 'edge-light.js', 'index.d.ts', 'manual.d.ts',
     'plant_store_client.d.ts', 'plant_store_client_bg.wasm', 'README.md', 'LICENSE', 'CHANGELOG.md',
   ],
   // The entries that load the wasm when imported must be kept by a bundler even when no export is
   // used. manual.js only defines.
-  sideEffects: ['./index.js', './node.mjs', './deno.js', './workerd.js'],
+  sideEffects: ['./index.js', './node.mjs', './deno.js', './workerd.js', './edge-light.js'],
 };
 writeFileSync(join(pkg, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
 for (const doc of ['README.md', 'LICENSE', 'CHANGELOG.md']) copyFileSync(join(root, doc), join(pkg, doc));

@@ -92,12 +92,12 @@ describe('the packed package in each runtime', { timeout: 300_000 }, () => {
     assert.equal(manifest.type, 'module');
     const root = manifest.exports['.'];
     assert.equal(Object.keys(root)[0], 'types', 'types comes first');
-    assert.deepEqual(Object.keys(root), ['types', 'workerd', 'deno', 'node', 'default']);
+    assert.deepEqual(Object.keys(root), ['types', 'workerd', 'edge-light', 'deno', 'node', 'default']);
     const targets = (entry) => typeof entry === 'string' ? [entry] : Object.values(entry).flatMap(targets);
     for (const target of targets(manifest.exports)) assert.ok(existsSync(join(dir, target)), `${target} is packed`);
     assert.ok(existsSync(join(dir, 'README.md')), 'the README is packed');
     // Every module that loads the wasm on import is marked as having side effects.
-    for (const entry of ['./index.js', './node.mjs', './deno.js', './workerd.js']) assert.ok(manifest.sideEffects.includes(entry), entry);
+    for (const entry of ['./index.js', './node.mjs', './deno.js', './workerd.js', './edge-light.js']) assert.ok(manifest.sideEffects.includes(entry), entry);
   });
 
   it('/manual before init(): createPlant rejects, new PlantStoreClient and validateNewPlant throw, a config error that says so', async () => {

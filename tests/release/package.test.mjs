@@ -26,7 +26,8 @@ function attw(tarball) {
 /** Every relative file a shipped JS or .d.ts file refers to: imports, and `new URL(…, import.meta.url)`. */
 function references(file, text) {
   const found = new Set();
-  for (const [, spec] of text.matchAll(/['"`](\.{1,2}\/[^'"`\s]+)['"`]/g)) found.add(spec);
+  // A query (`.wasm?module`, Vercel's import of a compiled module) names the same file.
+  for (const [, spec] of text.matchAll(/['"`](\.{1,2}\/[^'"`\s?]+)(?:\?\w+)?['"`]/g)) found.add(spec);
   for (const [, spec] of text.matchAll(/new URL\(\s*['"`]([^'"`]+)['"`]\s*,\s*import\.meta\.url/g)) found.add(spec);
   return [...found].map((spec) => {
     const target = posix.normalize(posix.join(posix.dirname(file), spec));
