@@ -1,0 +1,291 @@
+// The packed package in every bundler and framework users build with: $PKG_TARBALL (else `npm pack`
+// of $PKG_DIR) installed into a scratch consumer (tests/bundlers/), then each tool builds a page
+// whose script imports the package and makes one real createPlant against the reference server on
+// loopback, and one validation failure (tests/runtimes/check.mjs), in one headless Chromium:
+// webpack 5, Parcel 2 (nothing to do: they emit the .wasm), esbuild, Rollup 4 and `bun build` (the
+// .wasm copied next to the bundle, the README's one line), Next.js (a client component, and route
+// handlers on the Node and edge runtimes, after `next build` and `next start`), and the Bun runtime.
+// Vite is in runtimes.test.mjs. Then a failed load in Chromium (404, an HTML page served as the
+// .wasm, a CSP without 'wasm-unsafe-eval'): the import succeeds and every export fails with a
+// `config` PlantStoreError naming the URL; the right bytes with the wrong MIME type still load.
+// The consumer lives in target/bundlers/, kept between runs as the build caches of Parcel and
+// Next.js (.parcel-cache/, next/.next/cache/); its outputs are rebuilt every run.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { join, extname, normalize } from 'node:path';
+import { startServer, ROOT, TOKEN } from './support/server.mjs';
+import { tarball } from './support/tarball.mjs';
+import { launchChromium, openPage } from './support/browser.mjs';
+
+const BIN = join(ROOT, 'node_modules/.bin');
+const WORK = join(ROOT, 'target/bundlers');
+const OUT = join(WORK, 'out');
+const WASM = 'plant_store_client_bg.wasm';
+const BIG = 9007199254740993n; // 2^53 + 1: arrives exact only as a BigInt
+
+/** Runs a command to its end (killed after `timeout` ms); rejects with its output when it fails. */
+function run(command, args, { cwd = WORK, timeout = 120_000, env } = {}) {
+  return new Promise((resolve, reject) => {
+    execFile(command, args, { cwd, timeout, env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...env }, maxBuffer: 16 << 20 },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`${command} ${args.join(' ')} failed (${err.code ?? err.signal}):\n${stdout}\n${stderr}`));
+        else resolve({ stdout, stderr });
+      });
+  });
+}
+
+/** The README's one line for a bundler that does not emit the .wasm: copy it next to the bundle. */
+const copyWasm = (dir) => copyFileSync(join(WORK, 'node_modules/plant-store-client', WASM), join(dir, WASM));
+
+/** A page that loads `script` as a module (for the tools that build a script, not a page). */
+const page = (dir, script, type = 'module') =>
+  writeFileSync(join(dir, 'index.html'), `<!doctype html><meta charset="utf-8"><script type="${type}" src="./${script}"></script>\n`);
+
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm' };
+
+/**
+ * Serves out/<dir>/ at /<dir>/. Three more mounts serve the failure page (out/failure/) badly:
+ * /missing/ answers 404 for the .wasm, /html/ answers it with the page (an SPA's fallback, 200
+ * text/html), /csp/ with a Content-Security-Policy that forbids compiling wasm; /mime/ serves the
+ * esbuild page with the right .wasm as application/octet-stream.
+ */
+function staticServer() {
+  const mounts = {
+    missing: { dir: 'failure', wasm: 'missing' }, html: { dir: 'failure', wasm: 'html' },
+    csp: { dir: 'failure', csp: "script-src 'self'" }, mime: { dir: 'esbuild', wasmType: 'application/octet-stream' },
+  };
+  return createServer((req, res) => {
+    const [, mount, ...rest] = decodeURIComponent(new URL(req.url, 'http://x').pathname).split('/');
+    const { dir = mount, wasm, csp, wasmType } = mounts[mount] ?? {};
+    const root = join(OUT, dir);
+    let file = normalize(join(root, ...rest));
+    if (file.endsWith(WASM) && wasm === 'missing') file = '';
+    if (file.endsWith(WASM) && wasm === 'html') file = join(root, 'index.html');
+    if (!file.startsWith(root + '/') || !existsSync(file) || !extname(file)) { res.writeHead(404).end(); return; }
+    const headers = { 'content-type': (file.endsWith('.wasm') && wasmType) || TYPES[extname(file)] || 'application/octet-stream' };
+    if (csp) headers['content-security-policy'] = csp;
+    res.writeHead(200, headers).end(readFileSync(file));
+  });
+}
+
+/** A free port on loopback, for a server that takes a port number (next start). */
+async function freePort() {
+  const probe = createServer().listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address();
+  probe.close();
+  return port;
+}
+
+describe('the packed package in each bundler and framework', { timeout: 600_000 }, () => {
+  let server; // the reference server
+  let web; // serves out/
+  let origin;
+  let browser;
+  let ids = 0n;
+  const nextId = () => BIG + ids++;
+
+  before(async () => {
+    // The fixtures over the previous run's consumer (its caches stay); its outputs are rebuilt.
+    mkdirSync(WORK, { recursive: true });
+    rmSync(OUT, { recursive: true, force: true });
+    rmSync(join(WORK, 'next/app'), { recursive: true, force: true });
+    cpSync(join(ROOT, 'tests/bundlers'), WORK, { recursive: true });
+    for (const dir of ['web', 'next', '.']) copyFileSync(join(ROOT, 'tests/runtimes/check.mjs'), join(WORK, dir, 'check.mjs'));
+    copyFileSync(join(ROOT, 'tests/runtimes/node-esm.mjs'), join(WORK, 'node-esm.mjs'));
+    // The tarball has no dependencies: nothing is fetched. No lockfile, which Next.js would take for
+    // a second workspace root.
+    const packed = tarball(WORK);
+    await run('npm', ['install', '--offline', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', packed]);
+    [server, browser] = await Promise.all([startServer(), launchChromium()]);
+    web = staticServer().listen(0, '127.0.0.1');
+    await once(web, 'listening');
+    origin = `http://127.0.0.1:${web.address().port}`;
+  });
+
+  after(async () => {
+    await browser?.close();
+    web?.closeAllConnections();
+    web?.close();
+    await server?.stop();
+  });
+
+  /** Checks check.mjs's summary, and that the server stored the plant. */
+  async function assertChecked(result, { id, where, window = true }) {
+    assert.equal(result.error, undefined, `the page failed: ${result.error}`);
+    assert.deepEqual(result.plant, { name: 'Fern', tag: where }, 'createPlant resolves to the created Plant');
+    assert.deepEqual(result.invalid, {
+      threw: true, isPlantStoreError: true, isError: true, name: 'PlantStoreError', kind: 'validation', paths: ['id'],
+    }, 'an id of 1.5 is a validation PlantStoreError (instanceof the exported class)');
+    assert.equal(result.hasWindow, window);
+    assert.deepEqual(await server.json(`/__test/plants/${id}`), { id: String(id), name: 'Fern', tag: where },
+      'the server stored the plant, its id exact');
+  }
+
+  /** Opens /<dir>/index.html in Chromium: the page makes its call, with no page error. */
+  async function assertPage(dir, where = dir) {
+    const id = nextId();
+    const query = new URLSearchParams({ base: server.url, token: TOKEN, id: String(id), where });
+    const { result, pageErrors } = await openPage(browser, `${origin}/${dir}/index.html?${query}`);
+    assert.deepEqual(pageErrors, []);
+    // (The server's request count would include CORS preflights; the invalid plant's `validation`
+    // kind shows it was refused before sending, where the server would have answered `rejected`.)
+    await assertChecked(result, { id, where });
+  }
+
+  const emitted = (dir) => readdirSync(join(OUT, dir)).filter((name) => name.endsWith('.wasm'));
+
+  it('webpack 5, no config: emits the .wasm as an asset; the page creates a plant', async () => {
+    const dir = join(OUT, 'webpack');
+    // What `webpack --mode production` does with no config (the CLI is a separate package).
+    await run(process.execPath, ['--input-type=module', '-e', `
+      import webpack from 'webpack';
+      webpack({ mode: 'production', context: ${JSON.stringify(join(WORK, 'web'))}, entry: './index.js', output: { path: ${JSON.stringify(dir)} } },
+        (err, stats) => { if (err || stats.hasErrors()) { console.error(err ?? stats.toString('errors-only')); process.exit(1); } });`]);
+    assert.equal(emitted('webpack').length, 1, 'webpack emitted the .wasm');
+    page(dir, 'main.js', 'text/javascript');
+    await assertPage('webpack');
+  });
+
+  it('Parcel 2, no config: emits the .wasm as an asset; the page creates a plant', async () => {
+    await run(join(BIN, 'parcel'), ['build', 'web/index.html', '--dist-dir', join(OUT, 'parcel'), '--cache-dir', '.parcel-cache',
+      '--public-url', './', '--no-source-maps', '--log-level', 'warn']);
+    assert.equal(emitted('parcel').length, 1, 'Parcel emitted the .wasm');
+    await assertPage('parcel');
+  });
+
+  it('esbuild: with the .wasm copied next to the bundle, the page creates a plant', async () => {
+    const dir = join(OUT, 'esbuild');
+    await run(join(BIN, 'esbuild'), ['web/index.js', '--bundle', '--format=esm', '--platform=browser', `--outdir=${dir}`, '--log-level=warning']);
+    assert.deepEqual(emitted('esbuild'), [], 'esbuild does not emit the .wasm');
+    copyWasm(dir);
+    page(dir, 'index.js');
+    await assertPage('esbuild');
+  });
+
+  it('Rollup 4 with @rollup/plugin-node-resolve: with the .wasm copied next to the bundle, the page creates a plant', async () => {
+    await run(join(BIN, 'rollup'), ['-c', 'rollup.config.mjs', '--silent']);
+    const dir = join(OUT, 'rollup');
+    assert.deepEqual(emitted('rollup'), [], 'Rollup does not emit the .wasm');
+    copyWasm(dir);
+    page(dir, 'index.js');
+    await assertPage('rollup');
+  });
+
+  it('bun build --target=browser: with the .wasm copied next to the bundle, the page creates a plant', async () => {
+    const dir = join(OUT, 'bun');
+    await run(join(BIN, 'bun'), ['build', 'web/index.js', '--target=browser', `--outdir=${dir}`]);
+    assert.deepEqual(emitted('bun'), [], 'bun build does not emit the .wasm');
+    copyWasm(dir);
+    page(dir, 'index.js');
+    await assertPage('bun');
+  });
+
+  it('the Bun runtime: an import (node.mjs) and a real call', async () => {
+    const id = nextId();
+    const { stdout } = await run(join(BIN, 'bun'), ['node-esm.mjs', server.url, TOKEN, String(id), 'bun']);
+    await assertChecked(JSON.parse(stdout.trim().split('\n').at(-1)), { id, where: 'bun', window: false });
+  });
+
+  describe('a failed load in Chromium: the import succeeds, every export fails with a config PlantStoreError', () => {
+    before(async () => {
+      // The failure page, built by esbuild with the .wasm next to it; the mounts serve it badly.
+      const dir = join(OUT, 'failure');
+      await run(join(BIN, 'esbuild'), ['web/failure.js', '--bundle', '--format=esm', '--platform=browser', `--outdir=${dir}`, '--log-level=warning']);
+      copyWasm(dir);
+      page(dir, 'failure.js');
+    });
+
+    /** Opens the failure page at /<mount>/: each export's outcome, each the same config error. */
+    async function assertFailure(mount, cause) {
+      const before = await server.stats();
+      const query = new URLSearchParams({ base: server.url, token: TOKEN });
+      const { result, pageErrors } = await openPage(browser, `${origin}/${mount}/index.html?${query}`);
+      assert.deepEqual(pageErrors, [], 'no uncaught error, no unhandled rejection');
+      const url = `${origin}/${mount}/${WASM}`;
+      const error = result.createPlant.rejected;
+      assert.ok(error, `createPlant rejects: ${JSON.stringify(result)}`);
+      assert.deepEqual({ isPlantStoreError: error.isPlantStoreError, kind: error.kind }, { isPlantStoreError: true, kind: 'config' });
+      assert.ok(error.message.startsWith(`plant-store-client could not load its wasm module from ${url} (`), error.message);
+      assert.ok(error.message.endsWith("or import from 'plant-store-client/manual' and await init(url) with the URL where you serve it"), error.message);
+      assert.match(error.cause, cause);
+      assert.ok(error.message.includes(error.cause), 'the message names the cause');
+      assert.deepEqual(result, {
+        createPlant: { rejected: error }, init: { rejected: error },
+        validateNewPlant: { threw: error }, PlantStoreClient: { threw: error },
+      });
+      const after = await server.stats();
+      assert.equal(after.requests - before.requests, 0, 'nothing was sent');
+    }
+
+    it('a 404 for the .wasm: the message names the URL and the status', async () => {
+      await assertFailure('missing', /^Error: 404 Not Found$/);
+    });
+
+    it('an HTML page served as the .wasm (200, text/html): the message names the URL and why it did not compile', async () => {
+      await assertFailure('html', /^CompileError: .*expected magic word 00 61 73 6d/);
+    });
+
+    it("a Content-Security-Policy without 'wasm-unsafe-eval': the message names the URL and the CSP", async () => {
+      await assertFailure('csp', /^CompileError: .*Content Security Policy/);
+    });
+
+    it('the right .wasm with the wrong MIME type (application/octet-stream) still loads, and the page creates a plant', async () => {
+      await assertPage('mime', 'esbuild');
+    });
+  });
+
+  describe('Next.js, the app router: next build, then next start', () => {
+    let next; // the `next start` process
+    let url;
+    let output = '';
+
+    before(async () => {
+      const cwd = join(WORK, 'next');
+      // The edge runtime needs the .wasm as a WebAssembly.Module: Next.js's `?module` import
+      // (edge-light.js).
+      await run(join(BIN, 'next'), ['build'], { cwd, timeout: 400_000 });
+      const port = await freePort();
+      next = spawn(join(BIN, 'next'), ['start', '-H', '127.0.0.1', '-p', String(port)], {
+        cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+      });
+      next.stdout.on('data', (chunk) => { output += chunk; });
+      next.stderr.on('data', (chunk) => { output += chunk; });
+      url = `http://127.0.0.1:${port}`;
+      const deadline = Date.now() + 30_000;
+      while (!(await fetch(url, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false))) {
+        if (next.exitCode !== null || Date.now() > deadline) throw new Error(`next start did not answer:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    });
+
+    after(async () => {
+      if (next && next.exitCode === null) { next.kill('SIGTERM'); await once(next, 'exit'); }
+    });
+
+    it('a client component: the page creates a plant from the browser', async () => {
+      const id = nextId();
+      const query = new URLSearchParams({ base: server.url, token: TOKEN, id: String(id) });
+      const { result, pageErrors } = await openPage(browser, `${url}/?${query}`);
+      assert.deepEqual(pageErrors, []);
+      await assertChecked(result, { id, where: 'next-client' });
+    });
+
+    for (const runtime of ['node', 'edge']) {
+      it(`a route handler on the ${runtime} runtime creates a plant`, async () => {
+        const id = nextId();
+        const response = await fetch(`${url}/api/${runtime}`, {
+          method: 'POST', body: JSON.stringify({ baseUrl: server.url, token: TOKEN, id: String(id) }),
+          signal: AbortSignal.timeout(15_000),
+        });
+        const result = await response.json();
+        assert.equal(response.status, 200, `${JSON.stringify(result)}\n${output}`);
+        await assertChecked(result, { id, where: `next-${runtime}`, window: false });
+      });
+    }
+  });
+});

@@ -1,0 +1,32 @@
+// Headless Chromium for the JS suites (Debian's /usr/bin/chromium through playwright-core; nothing is
+// downloaded), and a page that reports its outcome on `window.result`.
+import { chromium } from 'playwright-core';
+
+export function launchChromium() {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+    timeout: 20_000,
+  });
+}
+
+/**
+ * Opens `url` in a fresh page of `browser` and waits for its `window.result`. Returns it with the
+ * page's uncaught errors and unhandled rejections (`pageErrors`) and its console messages.
+ */
+export async function openPage(browser, url, { timeout = 15_000 } = {}) {
+  const tab = await browser.newPage();
+  const pageErrors = [];
+  const messages = [];
+  tab.on('pageerror', (err) => pageErrors.push(String(err)));
+  tab.on('console', (message) => messages.push(`${message.type()}: ${message.text()}`));
+  try {
+    await tab.goto(url, { timeout: 10_000 });
+    await tab.waitForFunction(() => window.result, null, { timeout }).catch((err) => {
+      throw new Error(`${url}: no result (${err.message}); page errors: ${pageErrors.join('; ')}; console: ${messages.join('; ')}`);
+    });
+    return { result: await tab.evaluate(() => window.result), pageErrors, messages };
+  } finally {
+    await tab.close();
+  }
+}
