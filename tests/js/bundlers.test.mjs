@@ -12,6 +12,7 @@
 // Next.js (.parcel-cache/, next/.next/cache/); its outputs are rebuilt every run.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { assertChecked as checked } from './support/checked.mjs';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -114,17 +115,8 @@ describe('the packed package in each bundler and framework', { timeout: 600_000 
     await server?.stop();
   });
 
-  /** Checks check.mjs's summary, and that the server stored the plant. */
-  async function assertChecked(result, { id, where, window = true }) {
-    assert.equal(result.error, undefined, `the page failed: ${result.error}`);
-    assert.deepEqual(result.plant, { name: 'Fern', tag: where }, 'createPlant resolves to the created Plant');
-    assert.deepEqual(result.invalid, {
-      threw: true, isPlantStoreError: true, isError: true, name: 'PlantStoreError', kind: 'validation', paths: ['id'],
-    }, 'an id of 1.5 is a validation PlantStoreError (instanceof the exported class)');
-    assert.equal(result.hasWindow, window);
-    assert.deepEqual(await server.json(`/__test/plants/${id}`), { id: String(id), name: 'Fern', tag: where },
-      'the server stored the plant, its id exact');
-  }
+  /** Checks check.mjs's summary, and that the server stored the plant (support/checked.mjs). */
+  const assertChecked = (result, { window = true, ...call }) => checked(server, result, { window, ...call });
 
   /** Opens /<dir>/index.html in Chromium: the page makes its call, with no page error. */
   async function assertPage(dir, where = dir) {

@@ -6,6 +6,7 @@
 // moduleResolution bundler and node16.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { assertChecked as checked } from './support/checked.mjs';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
@@ -60,17 +61,8 @@ describe('the packed package in each runtime', { timeout: 300_000 }, () => {
     if (tmp) rmSync(tmp, { recursive: true, force: true });
   });
 
-  /** Checks check.mjs's summary, and that the server stored the plant. */
-  async function assertChecked(result, { id, where, window = false }) {
-    assert.equal(result.error, undefined, `the consumer failed: ${result.error}`);
-    assert.deepEqual(result.plant, { name: 'Fern', tag: where }, 'createPlant resolves to the created Plant');
-    assert.deepEqual(result.invalid, {
-      threw: true, isPlantStoreError: true, isError: true, name: 'PlantStoreError', kind: 'validation', paths: ['id'],
-    }, 'an id of 1.5 is a validation PlantStoreError (instanceof the exported class)');
-    assert.equal(result.hasWindow, window);
-    assert.deepEqual(await server.json(`/__test/plants/${id}`), { id: String(id), name: 'Fern', tag: where },
-      'the server stored the plant, its id exact');
-  }
+  /** Checks check.mjs's summary, and that the server stored the plant (support/checked.mjs). */
+  const assertChecked = (result, { window = false, ...call }) => checked(server, result, { window, ...call });
 
   /** Runs a consumer script that prints check.mjs's summary; checks it and that exactly one request was sent. */
   async function runConsumer(command, args, where) {

@@ -1,0 +1,17 @@
+// The check both package suites make of one consumer's summary (tests/runtimes/check.mjs).
+import assert from 'node:assert/strict';
+
+/**
+ * Checks a consumer's summary: the call resolved to the created Plant, an id of 1.5 was a
+ * validation PlantStoreError, `window` was there or not, and the reference `server` stored the plant.
+ */
+export async function assertChecked(server, result, { id, where, window }) {
+  assert.equal(result.error, undefined, `the consumer failed: ${result.error}`);
+  assert.deepEqual(result.plant, { name: 'Fern', tag: where }, 'createPlant resolves to the created Plant');
+  assert.deepEqual(result.invalid, {
+    threw: true, isPlantStoreError: true, isError: true, name: 'PlantStoreError', kind: 'validation', paths: ['id'],
+  }, 'an id of 1.5 is a validation PlantStoreError (instanceof the exported class)');
+  assert.equal(result.hasWindow, window);
+  assert.deepEqual(await server.json(`/__test/plants/${id}`), { id: String(id), name: 'Fern', tag: where },
+    'the server stored the plant, its id exact');
+}
