@@ -58,7 +58,7 @@ function byCrate() {
     // As scripts/finish-pkg.mjs does to the shipped .wasm: imports, exports and the import module
     // renamed to one or two letters (-g keeps the function names all the same).
     sh('node_modules/.bin/wasm-opt', ['--minify-imports-and-exports-and-modules', '-g', ...features, named, '-o', named]);
-    const csv = sh(join(homedir(), '.cargo/bin/twiggy'), ['top', '-n', '100000', '-f', 'csv', named]);
+    const csv = sh(process.env.TWIGGY ?? join(homedir(), '.cargo/bin/twiggy'), ['top', '-n', '100000', '-f', 'csv', named]);
     const buckets = new Map();
     let total = 0;
     for (const line of csv.trim().split('\n').slice(1)) {
