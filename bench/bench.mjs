@@ -1,27 +1,33 @@
 // Prints one table: package size (and what each library adds to the .wasm), per-call overhead against
 // hand-written fetch calls (Node and headless Chromium), cold start against a hand-written call (Node,
 // Chromium unbundled, Chromium with a Vite production build), and throughput against the reference
-// server on loopback.   node bench/bench.mjs PKG_DIR      (bench/run builds everything first)
+// server on loopback. The peers (bench/peers/: hey-api + zod, + zod/mini, + valibot, openapi-fetch),
+// generated from the contract at the start of the run, are measured in the same run the same way:
+// size (Vite production build), per call (Node, Chromium) and cold start (Node, Vite). It ends with
+// the peers and ours side by side.
+//   node bench/bench.mjs PKG_DIR      (bench/run builds and installs everything first)
 //
 // Every timing comes from both sides measured alternately (ABBA order: a warm-up of each side, then
 // A B, B A, A B, …) and is a median of the pairs, so that drift falls on both sides alike.
 // Every step is bounded: child processes, page loads and page work have timeouts, and a watchdog
 // ends the whole run after DEADLINE_MS.
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { extname, join, relative } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { startServer, TOKEN } from '../tests/js/support/server.mjs';
-import { measureOverhead, abba, median } from './overhead.js';
+import { measureOverhead, measurePeers, abba, median } from './overhead.js';
 import { sizes } from './sizes.mjs';
 import { serveStatic } from './static.mjs';
+import { buildPeers, findSpec } from './peers/build.mjs';
 
 const BENCH = fileURLToPath(new URL('.', import.meta.url));
 const PKG = process.argv[2] ?? join(BENCH, '../pkg');
-const DEADLINE_MS = 15 * 60_000;
+const DEADLINE_MS = 20 * 60_000;
 
 // Whatever was started, stopped in reverse order at the end, on an error and by the watchdog.
 const started = [];
@@ -34,11 +40,24 @@ const watchdog = setTimeout(async () => {
 
 const rows = [];
 const row = (section, what, value) => rows.push([section, what, value]);
+// The side-by-side table at the end: one column per side, one row per figure.
+const SIDES = ['hand-written'];
+const FIGURES = {
+  size: 'browser bytes, Vite build, gzip -9, over the hand-written app',
+  node: 'per call, Node',
+  chromium: 'per call, Chromium',
+  nodeCold: 'cold start, Node (import + first call, paired)',
+  viteCold: 'cold start, Chromium, Vite build (first call, paired)',
+};
+const summary = new Map(Object.values(FIGURES).map((figure) => [figure, {}]));
+const cell = (figure, side, value) => summary.set(figure, { ...summary.get(figure), [side]: value });
 const run = promisify(execFile);
 /** `promise`, or an error after `ms`. */
 const within = (ms, what, promise) => Promise.race([promise,
   new Promise((_, reject) => setTimeout(() => reject(new Error(`${what}: no answer within ${ms / 1000} s`)), ms).unref())]);
 const ms = (x) => `${x.toFixed(1)} ms`;
+const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+const PEER_ROUNDS = { rounds: 20, perRound: 1000 };
 const signed = (x) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(1)} ms`;
 const progress = (what) => console.error(`bench: ${what}`);
 
@@ -47,22 +66,41 @@ try {
   progress('sizes');
   rows.push(...sizes(PKG));
 
-  // 2. Per call, Node: createPlant through a PlantStoreClient with an in-memory fetch, against the bare
-  // hand-written call and the hand-written call with an AbortController and a 10 s timeout, 30 ABBA
-  // rounds of 2000 calls each (overhead.js).
-  progress('per call, Node');
-  const nodeSection = `per call, Node ${process.version}, in-memory fetch, 30 ABBA rounds of 2000 calls`;
-  const api = await import(pathToFileURL(join(PKG, 'node.mjs')).href);
-  perCallRows(nodeSection, await measureOverhead(api, { rounds: 30, perRound: 2000 }));
-
-  // The packed package installed into a scratch consumer, as a user gets it (tests/js/runtimes.test.mjs
-  // does the same), with the cold-start modules (bench/cold/) next to it.
-  progress('npm pack + install into a scratch consumer');
   const tmp = mkdtempSync(join(tmpdir(), 'plant-store-bench-'));
   started.push(async () => rmSync(tmp, { recursive: true, force: true }));
+
+  // The peers, generated from the contract and built into tmp/peers (bench/peers/build.mjs).
+  const spec = findSpec();
+  progress(`peers: generating from ${spec}`);
+  const peers = await within(300_000, 'generating the peers', buildPeers(join(tmp, 'peers'), spec));
+  SIDES.push(...peers.map((p) => p.label), 'ours');
+  const peerNames = peers.map((p) => p.name);
+
+  // 2. Per call, Node: createPlant through a PlantStoreClient with an in-memory fetch, against the bare
+  // hand-written call and the hand-written call with an AbortController and a 10 s timeout, 30 ABBA
+  // rounds of 2000 calls each (overhead.js). Then each peer against the bare hand-written call, 20
+  // rounds of 1000 calls (a validating peer's call takes several times ours).
+  progress('per call, Node');
+  const nodeSection = `per call, Node ${process.version}, in-memory fetch, 30 ABBA rounds of 2000 calls (the peers: 20 of 1000)`;
+  const api = await import(pathToFileURL(join(PKG, 'node.mjs')).href);
+  const nodeOurs = await measureOverhead(api, { rounds: 30, perRound: 2000 });
+  perCallRows(nodeSection, nodeOurs);
+  const nodePeers = await measurePeers(Object.fromEntries(await Promise.all(peers.map(async (p) =>
+    [p.label, (await import(pathToFileURL(p.node).href)).makeCreatePlant]))), PEER_ROUNDS);
+  peerRows(nodeSection, FIGURES.node, peers, nodePeers);
+  cell(FIGURES.node, 'hand-written', '1.00x');
+  cell(FIGURES.node, 'ours', `${nodeOurs.bare.ratio.toFixed(2)}x`);
+
+  // The packed package installed into a scratch consumer, as a user gets it (tests/js/runtimes.test.mjs
+  // does the same), with the cold-start modules (bench/cold/) next to it; each peer's cold-start module
+  // is cold/peer.js importing that peer (its node.mjs here, its entry.ts in a Vite app).
+  progress('npm pack + install into a scratch consumer');
   const { stdout: packed } = await run('npm', ['pack', PKG, '--pack-destination', tmp, '--silent'], { cwd: tmp, timeout: 60_000 });
   const consumer = join(tmp, 'consumer');
   cpSync(join(BENCH, 'cold'), join(consumer, 'cold'), { recursive: true });
+  const peerModule = (peer, from, file) => readFileSync(join(BENCH, 'cold/peer.js'), 'utf8')
+    .replace("'plant-store-peer'", JSON.stringify(relative(from, file).replaceAll('\\', '/').replace(/^(?!\.)/, './')));
+  for (const peer of peers) writeFileSync(join(consumer, `cold/${peer.name}.js`), peerModule(peer, join(consumer, 'cold'), peer.node));
   writeFileSync(join(consumer, 'package.json'), '{ "name": "bench-consumer", "private": true, "type": "module" }\n');
   await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--loglevel=error', join(tmp, packed.trim().split('\n').at(-1))],
     { cwd: consumer, timeout: 120_000 });
@@ -79,7 +117,13 @@ try {
   const node = await abba(nodeCold('ours'), nodeCold('theirs'), NODE_PAIRS);
   const nodeColdSection = `cold start, Node ${process.version}, ${NODE_PAIRS} pairs of fresh processes, ms since process start`;
   coldRow(nodeColdSection, 'import done', node, 'imported');
-  coldRow(nodeColdSection, 'import + first call done', node, 'called');
+  const nodeColdFigure = FIGURES.nodeCold;
+  cell(nodeColdFigure, 'ours', coldRow(nodeColdSection, 'import + first call done', node, 'called'));
+  cell(nodeColdFigure, 'hand-written', '0');
+  for (const peer of peers) {
+    const pairs = await abba(nodeCold(peer.name), nodeCold('theirs'), NODE_PAIRS);
+    cell(nodeColdFigure, peer.label, coldRow(nodeColdSection, `${peer.label}: import + first call done`, pairs, 'called', peer.label));
+  }
 
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
@@ -93,17 +137,20 @@ try {
   // ±0.05x with garbage collection and JIT tiering); each figure is the median over the pages.
   progress('per call, Chromium');
   const PAGES = 7;
-  const plain = await serveStatic({ '/': BENCH, '/pkg/': PKG });
+  const plain = await serveStatic({ '/': BENCH, '/pkg/': PKG, '/peers/': join(tmp, 'peers') });
   started.push(plain.stop);
   const pages = [];
   for (let i = 0; i < PAGES; i++) {
     const page = await browser.newPage();
     await page.goto(`${plain.url}/blank.html`, { timeout: 20_000 });
-    pages.push(await within(120_000, 'per-call page', page.evaluate(async () => {
+    pages.push(await within(300_000, 'per-call page', page.evaluate(async ([names, peerRounds]) => {
       const api = await import('/pkg/index.js');
-      const { measureOverhead } = await import('/overhead.js');
-      return measureOverhead(api, { rounds: 30, perRound: 2000 });
-    })));
+      const { measureOverhead, measurePeers } = await import('/overhead.js');
+      const ours = await measureOverhead(api, { rounds: 30, perRound: 2000 });
+      const peers = {};
+      for (const name of names) peers[name] = (await import(`/peers/${name}/browser.js`)).makeCreatePlant;
+      return { ...ours, peers: await measurePeers(peers, peerRounds) };
+    }, [peerNames, PEER_ROUNDS])));
     await page.close();
   }
   const medianOf = (f) => median(pages.map(f));
@@ -111,7 +158,16 @@ try {
   const perPage = Object.fromEntries(['bare', 'abort', 'same'].map((k) => [k, {
     aUs: medianOf((p) => p[k].aUs), bUs: medianOf((p) => p[k].bUs), ratio: medianOf((p) => p[k].ratio), range: rangeOf((p) => p[k].ratio),
   }]));
-  perCallRows(`per call, Chromium ${chromiumVersion}, medians of ${PAGES} fresh pages`, perPage);
+  const chromiumSection = `per call, Chromium ${chromiumVersion}, medians of ${PAGES} fresh pages (the peers: browser.js, 20 rounds of 1000 calls)`;
+  perCallRows(chromiumSection, perPage);
+  const chromiumPeers = Object.fromEntries(peers.map((p) => [p.label, {
+    aUs: medianOf((pg) => pg.peers[p.name].aUs), bUs: medianOf((pg) => pg.peers[p.name].bUs),
+    ratio: medianOf((pg) => pg.peers[p.name].ratio), range: rangeOf((pg) => pg.peers[p.name].ratio),
+    validates: pages[0].peers[p.name].validates,
+  }]));
+  peerRows(chromiumSection, FIGURES.chromium, peers, chromiumPeers);
+  cell(FIGURES.chromium, 'hand-written', '1.00x');
+  cell(FIGURES.chromium, 'ours', `${perPage.bare.ratio.toFixed(2)}x`);
 
   // 3b. Cold start, Chromium, the package unbundled: cold/ours.html (an import map sends
   // `plant-store-client` to /pkg/index.js: glue, then the .wasm fetched and instantiated with
@@ -142,25 +198,44 @@ try {
   started.push(delayed.stop);
   await coldChromium(`cold start, Chromium, unbundled /pkg/index.js, ${PAIRS} pairs of fresh contexts, +20 ms per response`, delayed.url, unbundled);
 
-  // 3c. Cold start, Chromium, a Vite production build: two one-page apps in the consumer, main.js =
-  // cold/ours.js (imports the installed package) or cold/theirs.js, each built with `vite build` and
-  // served from its dist/ by its own static server; measured as 3b.
+  // 3c. Cold start, Chromium, a Vite production build: one-page apps in the consumer, main.js =
+  // cold/ours.js (imports the installed package), cold/theirs.js, or cold/peer.js importing a peer's
+  // entry.ts (the generated code, from source), each built with `vite build` and served from its dist/
+  // by its own static server; each side measured against the hand-written app as 3b. The same builds
+  // give each side's size in the browser: the files of its dist/ but index.html, each gzip -9, summed.
   progress('cold start, Chromium, Vite production builds');
   const { build, version: viteVersion } = await import('vite');
-  const dists = [];
-  for (const side of ['ours', 'theirs']) {
-    const app = join(consumer, `vite-${side}`);
-    mkdirSync(app);
-    cpSync(join(BENCH, `cold/${side}.js`), join(app, 'main.js'));
-    writeFileSync(join(app, 'index.html'), `<!doctype html><meta charset="utf-8"><title>cold start, ${side}</title>\n<script type="module" src="./main.js"></script>\n`);
-    await within(120_000, `vite build of ${side}`, build({ root: app, configFile: false, logLevel: 'error', build: { outDir: 'dist', emptyOutDir: true } }));
-    const server = await serveStatic({ '/': join(app, 'dist') });
+  const apps = { theirs: { label: 'hand-written' }, ours: { label: 'ours' } };
+  for (const peer of peers) apps[peer.name] = { label: peer.label, peer };
+  for (const [side, app] of Object.entries(apps)) {
+    const root = join(consumer, `vite-${side}`);
+    mkdirSync(root);
+    writeFileSync(join(root, 'main.js'), app.peer ? peerModule(app.peer, root, app.peer.entry) : readFileSync(join(BENCH, `cold/${side}.js`)));
+    writeFileSync(join(root, 'index.html'), `<!doctype html><meta charset="utf-8"><title>cold start, ${side}</title>\n<script type="module" src="./main.js"></script>\n`);
+    await within(120_000, `vite build of ${side}`, build({ root, configFile: false, logLevel: 'error', build: { outDir: 'dist', emptyOutDir: true } }));
+    app.bytes = distBytes(join(root, 'dist'));
+    const server = await serveStatic({ '/': join(root, 'dist') });
     started.push(server.stop);
-    dists.push(server.url);
+    app.url = server.url;
   }
-  coldRow(`cold start, Chromium, Vite ${viteVersion} production build, ${PAIRS} pairs of fresh contexts, loopback`,
-    'navigation start → first call done',
-    await abba(coldPage(dists[0], '/index.html'), coldPage(dists[1], '/index.html'), PAIRS), 'called');
+  const viteSize = `size in the browser: a Vite ${viteVersion} production build, its files but index.html, each gzip -9`;
+  const sizeFigure = FIGURES.size;
+  const shipped = gzipSync(Buffer.concat(['index.js', 'plant_store_client_bg.wasm'].map((f) => readFileSync(join(PKG, f)))), { level: 9 }).length;
+  for (const app of Object.values(apps)) {
+    const over = app.bytes.gzip - apps.theirs.bytes.gzip;
+    row(viteSize, app.label, `${kb(app.bytes.raw)} raw, ${kb(app.bytes.gzip)} gzip -9` + (app === apps.theirs ? '' : `: ${kb(over)} over the hand-written app`) +
+      `  (${app.bytes.files.join(', ')})`);
+    cell(sizeFigure, app.label, app === apps.theirs ? `0 (${kb(app.bytes.gzip)})`
+      : app === apps.ours ? `${kb(over)} (the package's index.js + .wasm: ${kb(shipped)})` : kb(over));
+  }
+  const viteSection = `cold start, Chromium, Vite ${viteVersion} production build, ${PAIRS} pairs of fresh contexts, loopback`;
+  const viteFigure = FIGURES.viteCold;
+  const vitePairs = (side) => abba(coldPage(apps[side].url, '/index.html'), coldPage(apps.theirs.url, '/index.html'), PAIRS);
+  cell(viteFigure, 'ours', coldRow(viteSection, 'navigation start → first call done', await vitePairs('ours'), 'called'));
+  cell(viteFigure, 'hand-written', '0');
+  for (const peer of peers) {
+    cell(viteFigure, peer.label, coldRow(viteSection, `${peer.label}: navigation start → first call done`, await vitePairs(peer.name), 'called', peer.label));
+  }
 
   // 4. Throughput against the reference server on loopback, Node: N calls, C in flight, each call a new
   // plant. Both sides run once to warm up (JIT, the connection pool), then ROUNDS times in ABBA order;
@@ -197,13 +272,21 @@ try {
   row(`throughput, Node, reference server on loopback, ${N} calls at ${C} in flight`, `createPlant vs bare hand-written fetch, median of ${ROUNDS} rounds`,
     `${o.toFixed(0)}/s vs ${t.toFixed(0)}/s = ${(t / o).toFixed(2)}x time (rounds: ${spread(oursRates)} vs ${spread(theirsRates)})`);
 
-  // The table: each section's name on a line of its own, then its rows, `what | figure`.
+  // The table: each section's name on a line of its own, then its rows, `what | figure`; sections in
+  // the order of their first row.
   console.log(`node ${process.version}, Chromium ${chromiumVersion}, nproc ${cpus().length} (${cpus()[0].model.trim()})`);
   const width = Math.max(...rows.map((r) => r[1].length));
-  rows.forEach(([section, what, value], i) => {
-    if (section !== rows[i - 1]?.[0]) console.log(`\n${section}`);
-    console.log(`  ${what.padEnd(width)} | ${value}`);
-  });
+  const sections = [...new Set(rows.map((r) => r[0]))];
+  for (const section of sections) {
+    console.log(`\n${section}`);
+    for (const [, what, value] of rows.filter((r) => r[0] === section)) console.log(`  ${what.padEnd(width)} | ${value}`);
+  }
+  // Then the peers and ours side by side (the figures above, as a Markdown table).
+  console.log('\nside by side (the figures above; per call: paired ratio to the bare hand-written call; cold start: median of paired differences to the hand-written call)\n');
+  const line = (cells) => console.log(`| ${cells.join(' | ')} |`);
+  line(['', ...SIDES]);
+  line(['---', ...SIDES.map(() => '---')]);
+  for (const [figure, cells] of summary) line([figure, ...SIDES.map((side) => cells[side] ?? '—')]);
 } finally {
   await stopAll();
   clearTimeout(watchdog);
@@ -220,11 +303,39 @@ function perCallRows(section, { bare, abort, same }) {
     `${same.ratio.toFixed(2)}x${range(same)}: ${same.aUs.toFixed(1)} µs vs ${same.bUs.toFixed(1)} µs per call`);
 }
 
-/** A cold-start row: median of the paired differences ours − hand-written of `key`, and each side's median. */
-function coldRow(section, what, { as, bs }, key) {
+/** The rows of each peer against the bare hand-written call, and their cells in the side-by-side table. */
+function peerRows(section, figure, peers, byPeer) {
+  for (const { label, validates } of peers) {
+    const c = byPeer[label];
+    // A peer that should validate and lets a nameless NewPlant or Plant through is not configured as
+    // the bench says: stop rather than print its figure.
+    if (validates && !(c.validates.request && c.validates.response)) throw new Error(`${label} does not validate: ${JSON.stringify(c.validates)}`);
+    const range = c.range ? ` (${c.range})` : '';
+    row(section, `${label} / bare hand-written call`, `${c.ratio.toFixed(2)}x${range}: ${c.aUs.toFixed(1)} µs vs ${c.bUs.toFixed(1)} µs per call`);
+    cell(figure, label, `${c.ratio.toFixed(2)}x`);
+  }
+}
+
+/**
+ * A cold-start row: median of the paired differences `side` (default ours) − hand-written of `key`, and
+ * each side's median. Returns the difference, formatted.
+ */
+function coldRow(section, what, { as, bs }, key, side = 'ours') {
   const diff = median(as.map((a, i) => a[key] - bs[i][key]));
-  row(section, `${what}: ours − hand-written (median of pairs)`,
-    `${signed(diff)}  (medians: ours ${ms(median(as.map((a) => a[key])))}, hand-written ${ms(median(bs.map((b) => b[key])))})`);
+  row(section, side === 'ours' ? `${what}: ours − hand-written (median of pairs)` : `${what} − hand-written`,
+    `${signed(diff)}  (medians: ${side} ${ms(median(as.map((a) => a[key])))}, hand-written ${ms(median(bs.map((b) => b[key])))})`);
+  return signed(diff);
+}
+
+/** A Vite build's files but index.html: their names, bytes, and gzip -9 bytes, each file compressed alone. */
+function distBytes(dist) {
+  const files = readdirSync(dist, { recursive: true }).filter((f) => extname(f) && f !== 'index.html').sort();
+  const bytes = files.map((f) => readFileSync(join(dist, f)));
+  return {
+    files: files.map((f, i) => `${f.replace(/^assets\//, '').replace(/-[\w-]{8}(?=\.)/, '')} ${kb(gzipSync(bytes[i], { level: 9 }).length)}`),
+    raw: bytes.reduce((n, b) => n + b.length, 0),
+    gzip: bytes.reduce((n, b) => n + gzipSync(b, { level: 9 }).length, 0),
+  };
 }
 
 /** A cold-start sample, after checking that its call returned the canned Plant. */

@@ -1,7 +1,9 @@
 // Per-call overhead: createPlant with an in-memory fetch against hand-written fetch calls doing the
 // same work. Runs in Node and in a browser page alike; returns figures, prints nothing:
 //   const { bare, abort, same } = await measureOverhead(api, { rounds, perRound })
-// where `api` is the imported package.
+//   const byPeer = await measurePeers({ name: makeCreatePlant, … }, { rounds, perRound })
+// where `api` is the imported package and each `makeCreatePlant({ baseUrl, token, fetch })` a peer's
+// (bench/peers/).
 //
 // Each comparison runs its two sides in the same process, in alternating rounds in ABBA order (a then
 // b, then b then a, …), so whatever drifts during a run (JIT tiering, the machine) falls on both sides
@@ -13,6 +15,7 @@
 //          signal goes in the init, and a 10 s timeout set and cleared (ours' default timeout);
 // - same:  the bare hand-written call against a second copy of itself: how far from 1.00x two
 //          identical calls land is the resolution of the figures.
+// And each peer against the bare hand-written call, the same way (measurePeers).
 
 const PLANT_JSON = '{"name":"Fern","tag":"green"}';
 const TOKEN = 'bench-token-0123456789';
@@ -124,4 +127,33 @@ export async function measureOverhead(api, { rounds = 20, perRound = 2000 } = {}
     abort: await compare(ours, theirsCall(abortCall), rounds, perRound),
     same: await compare(theirsCall(bareCall), theirsCall(bareCall), rounds, perRound),
   };
+}
+
+/**
+ * A peer's call, checked once: its createPlant with the in-memory fetch. Also whether it rejects a
+ * NewPlant without its name (request validation) and a 200 Plant without its name (response
+ * validation), as ours does.
+ */
+async function peerCall(makeCreatePlant) {
+  const call = makeCreatePlant({ baseUrl: BASE, token: TOKEN, fetch: cannedFetch });
+  const peer = (i) => call({ id: i, name: 'Fern', tag: 'green' });
+  const check = await peer(1);
+  if (check?.name !== 'Fern' || check.tag !== 'green') throw new Error('the peer returned ' + JSON.stringify(check));
+  const rejects = (promise) => promise.then(() => false, () => true);
+  const nameless = () => Promise.resolve(new Response('{"tag":"green"}', { status: 200, headers: { 'content-type': 'application/json' } }));
+  const validates = {
+    request: await rejects(call({ id: 1, tag: 'green' })),
+    response: await rejects(makeCreatePlant({ baseUrl: BASE, token: TOKEN, fetch: nameless })({ id: 1, name: 'Fern', tag: 'green' })),
+  };
+  return { peer, validates };
+}
+
+/** Each peer (`name` → its makeCreatePlant) against the bare hand-written call; also what it validates. */
+export async function measurePeers(peers, { rounds = 20, perRound = 2000 } = {}) {
+  const byPeer = {};
+  for (const [name, makeCreatePlant] of Object.entries(peers)) {
+    const { peer, validates } = await peerCall(makeCreatePlant);
+    byPeer[name] = { ...(await compare(peer, theirsCall(bareCall), rounds, perRound)), validates };
+  }
+  return byPeer;
 }
