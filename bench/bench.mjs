@@ -47,7 +47,10 @@ const FIGURES = {
   node: 'per call, Node',
   chromium: 'per call, Chromium',
   nodeCold: 'cold start, Node (import + first call, paired)',
+  chromiumCold: 'cold start, Chromium unbundled, loopback (first call, paired)',
+  chromiumCold20: 'cold start, Chromium unbundled, 20 ms per response (first call, paired)',
   viteCold: 'cold start, Chromium, Vite build (first call, paired)',
+  throughput: 'throughput, reference server on loopback, Node (time per call, paired)',
 };
 const summary = new Map(Object.values(FIGURES).map((figure) => [figure, {}]));
 const cell = (figure, side, value) => summary.set(figure, { ...summary.get(figure), [side]: value });
@@ -101,6 +104,9 @@ try {
   const peerModule = (peer, from, file) => readFileSync(join(BENCH, 'cold/peer.js'), 'utf8')
     .replace("'plant-store-peer'", JSON.stringify(relative(from, file).replaceAll('\\', '/').replace(/^(?!\.)/, './')));
   for (const peer of peers) writeFileSync(join(consumer, `cold/${peer.name}.js`), peerModule(peer, join(consumer, 'cold'), peer.node));
+  // cold/steps.js for Node: the package's manual.js by path (its exports map gives Node node.mjs).
+  writeFileSync(join(consumer, 'cold/steps-node.js'), readFileSync(join(BENCH, 'cold/steps.js'), 'utf8')
+    .replace("'plant-store-client/manual'", "'../node_modules/plant-store-client/manual.js'"));
   writeFileSync(join(consumer, 'package.json'), '{ "name": "bench-consumer", "private": true, "type": "module" }\n');
   await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--loglevel=error', join(tmp, packed.trim().split('\n').at(-1))],
     { cwd: consumer, timeout: 120_000 });
@@ -120,6 +126,8 @@ try {
   const nodeColdFigure = FIGURES.nodeCold;
   cell(nodeColdFigure, 'ours', coldRow(nodeColdSection, 'import + first call done', node, 'called'));
   cell(nodeColdFigure, 'hand-written', '0');
+  stepRows(`cold start, Node ${process.version}, ours step by step (cold/steps.js, manual.js), ${NODE_PAIRS} pairs of fresh processes`,
+    await abba(nodeCold('steps-node'), nodeCold('theirs'), NODE_PAIRS), 'import of the glue (manual.js)', 'read');
   for (const peer of peers) {
     const pairs = await abba(nodeCold(peer.name), nodeCold('theirs'), NODE_PAIRS);
     cell(nodeColdFigure, peer.label, coldRow(nodeColdSection, `${peer.label}: import + first call done`, pairs, 'called', peer.label));
@@ -193,10 +201,19 @@ try {
     coldRow(section, 'navigation start → first call done', await abba(coldPage(origin, ours), coldPage(origin, theirs), PAIRS), 'called');
   const unbundled = ['/cold/ours.html', '/cold/theirs.html'];
   progress('cold start, Chromium, unbundled');
-  await coldChromium(`cold start, Chromium, unbundled /pkg/index.js, ${PAIRS} pairs of fresh contexts, loopback`, plain.url, unbundled);
+  cell(FIGURES.chromiumCold, 'ours', await coldChromium(`cold start, Chromium, unbundled /pkg/index.js, ${PAIRS} pairs of fresh contexts, loopback`, plain.url, unbundled));
+  cell(FIGURES.chromiumCold, 'hand-written', '0');
   const delayed = await serveStatic({ '/': BENCH, '/pkg/': PKG }, { delayMs: 20 });
   started.push(delayed.stop);
-  await coldChromium(`cold start, Chromium, unbundled /pkg/index.js, ${PAIRS} pairs of fresh contexts, +20 ms per response`, delayed.url, unbundled);
+  cell(FIGURES.chromiumCold20, 'ours', await coldChromium(`cold start, Chromium, unbundled /pkg/index.js, ${PAIRS} pairs of fresh contexts, +20 ms per response`, delayed.url, unbundled));
+  cell(FIGURES.chromiumCold20, 'hand-written', '0');
+  // The same, taken apart (cold/steps.html: manual.js, then each step on its own; see cold/steps.js).
+  progress('cold start, Chromium, step by step');
+  const steps = (origin) => abba(coldPage(origin, '/cold/steps.html'), coldPage(origin, unbundled[1]), PAIRS);
+  stepRows(`cold start, Chromium, ours step by step (cold/steps.html, /pkg/manual.js), ${PAIRS} pairs of fresh contexts, loopback`,
+    await steps(plain.url), 'the glue: manual.js fetched and run', 'request');
+  stepRows(`cold start, Chromium, ours step by step (cold/steps.html, /pkg/manual.js), ${PAIRS} pairs of fresh contexts, +20 ms per response`,
+    await steps(delayed.url), 'the glue: manual.js fetched and run', 'request');
 
   // 3c. Cold start, Chromium, a Vite production build: one-page apps in the consumer, main.js =
   // cold/ours.js (imports the installed package), cold/theirs.js, or cold/peer.js importing a peer's
@@ -268,9 +285,12 @@ try {
   };
   const { as: oursRates, bs: theirsRates } = await within(300_000, 'throughput', abba(() => rate(ours), () => rate(theirs), ROUNDS));
   const [o, t] = [median(oursRates), median(theirsRates)];
+  const paired = median(oursRates.map((r, i) => theirsRates[i] / r));
   const spread = (xs) => `${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)}/s`;
   row(`throughput, Node, reference server on loopback, ${N} calls at ${C} in flight`, `createPlant vs bare hand-written fetch, median of ${ROUNDS} rounds`,
-    `${o.toFixed(0)}/s vs ${t.toFixed(0)}/s = ${(t / o).toFixed(2)}x time (rounds: ${spread(oursRates)} vs ${spread(theirsRates)})`);
+    `${o.toFixed(0)}/s vs ${t.toFixed(0)}/s = ${(t / o).toFixed(2)}x time; paired rounds ${paired.toFixed(2)}x (rounds: ${spread(oursRates)} vs ${spread(theirsRates)})`);
+  cell(FIGURES.throughput, 'hand-written', '1.00x');
+  cell(FIGURES.throughput, 'ours', `${paired.toFixed(2)}x`);
 
   // The table: each section's name on a line of its own, then its rows, `what | figure`; sections in
   // the order of their first row.
@@ -325,6 +345,25 @@ function coldRow(section, what, { as, bs }, key, side = 'ours') {
   row(section, side === 'ours' ? `${what}: ours − hand-written (median of pairs)` : `${what} − hand-written`,
     `${signed(diff)}  (medians: ${side} ${ms(median(as.map((a) => a[key])))}, hand-written ${ms(median(bs.map((b) => b[key])))})`);
   return signed(diff);
+}
+
+/**
+ * The rows of a step-by-step cold start (cold/steps.js) against the hand-written call: the glue as the
+ * median of the paired differences of when each side's module starts running, each later step as the
+ * median of its own duration (the hand-written call has none of them), and the whole as the median of
+ * the paired differences of when the first call is done.
+ */
+function stepRows(section, { as, bs }, glue, request) {
+  const diff = (key) => median(as.map((a, i) => a[key] - bs[i][key]));
+  const step = (key) => median(as.map((a) => a.steps[key]));
+  row(section, `${glue}: ours − hand-written module start (median of pairs)`, signed(diff('imported')));
+  if (request === 'read') row(section, 'Node\'s fetch globals (Response), loaded on first use (the hand-written call pays it too)', ms(step('platform')));
+  row(section, `the .wasm's bytes ${request === 'read' ? 'read from disk' : 'fetched (response and arrayBuffer)'}`, ms(step('request')));
+  row(section, 'WebAssembly.compile', ms(step('compile')));
+  row(section, 'init(module): instantiate, the glue\'s start', ms(step('instantiate')));
+  row(section, 'the first new PlantStoreClient', `${ms(step('construct'))}  (a second one: ${ms(step('second'))})`);
+  row(section, 'the first createPlant (in-memory fetch)', ms(step('call')));
+  row(section, 'in all, first call done: ours − hand-written (median of pairs)', signed(diff('called')));
 }
 
 /** A Vite build's files but index.html: their names, bytes, and gzip -9 bytes, each file compressed alone. */
