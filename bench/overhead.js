@@ -130,6 +130,14 @@ export async function measureOverhead(api, { rounds = 20, perRound = 2000 } = {}
 }
 
 /**
+ * Two builds of the package side by side (the price list, bench/price.mjs): createPlant of `variant`
+ * against createPlant of `base`, each through a client with the in-memory fetch, in ABBA rounds.
+ */
+export async function measureVariant(base, variant, { rounds = 20, perRound = 2000 } = {}) {
+  return compare(await oursCall(variant), await oursCall(base), rounds, perRound);
+}
+
+/**
  * A peer's call, checked once: its createPlant with the in-memory fetch. Also whether it rejects a
  * NewPlant without its name (request validation) and a 200 Plant without its name (response
  * validation), as ours does.

@@ -1,0 +1,35 @@
+// One variant of the price list beside the base build, in a fresh Node process (bench/price.mjs runs it):
+//   node bench/price-node.mjs BASE_PKG VARIANT_PKG SERVER_URL
+// prints { inMemory, loopback } as JSON, both variant against base in the same process, ABBA rounds:
+// - inMemory: createPlant with the in-memory fetch (bench/overhead.js measureVariant): µs per call of
+//   each and the median paired ratio variant/base;
+// - loopback: calls per second against the reference server on loopback, 2000 calls at 32 in flight
+//   per round: the median of each, and the median paired ratio of times variant/base.
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { measureVariant, abba, median } from './overhead.js';
+
+const [basePkg, variantPkg, server] = process.argv.slice(2);
+const TOKEN = 'test-token-0123';
+const load = (pkg) => import(pathToFileURL(join(pkg, 'node.mjs')).href);
+const [base, variant] = [await load(basePkg), await load(variantPkg)];
+const inMemory = await measureVariant(base, variant, { rounds: 20, perRound: 2000 });
+
+const N = 2000;
+const C = 32;
+let id = Date.now() * 1000 + Math.floor(Math.random() * 1000) * 1_000_000;
+const rate = async (call) => {
+  let left = N;
+  const start = performance.now();
+  await Promise.all(Array.from({ length: C }, async () => {
+    while (left-- > 0) await call(++id);
+  }));
+  return N / ((performance.now() - start) / 1000);
+};
+const caller = (api) => {
+  const client = new api.PlantStoreClient({ baseUrl: server, token: TOKEN });
+  return (i) => client.createPlant({ id: i, name: 'Fern' });
+};
+const { as, bs } = await abba(() => rate(caller(variant)), () => rate(caller(base)), 6);
+const loopback = { variant: median(as), base: median(bs), ratio: median(as.map((a, i) => bs[i] / a)) };
+console.log(JSON.stringify({ inMemory, loopback }));
