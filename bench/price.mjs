@@ -3,8 +3,9 @@
 // alternative), built in a scratch worktree, and measured side by side with HEAD's own build:
 // - size: gzip -9 of index.js + .wasm (the browser build), and of the .wasm alone, against HEAD's;
 // - per call, in-memory fetch: the variant's createPlant against HEAD's in the same process, ABBA
-//   rounds (bench/overhead.js measureVariant), in Node (bench/price-node.mjs) and in fresh Chromium
-//   pages (the median of PAGES pages);
+//   rounds (bench/overhead.js measureVariant), in Node (bench/price-node.mjs, two processes) and in
+//   fresh Chromium pages (the median of PAGES pages); half of the processes and pages import HEAD
+//   first, half the variant first, since the order alone moves two identical builds apart;
 // - per call, real traffic: calls per second against the reference server on loopback in Node, the
 //   variant against HEAD in the same process, ABBA rounds.
 // A variant that does less than HEAD (a mechanism stubbed out) is a price, not a build to ship: the
@@ -27,7 +28,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BENCH = join(ROOT, 'bench');
 const PATCHES = join(BENCH, 'price');
 const SCRATCH = process.env.PRICE_SCRATCH ?? '/tmp/plant-store-price';
-const PAGES = 3;
+const PAGES = 4; // even: half of them import HEAD first, half the variant first
 // The resolution: HEAD built a second time and measured against HEAD like a variant. How far it lands
 // from 1.00x (and from ±0 B) is what the other rows can resolve.
 const SAME = 'resolution: HEAD itself';
@@ -62,10 +63,21 @@ function sizes(pkg) {
   return { browser: gz('index.js', 'plant_store_client_bg.wasm'), wasm: gz('plant_store_client_bg.wasm') };
 }
 
-/** Node, a fresh process: the variant against HEAD, in-memory and against `server` on loopback. */
+/**
+ * Node: the variant against HEAD, in-memory and against `server` on loopback, in two fresh processes,
+ * one importing HEAD first and one the variant first; each figure is the geometric mean of the two.
+ */
 async function node(base, pkg, server) {
-  const { stdout } = await run(process.execPath, [join(BENCH, 'price-node.mjs'), base, pkg, server.url], { timeout: 300_000 });
-  return JSON.parse(stdout);
+  const runs = [];
+  for (const order of ['base-first', 'variant-first']) {
+    const { stdout } = await run(process.execPath, [join(BENCH, 'price-node.mjs'), base, pkg, server.url, order], { timeout: 300_000 });
+    runs.push(JSON.parse(stdout));
+  }
+  const geo = (f) => Math.sqrt(f(runs[0]) * f(runs[1]));
+  return {
+    inMemory: { ratio: geo((r) => r.inMemory.ratio), aUs: geo((r) => r.inMemory.aUs), bUs: geo((r) => r.inMemory.bUs) },
+    loopback: { ratio: geo((r) => r.loopback.ratio), variant: geo((r) => r.loopback.variant), base: geo((r) => r.loopback.base) },
+  };
 }
 
 /** Chromium: the variant against HEAD in PAGES fresh pages; the medians over the pages. */
@@ -76,14 +88,16 @@ async function browserPerCall(browser, base, pkg) {
     for (let i = 0; i < PAGES; i++) {
       const page = await browser.newPage();
       await page.goto(`${files.url}/blank.html`);
-      pages.push(await page.evaluate(async () => {
-        const [base, variant] = [await import('/base/index.js'), await import('/variant/index.js')];
+      pages.push(await page.evaluate(async (variantFirst) => {
+        const first = await import(variantFirst ? '/variant/index.js' : '/base/index.js');
+        const second = await import(variantFirst ? '/base/index.js' : '/variant/index.js');
+        const [base, variant] = variantFirst ? [second, first] : [first, second];
         const { measureVariant } = await import('/overhead.js');
-        return measureVariant(base, variant, { rounds: 20, perRound: 2000 });
-      }));
+        return measureVariant(base, variant, { rounds: 16, perRound: 2000 });
+      }, i % 2 === 1));
       await page.close();
     }
-    const med = (f) => { const xs = pages.map(f).sort((a, b) => a - b); return xs[PAGES >> 1]; };
+    const med = (f) => { const xs = pages.map(f).sort((a, b) => a - b); return (xs[(PAGES - 1) >> 1] + xs[PAGES >> 1]) / 2; };
     return { ratio: med((p) => p.ratio), aUs: med((p) => p.aUs), bUs: med((p) => p.bUs) };
   } finally {
     await files.stop();
