@@ -20,7 +20,7 @@ import { promisify } from 'node:util';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { startServer, TOKEN } from '../tests/js/support/server.mjs';
-import { measureOverhead, measurePeers, abba, median } from './overhead.js';
+import { measureOverhead, measurePeers, abba, median, callsPerSecond } from './overhead.js';
 import { sizes } from './sizes.mjs';
 import { serveStatic } from './static.mjs';
 import { buildPeers, findSpec } from './peers/build.mjs';
@@ -263,15 +263,8 @@ try {
   const N = 4000;
   const C = 32;
   const ROUNDS = 6;
-  let id = Date.now() * 1000; // every plant is new to the server
-  const rate = async (call) => {
-    let left = N;
-    const start = performance.now();
-    await Promise.all(Array.from({ length: C }, async () => {
-      while (left-- > 0) await call(++id);
-    }));
-    return N / ((performance.now() - start) / 1000);
-  };
+  const ids = { next: Date.now() * 1000 }; // every plant is new to the server
+  const rate = (call) => callsPerSecond(call, { n: N, inFlight: C, ids });
   const client = new api.PlantStoreClient({ baseUrl: server.url, token: TOKEN });
   const ours = (i) => client.createPlant({ id: i, name: 'Fern' });
   const theirs = async (i) => {

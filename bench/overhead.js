@@ -68,6 +68,19 @@ async function time(fn, n) {
   return performance.now() - start;
 }
 
+/**
+ * Calls per second of `call(id)`, made `n` times with `inFlight` calls at once; each call gets the
+ * next of `ids` (a counter object, `{ next }`), so every plant is new to the server.
+ */
+export async function callsPerSecond(call, { n, inFlight, ids }) {
+  let left = n;
+  const start = performance.now();
+  await Promise.all(Array.from({ length: inFlight }, async () => {
+    while (left-- > 0) await call(++ids.next);
+  }));
+  return n / ((performance.now() - start) / 1000);
+}
+
 /** The median; for an even count, the mean of the two middle values. */
 export function median(xs) {
   const sorted = [...xs].sort((a, b) => a - b);

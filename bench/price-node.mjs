@@ -9,7 +9,7 @@
 //   per round: the median of each, and the median paired ratio of times variant/base.
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { measureVariant, abba, median } from './overhead.js';
+import { measureVariant, abba, median, callsPerSecond } from './overhead.js';
 
 const [basePkg, variantPkg, server, order] = process.argv.slice(2);
 const TOKEN = 'test-token-0123';
@@ -21,15 +21,8 @@ const inMemory = await measureVariant(base, variant, { rounds: 16, perRound: 200
 
 const N = 2000;
 const C = 32;
-let id = Date.now() * 1000 + Math.floor(Math.random() * 1000) * 1_000_000;
-const rate = async (call) => {
-  let left = N;
-  const start = performance.now();
-  await Promise.all(Array.from({ length: C }, async () => {
-    while (left-- > 0) await call(++id);
-  }));
-  return N / ((performance.now() - start) / 1000);
-};
+const ids = { next: Date.now() * 1000 + Math.floor(Math.random() * 1000) * 1_000_000 };
+const rate = (call) => callsPerSecond(call, { n: N, inFlight: C, ids });
 const caller = (api) => {
   const client = new api.PlantStoreClient({ baseUrl: server, token: TOKEN });
   return (i) => client.createPlant({ id: i, name: 'Fern' });
