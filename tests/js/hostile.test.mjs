@@ -21,12 +21,12 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
-import { inspect } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { tarball } from './support/tarball.mjs';
 import { startHostile } from './support/hostile.mjs';
 import { installWasmSpy, wasmMemoryBytes } from './support/wasm-memory.mjs';
+import { leak as leakOf, pieces as piecesOf } from './support/leaks.mjs';
 
 /** Every 8-character piece of it is searched for in every text of every error. */
 const TOKEN = 'Qz8-h0st1le.T0ken_Xw4~pL2';
@@ -41,28 +41,12 @@ let api;
 let hostile;
 
 const mib = (bytes) => `${(bytes / (1 << 20)).toFixed(2)} MiB`;
-const pieces = Array.from({ length: TOKEN.length - 7 }, (_, i) => TOKEN.slice(i, i + 8));
+const pieces = piecesOf(TOKEN);
 
 /** The first piece of the token in any text `err` exposes, as `where: piece`; null when none. */
 function leak(err) {
-  const texts = {
-    message: err?.message,
-    String: String(err),
-    stack: err?.stack,
-    JSON: JSON.stringify(err),
-    inspect: inspect(err, { depth: 6 }),
-  };
-  if (err?.cause !== undefined) {
-    texts.cause = String(err.cause);
-    texts['cause.stack'] = err.cause?.stack;
-    texts['inspect(cause)'] = inspect(err.cause, { depth: 6 });
-  }
-  for (const [i, issue] of (err?.issues ?? []).entries()) texts[`issues[${i}]`] = `${issue.path} ${issue.message}`;
-  for (const [where, text] of Object.entries(texts)) {
-    const piece = pieces.find((p) => String(text).includes(p));
-    if (piece) return `${where}: ${piece}`;
-  }
-  return null;
+  const found = leakOf(err, TOKEN);
+  return found && `${found.where}: ${found.piece}`;
 }
 
 /**

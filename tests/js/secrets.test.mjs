@@ -4,14 +4,14 @@
 // other-status bodies, across the excerpt's cut and the read limits, in one chunk or in many. Each
 // is answered by an injected fetch to a real createPlant of the built package (node.mjs), and every
 // exposed text of the error is searched: message, String(err), stack, JSON.stringify(err),
-// util.inspect(err) and each issue.
+// util.inspect(err), its cause and each issue (tests/js/support/leaks.mjs).
 //   PKG_DIR=pkg node --test tests/js/secrets.test.mjs        (SECRETS_SEED=n to replay one seed)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { inspect } from 'node:util';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PKG } from './support/server.mjs';
+import { leak } from './support/leaks.mjs';
 
 const SEED = Number(process.env.SECRETS_SEED ?? 0x5eed5);
 const CASES = Number(process.env.SECRETS_CASES ?? 600);
@@ -112,25 +112,6 @@ function respond(c) {
   return new Response(stream, { status: c.status });
 }
 
-/** The pieces of `token` whose presence is a leak: every 8-character window, or the whole of it. */
-function pieces(token) {
-  if (token.length < 8) return [token];
-  return Array.from({ length: token.length - 7 }, (_, i) => token.slice(i, i + 8));
-}
-
-/** Every text the error exposes, by name. */
-function exposed(err) {
-  const texts = {
-    message: err?.message,
-    String: String(err),
-    stack: err?.stack,
-    JSON: JSON.stringify(err),
-    inspect: inspect(err, { depth: 5 }),
-  };
-  for (const [i, issue] of (err?.issues ?? []).entries()) texts[`issues[${i}]`] = `${issue.path} ${issue.message}`;
-  return texts;
-}
-
 test(`no piece of the token in any text an error exposes: ${CASES} seeded hostile answers (seed ${SEED})`, { timeout: 300_000 }, async () => {
   const api = await import(pathToFileURL(join(PKG, 'node.mjs')).href);
   const r = random(SEED);
@@ -149,13 +130,10 @@ test(`no piece of the token in any text an error exposes: ${CASES} seeded hostil
     }
     failed++;
     assert.ok(api.PlantStoreError.is(err), `case ${i}: not a PlantStoreError: ${err}`);
-    for (const [where, text] of Object.entries(exposed(err))) {
-      const piece = pieces(token).find((p) => String(text).includes(p));
-      if (piece !== undefined) {
-        leaks.push(`case ${i} (status ${c.status}, ${c.body.length} bytes, ${c.chunks ?? 'one'} chunk${c.chunks ? ' bytes' : ''}): ` +
-          `"${piece}" in ${where}: ${String(text).slice(0, 160)}`);
-        break;
-      }
+    const found = leak(err, token);
+    if (found) {
+      leaks.push(`case ${i} (status ${c.status}, ${c.body.length} bytes, ${c.chunks ?? 'one'} chunk${c.chunks ? ' bytes' : ''}): ` +
+        `"${found.piece}" in ${found.where}: ${found.text.slice(0, 160)}`);
     }
   }
   console.log(`secrets: ${CASES} cases, ${failed} errors searched, ${leaks.length} with a piece of the token`);
