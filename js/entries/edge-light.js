@@ -11,7 +11,4 @@ import { initSync } from './plant_store_client.js';
 if (!(__plantStoreWasm instanceof WebAssembly.Module)) Object.setPrototypeOf(__plantStoreWasm, WebAssembly.Module.prototype);
 initSync({ module: __plantStoreWasm });
 
-export { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError } from './plant_store_client.js';
-
-/** The wasm module is already loaded on import; this resolves at once (kept for portable code). */
-export async function init(source) {}
+export { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError, init } from './guarded.js';

@@ -1,7 +1,7 @@
-// The API of an entry that loads the wasm module when imported (index.js, node.mjs). If that load
-// fails, the import still succeeds and every export fails with one `config` PlantStoreError that
-// names the URL tried and the fix: a rejected import would be an unhandled rejection that no
-// try/catch around a static import can turn into a PlantStoreError.
+// The API of every entry that loads the wasm module when imported. Where that load can fail
+// (index.js, node.mjs), the import still succeeds and every export fails with one `config`
+// PlantStoreError that names the URL tried and the fix: a rejected import would be an unhandled
+// rejection that no try/catch around a static import can turn into a PlantStoreError.
 import {
   createPlant as create, validateNewPlant as validate, PlantStoreClient as Client, PlantStoreError,
 } from './plant_store_client.js';

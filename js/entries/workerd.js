@@ -6,7 +6,4 @@ import { initSync } from './plant_store_client.js';
 
 initSync({ module: __plantStoreWasm });
 
-export { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError } from './plant_store_client.js';
-
-/** The wasm module is already loaded on import; this resolves at once (kept for portable code). */
-export async function init(source) {}
+export { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError, init } from './guarded.js';
