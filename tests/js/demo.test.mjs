@@ -5,7 +5,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './support/browser.mjs';
 import { startServer, ROOT, PKG, TOKEN } from './support/server.mjs';
 
 const ARTIFACTS = join(ROOT, 'artifacts');
@@ -20,11 +20,7 @@ describe('demo page (www/) in headless Chromium', { timeout: 90_000 }, () => {
   before(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     server = await startServer({ www: join(ROOT, 'www'), pkg: PKG });
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-      timeout: 20_000,
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1200, height: 860 } });
     page.setDefaultTimeout(10_000);
     page.on('console', (m) => seen.console.push(m.text()));

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './support/browser.mjs';
 import { startServer, ROOT, PKG } from './support/server.mjs';
 
 /** A token that is easy to find: every 8-character piece of it is searched for in every failure. */
@@ -42,10 +42,7 @@ before(async () => {
   });
   recorder.listen(0, '127.0.0.1');
   await once(recorder, 'listening');
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-  });
+  browser = await launchChromium();
   page = await browser.newPage();
   page.on('console', (message) => consoleLines.push(message.text()));
   page.on('pageerror', (error) => pageErrors.push(String(error)));

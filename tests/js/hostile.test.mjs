@@ -22,7 +22,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './support/browser.mjs';
 import { tarball } from './support/tarball.mjs';
 import { startHostile } from './support/hostile.mjs';
 import { installWasmSpy, wasmMemoryBytes } from './support/wasm-memory.mjs';
@@ -242,10 +242,7 @@ let browser;
 for (const [name, routes] of BURSTS) {
   test(`Chromium: ${name}, then the wasm memory is at most ${mib(MEMORY_MAX)}`, { timeout: 60_000 }, async () => {
     site ??= await startPage();
-    browser ??= await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-    });
+    browser ??= await launchChromium();
     // A fresh page, so a fresh instance and memory.
     const tab = await browser.newPage();
     const pageErrors = [];

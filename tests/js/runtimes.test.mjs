@@ -14,7 +14,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { join, extname, dirname, relative, normalize } from 'node:path';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './support/browser.mjs';
 import { startServer, ROOT, TOKEN } from './support/server.mjs';
 import { NODES } from './support/nodes.mjs';
 import { tarball } from './support/tarball.mjs';
@@ -215,11 +215,7 @@ describe('the packed package in each runtime', { timeout: 300_000 }, () => {
       web.listen(0, '127.0.0.1');
       await once(web, 'listening');
       origin = `http://127.0.0.1:${web.address().port}`;
-      browser = await chromium.launch({
-        executablePath: '/usr/bin/chromium',
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-        timeout: 20_000,
-      });
+      browser = await launchChromium();
     });
 
     after(async () => {
