@@ -15,9 +15,10 @@ import assert from 'node:assert/strict';
 import { assertChecked as checked } from './support/checked.mjs';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { join, extname, normalize } from 'node:path';
+import { join } from 'node:path';
+import { sendFile } from './support/static.mjs';
 import { startServer, ROOT, TOKEN } from './support/server.mjs';
 import { tarball } from './support/tarball.mjs';
 import { launchChromium, openPage } from './support/browser.mjs';
@@ -46,8 +47,6 @@ const copyWasm = (dir) => copyFileSync(join(WORK, 'node_modules/plant-store-clie
 const page = (dir, script, type = 'module') =>
   writeFileSync(join(dir, 'index.html'), `<!doctype html><meta charset="utf-8"><script type="${type}" src="./${script}"></script>\n`);
 
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm' };
-
 /**
  * Serves out/<dir>/ at /<dir>/. Three more mounts serve the failure page (out/failure/) badly:
  * /missing/ answers 404 for the .wasm, /html/ answers it with the page (an SPA's fallback, 200
@@ -60,16 +59,17 @@ function staticServer() {
     csp: { dir: 'failure', csp: "script-src 'self'" }, mime: { dir: 'esbuild', wasmType: 'application/octet-stream' },
   };
   return createServer((req, res) => {
-    const [, mount, ...rest] = decodeURIComponent(new URL(req.url, 'http://x').pathname).split('/');
+    const [, mount, ...rest] = new URL(req.url, 'http://x').pathname.split('/');
     const { dir = mount, wasm, csp, wasmType } = mounts[mount] ?? {};
     const root = join(OUT, dir);
-    let file = normalize(join(root, ...rest));
-    if (file.endsWith(WASM) && wasm === 'missing') file = '';
-    if (file.endsWith(WASM) && wasm === 'html') file = join(root, 'index.html');
-    if (!file.startsWith(root + '/') || !existsSync(file) || !extname(file)) { res.writeHead(404).end(); return; }
-    const headers = { 'content-type': (file.endsWith('.wasm') && wasmType) || TYPES[extname(file)] || 'application/octet-stream' };
-    if (csp) headers['content-security-policy'] = csp;
-    res.writeHead(200, headers).end(readFileSync(file));
+    let path = rest.join('/');
+    const headers = csp ? { 'content-security-policy': csp } : {};
+    if (path.endsWith(WASM)) {
+      if (wasm === 'missing') return res.writeHead(404).end();
+      if (wasm === 'html') path = 'index.html';
+      if (wasmType) headers['content-type'] = wasmType;
+    }
+    sendFile(res, root, path, headers);
   });
 }
 

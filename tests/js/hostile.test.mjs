@@ -18,9 +18,10 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { once } from 'node:events';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { extname, join, normalize } from 'node:path';
+import { join } from 'node:path';
+import { sendFile } from './support/static.mjs';
 import { pathToFileURL } from 'node:url';
 import { launchChromium } from './support/browser.mjs';
 import { tarball } from './support/tarball.mjs';
@@ -219,17 +220,11 @@ async function startPage() {
     globalThis.api = api;
     globalThis.ready = true;
   </script>`;
-  const types = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json' };
   const server = http.createServer((req, res) => {
     const path = new URL(req.url, 'http://x').pathname;
     if (path === '/') return res.writeHead(200, { 'content-type': 'text/html' }).end(page);
-    const file = normalize(join(dir, path));
-    if (!file.startsWith(join(dir, 'package'))) return res.writeHead(404).end();
-    try {
-      res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' }).end(readFileSync(file));
-    } catch {
-      res.writeHead(404).end();
-    }
+    if (!path.startsWith('/package/')) return res.writeHead(404).end();
+    sendFile(res, join(dir, 'package'), path.slice('/package/'.length));
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

@@ -13,7 +13,8 @@ import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, 
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { join, extname, dirname, relative, normalize } from 'node:path';
+import { join, dirname, relative, normalize } from 'node:path';
+import { sendFile } from './support/static.mjs';
 import { launchChromium } from './support/browser.mjs';
 import { startServer, ROOT, TOKEN } from './support/server.mjs';
 import { NODES } from './support/nodes.mjs';
@@ -205,13 +206,7 @@ describe('the packed package in each runtime', { timeout: 300_000 }, () => {
       const { build } = await import('vite');
       await build({ configFile: join(consumer, 'vite-app/vite.config.js'), mode: 'production' });
       const dist = join(consumer, 'vite-app/dist');
-      const types = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm' };
-      web = createServer((req, res) => {
-        const file = normalize(join(dist, decodeURIComponent(new URL(req.url, 'http://x').pathname)));
-        if (!file.startsWith(dist) || !existsSync(file) || !extname(file)) { res.writeHead(404).end(); return; }
-        res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' });
-        res.end(readFileSync(file));
-      });
+      web = createServer((req, res) => sendFile(res, dist, new URL(req.url, 'http://x').pathname));
       web.listen(0, '127.0.0.1');
       await once(web, 'listening');
       origin = `http://127.0.0.1:${web.address().port}`;
