@@ -10,8 +10,8 @@
 // - browser.js: everything in one minified file, for the per-call pages in Chromium.
 // (Sizes and Vite's cold start build the entries themselves, from source, as a user's Vite app does.)
 // Returns [{ name, label, validates, entry, node, browser }] (the paths of entry.ts, node.mjs, browser.js).
-import { copyFileSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, join } from 'node:path';
+import { copyFileSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { rolldown } from 'rolldown';
@@ -20,20 +20,9 @@ const HERE = fileURLToPath(new URL('.', import.meta.url));
 const ROOT = join(HERE, '../..');
 const MODULES = join(HERE, '../node_modules'); // bench/package.json, installed by bench/run
 
-/**
- * The contract: $PLANT_STORE_SPEC, else `../shared/spec/openapi.json` beside this checkout or beside
- * the main checkout of a git worktree.
- */
+/** The contract: $PLANT_STORE_SPEC, else the copy in this checkout (spec/openapi.json). */
 export function findSpec() {
-  if (process.env.PLANT_STORE_SPEC) return process.env.PLANT_STORE_SPEC;
-  const checkouts = [ROOT];
-  try {
-    const common = execFileSync('git', ['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: ROOT, timeout: 10_000 });
-    checkouts.push(dirname(common.toString().trim()));
-  } catch { /* not a git checkout */ }
-  const found = checkouts.map((c) => join(c, '../shared/spec/openapi.json')).find((f) => existsSync(f));
-  if (!found) throw new Error(`no contract at ${checkouts.map((c) => join(c, '../shared/spec/openapi.json')).join(' or ')}; set PLANT_STORE_SPEC`);
-  return found;
+  return process.env.PLANT_STORE_SPEC ?? join(ROOT, 'spec/openapi.json');
 }
 
 export const PEERS = [

@@ -1,4 +1,4 @@
-//! The Plant Store contract (`shared/spec/plant-store-interface.md`) as Rust: its data shapes and the
+//! The Plant Store contract (`spec/plant-store-interface.md`, a copy of `shared/spec/`) as Rust: its data shapes and the
 //! rules a client checks before sending and a server checks on arrival.
 //!
 //! Nothing here touches JavaScript or the network, so every rule is tested natively with `cargo test`
