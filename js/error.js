@@ -7,10 +7,13 @@ export class PlantStoreError extends Error {
   constructor(kind, message, details) {
     super(message, details !== undefined && 'cause' in details ? { cause: details.cause } : undefined);
     this.kind = kind;
+    this.attempts = details?.attempts ?? 0;
+    this.maybeCreated = details?.maybeCreated ?? false;
     if (details !== undefined) {
       if (details.status !== undefined) this.status = details.status;
       if (details.code !== undefined) this.code = details.code;
       if (details.issues !== undefined) this.issues = details.issues;
+      if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
     }
   }
 
@@ -25,8 +28,8 @@ export class PlantStoreError extends Error {
   }
 
   toJSON() {
-    const { name, kind, message, status, code, issues } = this;
-    return { name, kind, message, status, code, issues };
+    const { name, kind, message, status, code, issues, attempts, maybeCreated, retryAfterMs } = this;
+    return { name, kind, message, status, code, issues, attempts, maybeCreated, retryAfterMs };
   }
 }
 Object.defineProperty(PlantStoreError.prototype, 'name', {

@@ -54,6 +54,10 @@ pub(crate) fn failure(failure: Failure, url: &str, timeout_ms: u32) -> Draft {
                 text(&["no answer from the Plant Store within ", &ms, " ms"]),
             )
         }
+        Failure::Stopped(Stop::Tick) => Draft::new(
+            Kind::Timeout,
+            "no answer to the attempt within retry.attemptTimeoutMs",
+        ),
     }
 }
 
@@ -104,12 +108,16 @@ pub(crate) fn outcome(
         return Err(Draft::new(Kind::InvalidResponse, text(&[&answered, &why])).with_status(200));
     }
     let api_error = complete.then(|| ApiError::from_json(body).ok()).flatten();
+    let other = match status {
+        401 => Kind::Unauthorized,
+        _ => Kind::UnexpectedStatus,
+    };
     let draft = match (status, api_error) {
         (400, Some(e)) => Draft::new(Kind::Rejected, message(&e.message)).with_code(e.error),
         (_, Some(e)) => {
             let code = decimal(e.error.into());
             let message = [&answered, " (error ", &code, "): ", &message(&e.message)];
-            Draft::new(Kind::UnexpectedStatus, text(&message)).with_code(e.error)
+            Draft::new(other, text(&message)).with_code(e.error)
         }
         (400, None) => {
             let message = [
@@ -121,7 +129,7 @@ pub(crate) fn outcome(
         }
         (_, None) => {
             let message = [&answered, ": ", &body_excerpt(body, complete)];
-            Draft::new(Kind::UnexpectedStatus, text(&message))
+            Draft::new(other, text(&message))
         }
     };
     Err(draft.with_status(status))
@@ -269,7 +277,7 @@ mod tests {
         );
         assert_eq!(
             (e.kind(), e.status(), e.code()),
-            (Kind::UnexpectedStatus, Some(401), Some(4))
+            (Kind::Unauthorized, Some(401), Some(4))
         );
         assert!(
             e.message().contains("401") && e.message().contains("missing or invalid bearer token")

@@ -2,11 +2,13 @@
 //! apply to every call. [`Config`] is what a Rust caller writes; the JS-facing layer reads the
 //! options object into the same checks, one option at a time, so both get the same messages.
 
-use crate::error::{text, Draft, Error};
+use crate::error::{decimal, text, Draft, Error};
+use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
+use core::cell::Cell;
 use core::fmt;
-use js_sys::{Function, Object, Reflect};
+use js_sys::{Function, Object, Promise, Reflect};
 use plant_store_model::{check_bearer_token, Token};
 use wasm_bindgen::JsValue;
 use web_sys::AbortSignal;
@@ -21,8 +23,10 @@ pub const MAX_TIMEOUT_MS: u32 = 2_147_483_647;
 pub enum Auth {
     /// A fixed token, an RFC 6750 `b64token`.
     Token(String),
-    /// A JavaScript function called before every request, with no arguments; it returns the
-    /// token or a promise of it. From Rust: `Closure::new(..).into_js_value().unchecked_into()`.
+    /// A JavaScript function called before every request with `{ refresh: false }`, and once with
+    /// `{ refresh: true }` after a 401 (see [`Client::create_plant`](crate::Client::create_plant));
+    /// it returns the token or a promise of it. From Rust:
+    /// `Closure::new(..).into_js_value().unchecked_into()`.
     Source(Function),
 }
 
@@ -52,6 +56,206 @@ pub struct Config {
     signal: Option<AbortSignal>,
     timeout_ms: u32,
     headers: Vec<(String, String)>,
+    retry: Retry,
+    idempotency_key: bool,
+    before: Option<Hook<Before>>,
+    after: Option<Hook<After>>,
+}
+
+/// The retries of a call: off unless given (it is a POST). Only what cannot have created the
+/// plant, or was asked for, is retried: fetch rejected (no answer), an attempt over
+/// `attempt_timeout_ms`, 429 and 503, and 502 and 504 with [`Retry::gateway_errors`]. Waits are
+/// exponential with full jitter, capped at `max_delay_ms`; a `Retry-After` (seconds or an
+/// HTTP-date) is waited exactly, unless it asks for more than the cap or the time left: then the
+/// call ends at once and [`Error::retry_after_ms`] holds the wait.
+///
+/// ```
+/// # use plant_store_client::Retry;
+/// let retry = Retry::new(3).base_delay_ms(100).max_delay_ms(2_000).gateway_errors(true);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Retry {
+    pub(crate) attempts: u32,
+    pub(crate) base_delay_ms: u32,
+    pub(crate) max_delay_ms: u32,
+    pub(crate) gateway_errors: bool,
+    pub(crate) attempt_timeout_ms: Option<u32>,
+}
+
+impl Retry {
+    /// One attempt: no retries.
+    pub const OFF: Retry = Retry::new(1);
+
+    /// Up to `attempts` requests in all (the first included), from 1 to 10; waits start at 100 ms
+    /// and are capped at 2 s.
+    pub const fn new(attempts: u32) -> Retry {
+        Retry {
+            attempts,
+            base_delay_ms: 100,
+            max_delay_ms: 2_000,
+            gateway_errors: false,
+            attempt_timeout_ms: None,
+        }
+    }
+
+    /// The cap of the first backoff wait, doubled at each retry.
+    pub const fn base_delay_ms(mut self, ms: u32) -> Retry {
+        self.base_delay_ms = ms;
+        self
+    }
+
+    /// The cap of every wait, a `Retry-After` included.
+    pub const fn max_delay_ms(mut self, ms: u32) -> Retry {
+        self.max_delay_ms = ms;
+        self
+    }
+
+    /// Also retry 502 and 504, which a gateway may send after passing the request on.
+    pub const fn gateway_errors(mut self, on: bool) -> Retry {
+        self.gateway_errors = on;
+        self
+    }
+
+    /// Gives up on an attempt after `ms` and retries: a `timeout` that may have created the plant.
+    /// Without it each attempt has what is left of the call's timeout.
+    pub const fn attempt_timeout_ms(mut self, ms: u32) -> Retry {
+        self.attempt_timeout_ms = Some(ms);
+        self
+    }
+
+    /// Checks the numbers.
+    pub(crate) fn check(self) -> Result<Retry, Draft> {
+        let limit = self.attempt_timeout_ms.map(f64::from);
+        let numbers = [self.attempts, self.base_delay_ms, self.max_delay_ms].map(f64::from);
+        Retry::checked(numbers, limit, self.gateway_errors)
+    }
+
+    /// The retries from numbers as a caller gave them (`[attempts, baseDelayMs, maxDelayMs]` and
+    /// `attemptTimeoutMs`), each checked: a `config` error names the first wrong one.
+    pub(crate) fn checked(
+        [attempts, base, max]: [f64; 3],
+        limit: Option<f64>,
+        gateway_errors: bool,
+    ) -> Result<Retry, Draft> {
+        let ms = " of milliseconds";
+        Ok(Retry {
+            attempts: whole(attempts, "retry.attempts", "", 1, 10)?,
+            base_delay_ms: whole(base, "retry.baseDelayMs", ms, 0, MAX_TIMEOUT_MS)?,
+            max_delay_ms: whole(max, "retry.maxDelayMs", ms, 0, MAX_TIMEOUT_MS)?,
+            gateway_errors,
+            attempt_timeout_ms: match limit {
+                Some(limit) => Some(whole(
+                    limit,
+                    "retry.attemptTimeoutMs",
+                    ms,
+                    1,
+                    MAX_TIMEOUT_MS,
+                )?),
+                None => None,
+            },
+        })
+    }
+}
+
+/// What [`Config::before_attempt`]'s hook is given.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Attempt<'a> {
+    /// `{baseUrl}/plants`.
+    pub url: &'a str,
+    /// 1 for the first request of the call.
+    pub number: u32,
+    /// The headers to send, without `Authorization`. The hook may add some; it may not set
+    /// `Authorization` or change `Content-Type`.
+    pub headers: &'a web_sys::Headers,
+}
+
+/// What [`Config::after_attempt`]'s hook is given.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct AttemptOutcome<'a> {
+    /// `{baseUrl}/plants`.
+    pub url: &'a str,
+    /// 1 for the first request of the call.
+    pub number: u32,
+    /// From the request to the end of the answer (or of the failure), in milliseconds.
+    pub duration_ms: f64,
+    /// The status, when an answer came.
+    pub status: Option<u16>,
+    /// The answer's headers, as the server sent them.
+    pub headers: Option<&'a web_sys::Headers>,
+    /// The attempt's error, when it failed (retried or not).
+    pub error: Option<&'a Error>,
+}
+
+/// A hook as a client keeps it: what it returns is awaited (a JS hook may return a promise); what
+/// it throws ends the call.
+pub(crate) type Before = dyn Fn(&Attempt<'_>) -> Result<(), JsValue>;
+pub(crate) type After = dyn Fn(&AttemptOutcome<'_>) -> Result<(), JsValue>;
+
+/// A hook, shown as `..` by `Debug`.
+pub(crate) struct Hook<F: ?Sized>(pub(crate) Rc<F>);
+
+impl<F: ?Sized> Clone for Hook<F> {
+    fn clone(&self) -> Self {
+        Hook(self.0.clone())
+    }
+}
+
+impl<F: ?Sized> fmt::Debug for Hook<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("..")
+    }
+}
+
+/// The `Idempotency-Key` of a call (IETF httpapi draft "The Idempotency-Key HTTP Header Field"):
+/// the same on every attempt, so a server that knows the header creates the plant once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IdempotencyKey {
+    /// No header.
+    Off,
+    /// A random UUID v4, from `crypto.getRandomValues`.
+    Generated,
+    /// This key: 1 to 255 printable ASCII characters, without `"` or `\`.
+    Given(String),
+}
+
+/// What one call may change: its signal, its retries and its idempotency key.
+///
+/// ```no_run
+/// # use plant_store_client::{CallOptions, IdempotencyKey, Retry};
+/// let options = CallOptions::new().retry(Retry::new(3)).idempotency_key(IdempotencyKey::Generated);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct CallOptions {
+    pub(crate) signal: Option<AbortSignal>,
+    pub(crate) retry: Option<Retry>,
+    pub(crate) idempotency_key: Option<IdempotencyKey>,
+}
+
+impl CallOptions {
+    /// The client's settings.
+    pub fn new() -> CallOptions {
+        CallOptions::default()
+    }
+
+    /// A signal that also aborts this call.
+    pub fn signal(mut self, signal: AbortSignal) -> CallOptions {
+        self.signal = Some(signal);
+        self
+    }
+
+    /// This call's retries instead of the client's ([`Retry::OFF`] for none).
+    pub fn retry(mut self, retry: Retry) -> CallOptions {
+        self.retry = Some(retry);
+        self
+    }
+
+    /// This call's idempotency key instead of the client's.
+    pub fn idempotency_key(mut self, key: IdempotencyKey) -> CallOptions {
+        self.idempotency_key = Some(key);
+        self
+    }
 }
 
 impl Config {
@@ -65,6 +269,10 @@ impl Config {
             signal: None,
             timeout_ms: DEFAULT_TIMEOUT_MS,
             headers: Vec::new(),
+            retry: Retry::OFF,
+            idempotency_key: false,
+            before: None,
+            after: None,
         }
     }
 
@@ -93,7 +301,8 @@ impl Config {
     }
 
     /// The timeout of one call, from 1 to [`MAX_TIMEOUT_MS`]; [`DEFAULT_TIMEOUT_MS`] otherwise.
-    /// It covers getting the token, the request and reading the answer.
+    /// It covers the whole call as the caller sees it: getting the token, every attempt, the
+    /// waits between them and reading the answer.
     pub fn timeout_ms(mut self, timeout_ms: u32) -> Config {
         self.timeout_ms = timeout_ms;
         self
@@ -102,6 +311,39 @@ impl Config {
     /// An extra request header. It cannot be `Authorization` or `Content-Type`.
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Config {
         self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Retries for every call (see [`Retry`]); off by default.
+    pub fn retry(mut self, retry: Retry) -> Config {
+        self.retry = retry;
+        self
+    }
+
+    /// Sends a generated `Idempotency-Key` with every call (see [`IdempotencyKey`]). The
+    /// server's CORS must allow the header for browser callers.
+    pub fn idempotency_key(mut self, on: bool) -> Config {
+        self.idempotency_key = on;
+        self
+    }
+
+    /// A hook called before each attempt, which may add headers (a W3C `traceparent`); an `Err`
+    /// ends the call with a `config` error whose cause is its value.
+    pub fn before_attempt(
+        mut self,
+        hook: impl Fn(&Attempt<'_>) -> Result<(), JsValue> + 'static,
+    ) -> Config {
+        self.before = Some(Hook(Rc::new(hook)));
+        self
+    }
+
+    /// A hook called after each attempt that sent a request, with its status, duration and
+    /// answer's headers; an `Err` ends the call as [`Config::before_attempt`]'s does.
+    pub fn after_attempt(
+        mut self,
+        hook: impl Fn(&AttemptOutcome<'_>) -> Result<(), JsValue> + 'static,
+    ) -> Config {
+        self.after = Some(Hook(Rc::new(hook)));
         self
     }
 
@@ -126,14 +368,19 @@ impl Config {
         for (name, value) in &self.headers {
             headers.add(name, value)?;
         }
-        Ok(Settings::new(
+        let mut settings = Settings::new(
             url,
             headers,
             credential,
             self.fetch,
             self.signal,
             timeout_ms,
-        ))
+        );
+        settings.retry = self.retry.check()?;
+        settings.idempotency_key = self.idempotency_key;
+        settings.before = self.before;
+        settings.after = self.after;
+        Ok(settings)
     }
 }
 
@@ -142,13 +389,19 @@ pub(crate) struct Settings {
     /// `{baseUrl}/plants`, as a JS string and as text for messages.
     pub(crate) url: JsValue,
     pub(crate) url_text: String,
-    /// The request headers, frozen: with a fixed token's `Authorization`; a token from `getToken`
-    /// is added to a copy per call.
+    /// The request headers but `Authorization`, frozen; each attempt sends a copy.
     pub(crate) headers: Object,
     pub(crate) credential: Credential,
     pub(crate) fetch: Option<Function>,
     pub(crate) signal: Option<AbortSignal>,
     pub(crate) timeout_ms: u32,
+    pub(crate) retry: Retry,
+    pub(crate) idempotency_key: bool,
+    pub(crate) before: Option<Hook<Before>>,
+    pub(crate) after: Option<Hook<After>>,
+    /// The last refresh of a token source's token: the token refused, and the promise of its
+    /// successor, which every call refused with that token awaits (one refresh, not one per call).
+    pub(crate) refresh: Cell<Option<(String, Promise)>>,
 }
 
 /// Where a checked client's token comes from.
@@ -167,19 +420,19 @@ impl Settings {
         signal: Option<AbortSignal>,
         timeout_ms: u32,
     ) -> Settings {
-        let fixed = match &credential {
-            Credential::Fixed(token) => Some(token.expose()),
-            Credential::Source(_) => None,
-        };
-        let headers = headers.finish(fixed);
         Settings {
             url: JsValue::from_str(&url),
             url_text: url,
-            headers,
+            headers: headers.finish(),
             credential,
             fetch,
             signal,
             timeout_ms,
+            retry: Retry::OFF,
+            idempotency_key: false,
+            before: None,
+            after: None,
+            refresh: Cell::new(None),
         }
     }
 }
@@ -220,13 +473,32 @@ pub(crate) fn check_token(token: &str, source: &str) -> Result<(), Draft> {
 
 /// A timeout in whole milliseconds from 1 to [`MAX_TIMEOUT_MS`].
 pub(crate) fn timeout(ms: f64) -> Result<u32, Draft> {
-    if ms >= 1.0 && ms <= f64::from(MAX_TIMEOUT_MS) && ms == (ms as u32) as f64 {
-        Ok(ms as u32)
-    } else {
-        Err(Draft::config(
-            "options.timeoutMs must be a whole number of milliseconds from 1 to 2147483647",
-        ))
+    whole(
+        ms,
+        "options.timeoutMs",
+        " of milliseconds",
+        1,
+        MAX_TIMEOUT_MS,
+    )
+}
+
+/// `n` when it is a whole number from `min` to `max`; else a `config` error: "{what} must be a
+/// whole number{unit} from {min} to {max}".
+pub(crate) fn whole(n: f64, what: &str, unit: &str, min: u32, max: u32) -> Result<u32, Draft> {
+    if n >= f64::from(min) && n <= f64::from(max) && n == (n as u32) as f64 {
+        return Ok(n as u32);
     }
+    let (min, max) = (decimal(min.into()), decimal(max.into()));
+    let message = [
+        what,
+        " must be a whole number",
+        unit,
+        " from ",
+        &min,
+        " to ",
+        &max,
+    ];
+    Err(Draft::config(text(&message)))
 }
 
 /// The request headers being built: `Accept`, the extra ones, then (in [`Headers::finish`])
@@ -289,15 +561,10 @@ impl Headers {
         Ok(())
     }
 
-    /// The headers as a frozen plain object (fetch copies it), with `Content-Type` and, for a
-    /// fixed token, `Authorization`.
-    fn finish(self, token: Option<&str>) -> Object {
+    /// The headers as a frozen plain object, with `Content-Type`.
+    fn finish(self) -> Object {
         let object = self.object;
         let _ = Reflect::set(&object, &"Content-Type".into(), &"application/json".into());
-        if let Some(token) = token {
-            let value = text(&["Bearer ", token]);
-            let _ = Reflect::set(&object, &"Authorization".into(), &value.as_str().into());
-        }
         Object::freeze(&object);
         object
     }

@@ -30,7 +30,10 @@ pub enum Kind {
     Aborted,
     /// The service answered 400 with an Error body.
     Rejected,
-    /// The service answered a status the contract does not define (401, 404, 5xx, a redirect, …).
+    /// The service answered 401: it refused the token (for a token source, also the refreshed
+    /// one), or refreshing it failed.
+    Unauthorized,
+    /// The service answered a status the contract does not define (404, 5xx, a redirect, …).
     UnexpectedStatus,
     /// The service answered, but not in the contract's shape (a 200 that is not a Plant, …).
     InvalidResponse,
@@ -46,6 +49,7 @@ impl Kind {
             Kind::Timeout => "timeout",
             Kind::Aborted => "aborted",
             Kind::Rejected => "rejected",
+            Kind::Unauthorized => "unauthorized",
             Kind::UnexpectedStatus => "unexpected_status",
             Kind::InvalidResponse => "invalid_response",
         }
@@ -75,6 +79,12 @@ struct Inner {
     code: Option<i32>,
     issues: Vec<Issue>,
     cause: Option<JsValue>,
+    /// The requests sent (0: none was).
+    attempts: u32,
+    maybe_created: bool,
+    retry_after_ms: Option<u32>,
+    /// The error of the attempt before, when the call was retried.
+    earlier: Option<Error>,
 }
 
 impl Error {
@@ -103,9 +113,55 @@ impl Error {
         &self.0.message
     }
 
-    /// The original JavaScript failure: what fetch or getToken threw, or the signal's reason.
+    /// The original JavaScript failure: what fetch, getToken or a hook threw, or the signal's
+    /// reason.
     pub fn cause(&self) -> Option<&JsValue> {
         self.0.cause.as_ref()
+    }
+
+    /// How many requests the call sent: 0 when it failed before sending one.
+    pub fn attempts(&self) -> u32 {
+        self.0.attempts
+    }
+
+    /// True when a request of the call may have reached the store without the client learning
+    /// the outcome (no answer, a timeout, a 500, 502 or 504, a 200 that is not a Plant): the plant
+    /// may exist. A retry that then meets "duplicate id" is this case.
+    pub fn maybe_created(&self) -> bool {
+        self.0.maybe_created
+    }
+
+    /// The wait a `Retry-After` asked for that the call did not take (over the retry cap or the
+    /// time left), in milliseconds.
+    pub fn retry_after_ms(&self) -> Option<u32> {
+        self.0.retry_after_ms
+    }
+
+    /// The error of the attempt before this one, when the call was retried (also
+    /// [`source`](core::error::Error::source)).
+    pub fn earlier(&self) -> Option<&Error> {
+        self.0.earlier.as_ref()
+    }
+
+    /// Records where in its call this error stands: the attempts made, whether one may have
+    /// created the plant, and the earlier attempt's error.
+    pub(crate) fn in_call(
+        mut self,
+        attempts: u32,
+        maybe_created: bool,
+        earlier: Option<Error>,
+    ) -> Error {
+        let inner = &mut self.0;
+        inner.attempts = attempts;
+        inner.maybe_created = maybe_created;
+        inner.earlier = earlier;
+        self
+    }
+
+    /// Records a `Retry-After` the call did not wait for.
+    pub(crate) fn with_retry_after(mut self, ms: u32) -> Error {
+        self.0.retry_after_ms = Some(ms);
+        self
     }
 }
 
@@ -125,11 +181,19 @@ impl fmt::Debug for Error {
             .field("code", &self.0.code)
             .field("issues", &self.0.issues)
             .field("cause", &self.0.cause.as_ref().map(|_| ".."))
+            .field("attempts", &self.0.attempts)
+            .field("maybe_created", &self.0.maybe_created)
+            .field("retry_after_ms", &self.0.retry_after_ms)
+            .field("earlier", &self.0.earlier)
             .finish()
     }
 }
 
-impl core::error::Error for Error {}
+impl core::error::Error for Error {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        self.0.earlier.as_ref().map(|e| e as _)
+    }
+}
 
 /// An error being built: its text is not yet fit to show (see the module).
 #[must_use]
@@ -150,6 +214,10 @@ impl Draft {
             code: None,
             issues: Vec::new(),
             cause: None,
+            attempts: 0,
+            maybe_created: false,
+            retry_after_ms: None,
+            earlier: None,
         }))
     }
 
@@ -195,14 +263,26 @@ impl Draft {
         self
     }
 
-    /// The error as callers see it, every text in it made safe by [`shown`] against `secret`
-    /// (the call's token; `""` when there is none to know).
-    pub(crate) fn redact(self, secret: &str) -> Error {
+    /// The error as callers see it, every text in it made safe by [`shown`] against `secrets`:
+    /// the tokens the call sent, separated by spaces (which no token holds); `""` when there is
+    /// none to know.
+    pub(crate) fn redact(self, secrets: &str) -> Error {
         let mut inner = self.0;
-        inner.message = shown(inner.message, secret);
-        for issue in &mut inner.issues {
-            issue.path = shown(core::mem::take(&mut issue.path).into(), secret).into_owned();
-            issue.message = shown(core::mem::take(&mut issue.message).into(), secret).into_owned();
+        let mut rest = secrets;
+        loop {
+            // By hand: `split(' ')` would bring a pattern searcher into the .wasm.
+            let end = rest.bytes().position(|b| b == b' ').unwrap_or(rest.len());
+            let secret = rest.get(..end).unwrap_or_default();
+            inner.message = shown(inner.message, secret);
+            for issue in &mut inner.issues {
+                issue.path = shown(core::mem::take(&mut issue.path).into(), secret).into_owned();
+                issue.message =
+                    shown(core::mem::take(&mut issue.message).into(), secret).into_owned();
+            }
+            match rest.get(end + 1..) {
+                Some(next) => rest = next,
+                None => break,
+            }
         }
         Error(inner)
     }

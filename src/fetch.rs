@@ -18,13 +18,15 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{AbortController, AbortSignal};
 
-/// Why a call stopped before it was done.
+/// Why a call, or its attempt or wait, stopped before it was done.
 #[derive(Clone)]
 pub(crate) enum Stop {
     /// A caller's signal aborted; its reason.
     Aborted(JsValue),
-    /// The timeout passed.
+    /// The call's timeout passed.
     TimedOut,
+    /// The attempt's own timer passed: the attempt timed out, or a wait is over.
+    Tick,
 }
 
 /// Why a wait ended without a value.
@@ -35,22 +37,25 @@ pub(crate) enum Failure {
     Threw(JsValue),
 }
 
-/// The resources of one call in flight (see the module). Dropping it clears the timer and the
+/// The resources of one call in flight (see the module). Dropping it clears the timers and the
 /// listeners, and, unless the answer was read to its end, aborts fetch's signal (with the stop's
 /// reason) and cancels the body: a timeout, an abort, an error and a dropped Rust future all end
-/// here.
+/// here. Each attempt gets its own AbortController ([`Guard::attempt`]); the one before is ended
+/// the same way.
 pub(crate) struct Guard {
-    controller: AbortController,
+    controller: Option<AbortController>,
     signals: Vec<AbortSignal>,
-    /// Called by the timer (with no argument) and by a signal's `abort` event.
+    /// Called by the timers (the call's with no argument, the attempt's with 0) and by a
+    /// signal's `abort` event.
     on_stop: Closure<dyn FnMut(JsValue)>,
     timer: JsValue,
+    tick: Cell<JsValue>,
     state: Rc<State>,
     reader: Option<JsValue>,
     done: bool,
 }
 
-/// What the timer and the listeners tell a waiting call. Cells, not RefCells: nothing here is
+/// What the timers and the listeners tell a waiting call. Cells, not RefCells: nothing here is
 /// borrowed across a call, and a RefCell's borrow check would bring its panic into the .wasm.
 #[derive(Default)]
 struct State {
@@ -73,16 +78,17 @@ impl Guard {
         if let Some(reason) = first_abort(&signals) {
             return Err(Failure::Stopped(Stop::Aborted(reason)));
         }
-        let controller = AbortController::new().map_err(Failure::Threw)?;
         let state = Rc::new(State::default());
         let on_stop = Closure::new({
             let (state, signals) = (state.clone(), signals.clone());
             move |event: JsValue| {
-                let stop = match event.is_undefined() {
-                    true => Stop::TimedOut,
-                    false => Stop::Aborted(first_abort(&signals).unwrap_or(JsValue::UNDEFINED)),
+                let stop = match (event.is_undefined(), event.as_f64()) {
+                    (true, _) => Stop::TimedOut,
+                    (_, Some(_)) => Stop::Tick,
+                    _ => Stop::Aborted(first_abort(&signals).unwrap_or(JsValue::UNDEFINED)),
                 };
-                if state.stopped().is_none() {
+                // An abort or the timeout is final; a tick gives way to them.
+                if matches!(state.stopped(), None | Some(Stop::Tick)) {
                     state.stop.set(Some(stop));
                 }
                 if let Some(waker) = state.waker.take() {
@@ -96,19 +102,71 @@ impl Guard {
             let _ = signal.unchecked_ref::<Signal>().listen("abort", handler);
         }
         Ok(Guard {
-            controller,
+            controller: None,
             signals,
             on_stop,
             timer,
+            tick: Cell::default(),
             state,
             reader: None,
-            done: false,
+            done: true,
         })
     }
 
-    /// The signal handed to fetch.
-    pub(crate) fn signal(&self) -> AbortSignal {
-        self.controller.signal()
+    /// Starts an attempt: ends the one before (see [`Guard`]), and returns the signal of a fresh
+    /// AbortController for fetch. With `limit`, the attempt times out (a [`Stop::Tick`]) after
+    /// that many milliseconds.
+    pub(crate) fn attempt(&mut self, limit: Option<u32>) -> Result<AbortSignal, Failure> {
+        self.end_attempt();
+        let controller = AbortController::new().map_err(Failure::Threw)?;
+        let signal = controller.signal();
+        self.controller = Some(controller);
+        self.done = false;
+        if let Some(ms) = limit {
+            self.arm(ms);
+        }
+        Ok(signal)
+    }
+
+    /// The attempt's network part is over, answered or not: it is ended (see [`Guard`]) and a
+    /// tick of its timer forgotten.
+    /// Returns whether the attempt ran out of its own time.
+    pub(crate) fn settle(&mut self) -> bool {
+        self.end_attempt();
+        self.forget_tick()
+    }
+
+    /// Clears the attempt's timer and forgets its tick; whether there was one.
+    fn forget_tick(&self) -> bool {
+        clear_timeout(&self.tick.take());
+        let ticked = matches!(self.state.stopped(), Some(Stop::Tick));
+        if ticked {
+            self.state.stop.set(None);
+        }
+        ticked
+    }
+
+    /// Waits `ms` milliseconds, or until the call stops, whichever comes first.
+    pub(crate) async fn sleep(&self, ms: u32) -> Result<(), Failure> {
+        self.arm(ms);
+        let slept = poll_fn(|cx| match self.state.stopped() {
+            Some(Stop::Tick) => Poll::Ready(Ok(())),
+            Some(stop) => Poll::Ready(Err(Failure::Stopped(stop))),
+            None => {
+                self.state.waker.set(Some(cx.waker().clone()));
+                Poll::Pending
+            }
+        })
+        .await;
+        self.forget_tick();
+        slept
+    }
+
+    /// Starts the attempt's timer (the handler gets 0, not `undefined`, from it).
+    fn arm(&self, ms: u32) {
+        let handler = self.on_stop.as_ref().unchecked_ref();
+        let tick = set_timeout_with(handler, f64::from(ms), 0);
+        clear_timeout(&self.tick.replace(tick));
     }
 
     /// Waits for `value` (a promise, a thenable or a plain value) to settle, or for the call to
@@ -191,6 +249,31 @@ impl Guard {
     }
 }
 
+impl Guard {
+    /// Ends the current attempt: unless its answer was read to its end, aborts its fetch (with
+    /// the stop's reason) and cancels its body.
+    fn end_attempt(&mut self) {
+        clear_timeout(&self.tick.take());
+        if core::mem::replace(&mut self.done, true) {
+            return;
+        }
+        let reason = match self.state.stopped() {
+            Some(Stop::Aborted(reason)) => reason,
+            Some(Stop::TimedOut | Stop::Tick) => {
+                web_sys::DomException::new_with_message_and_name("timed out", "TimeoutError")
+                    .map_or(JsValue::UNDEFINED, JsValue::from)
+            }
+            None => JsValue::UNDEFINED,
+        };
+        if let Some(controller) = &self.controller {
+            controller.abort_with_reason(&reason);
+        }
+        if let Some(reader) = self.reader.take() {
+            ignore(reader.unchecked_ref::<Stream>().cancel());
+        }
+    }
+}
+
 impl Drop for Guard {
     fn drop(&mut self) {
         clear_timeout(&self.timer);
@@ -198,21 +281,7 @@ impl Drop for Guard {
         for signal in &self.signals {
             let _ = signal.unchecked_ref::<Signal>().unlisten("abort", handler);
         }
-        if self.done {
-            return;
-        }
-        let reason = match self.state.stop.take() {
-            Some(Stop::Aborted(reason)) => reason,
-            Some(Stop::TimedOut) => {
-                web_sys::DomException::new_with_message_and_name("timed out", "TimeoutError")
-                    .map_or(JsValue::UNDEFINED, JsValue::from)
-            }
-            None => JsValue::UNDEFINED,
-        };
-        self.controller.abort_with_reason(&reason);
-        if let Some(reader) = &self.reader {
-            ignore(reader.unchecked_ref::<Stream>().cancel());
-        }
+        self.end_attempt();
     }
 }
 
@@ -231,6 +300,12 @@ fn ignore(pending: Result<JsValue, JsValue>) {
     if let Ok(Ok(promise)) = pending.map(|value| resolve(&value)) {
         let _ = NOOP.with(|noop| promise.unchecked_ref::<Pending>().catch(noop));
     }
+}
+
+/// The headers of an answer; `None` when reading them throws (a forgery's getter).
+pub(crate) fn headers(response: &JsValue) -> Option<web_sys::Headers> {
+    let headers = response.unchecked_ref::<Answer>().headers().ok()?;
+    headers.dyn_into().ok()
 }
 
 /// The head of an answer: its status, whether it is a redirect (3xx, or an opaque redirect with
@@ -257,7 +332,7 @@ extern "C" {
 
     /// `Promise.resolve(value)`: adopts a thenable (reading its `then` may throw).
     #[wasm_bindgen(catch, js_namespace = Promise, js_name = resolve)]
-    fn resolve(value: &JsValue) -> Result<Promise, JsValue>;
+    pub(crate) fn resolve(value: &JsValue) -> Result<Promise, JsValue>;
 
     /// A native promise, whose rejection may be ignored.
     type Pending;
@@ -268,6 +343,10 @@ extern "C" {
     /// `setTimeout(handler, ms)`: a number in browsers and workerd, an object in Node.
     #[wasm_bindgen(js_name = setTimeout)]
     fn set_timeout(handler: &Function, ms: f64) -> JsValue;
+
+    /// `setTimeout(handler, ms, argument)`: the handler is called with `argument`.
+    #[wasm_bindgen(js_name = setTimeout)]
+    fn set_timeout_with(handler: &Function, ms: f64, argument: u32) -> JsValue;
 
     #[wasm_bindgen(js_name = clearTimeout)]
     fn clear_timeout(id: &JsValue);
@@ -283,6 +362,9 @@ extern "C" {
 
     #[wasm_bindgen(method, catch, getter)]
     fn body(this: &Answer) -> Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(method, catch, getter)]
+    fn headers(this: &Answer) -> Result<JsValue, JsValue>;
 
     /// A ReadableStream or its reader (or what a Response subclass calls one).
     type Stream;

@@ -56,7 +56,10 @@ mod proptests;
 
 pub use answer::{BODY_SLACK, ERROR_BODY_LIMIT};
 pub use client::Client;
-pub use config::{Auth, Config, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS};
+pub use config::{
+    Attempt, AttemptOutcome, Auth, CallOptions, Config, IdempotencyKey, Retry, DEFAULT_TIMEOUT_MS,
+    MAX_TIMEOUT_MS,
+};
 pub use error::{Error, Kind};
 pub use js::{create_plant, validate_new_plant, PlantStoreClient, PlantStoreError};
 pub use plant_store_model::{Issue, IssueCode, NewPlant, Plant};

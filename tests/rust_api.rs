@@ -73,8 +73,8 @@ async fn errors_carry_their_kind_status_and_code() {
     let wrong = Client::new(Config::new(SERVER).token("wrong")).unwrap();
     let e = wrong.create_plant(&plant("x")).await.unwrap_err();
     assert_eq!(
-        (e.kind(), e.status(), e.code()),
-        (Kind::UnexpectedStatus, Some(401), Some(4))
+        (e.kind(), e.status(), e.code(), e.attempts()),
+        (Kind::Unauthorized, Some(401), Some(4), 1)
     );
 
     let broken = format!("{SERVER}/__test/fault/200-not-json");

@@ -298,15 +298,16 @@ async fn a_duplicate_id_is_rejected_with_the_servers_code_and_message() {
 }
 
 #[wasm_bindgen_test]
-async fn a_wrong_token_is_an_unexpected_401() {
+async fn a_wrong_fixed_token_is_unauthorized_at_once() {
     let error = expect_error(
         settle(create_plant(
             js("({ id: uid(), name: 'x' })"),
             js("({ baseUrl: SERVER, token: 'wrong' })"),
         ))
         .await,
-        "unexpected_status",
+        "unauthorized",
     );
+    assert_eq!(get(&error, "attempts"), JsValue::from(1));
     assert_eq!(get(&error, "status"), JsValue::from(401));
     assert_eq!(get(&error, "code"), JsValue::from(4));
 }

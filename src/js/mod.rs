@@ -10,12 +10,11 @@ mod read;
 pub(crate) use read::well_formed_string;
 
 use crate::error::{Draft, Error};
-use crate::Client;
+use crate::{CallOptions, Client};
 use js_sys::{Array, Object, Promise};
 use plant_store_model::{Issue, Plant};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::AbortSignal;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = r#"
@@ -37,8 +36,52 @@ export interface Plant {
 
 /** How the token is given: a fixed string, or a function called before every request. */
 export type PlantStoreAuth =
-  | { /** The bearer token (an RFC 6750 b64token). */ token: string; getToken?: undefined }
-  | { token?: undefined; /** Returns the bearer token; called per request. */ getToken: () => string | Promise<string> };
+  | { /** The bearer token (an RFC 6750 b64token); never refreshed. */ token: string; getToken?: undefined }
+  | {
+      token?: undefined;
+      /**
+       * Returns the bearer token; called before every request with `{ refresh: false }`. After a 401 it is
+       * called once with `{ refresh: true }` (shared by the client's calls refused with the same token) and
+       * the request is sent once more with what it returns.
+       */
+      getToken: (context: { refresh: boolean }) => string | Promise<string>;
+    };
+
+/** Retries of a call: only what cannot have created the plant, or was asked for. */
+export interface RetryOptions {
+  /** Requests in all, the first included: 1 to 10 (default 3). */
+  attempts?: number;
+  /** The cap of the first backoff wait in ms, doubled at each retry; full jitter (default 100). */
+  baseDelayMs?: number;
+  /** The cap of every wait, a Retry-After included (default 2000). A longer Retry-After ends the call. */
+  maxDelayMs?: number;
+  /** Also retry 502 and 504, which a gateway may send after passing the request on (default false). */
+  gatewayErrors?: boolean;
+  /** Give up on an attempt after this many ms and retry it (a `timeout` that may have created the plant). */
+  attemptTimeoutMs?: number;
+}
+
+/** What `beforeAttempt` is given. */
+export interface AttemptInfo {
+  url: string;
+  /** 1 for the first request of the call. */
+  attempt: number;
+  /** The headers to send, without Authorization; add to them (not Authorization, not Content-Type). */
+  headers: Headers;
+}
+
+/** What `afterAttempt` is given, for each request sent. */
+export interface AttemptOutcome {
+  url: string;
+  attempt: number;
+  /** From the request to the end of the answer or the failure. */
+  durationMs: number;
+  /** The status and the headers of the answer, when one came. */
+  status?: number;
+  headers?: Headers;
+  /** The attempt's error, when it failed (retried or not). */
+  error?: PlantStoreError;
+}
 
 /** Options of `createPlant` and `new PlantStoreClient`. Unknown keys are a `config` error. */
 export type PlantStoreOptions = PlantStoreAuth & {
@@ -52,12 +95,24 @@ export type PlantStoreOptions = PlantStoreAuth & {
   timeoutMs?: number;
   /** Extra request headers; they cannot replace Authorization or Content-Type. */
   headers?: Record<string, string>;
+  /** Retries of every call; off unless given (it is a POST). `timeoutMs` bounds the call, waits included. */
+  retry?: RetryOptions;
+  /** Send a generated `Idempotency-Key` (the same on every attempt of a call). The server's CORS must allow it. */
+  idempotencyKey?: boolean;
+  /** Called before each attempt (synchronously); may add headers. What it throws ends the call (`config`). */
+  beforeAttempt?: (attempt: AttemptInfo) => void;
+  /** Called after each attempt that sent a request (synchronously). What it throws ends the call (`config`). */
+  afterAttempt?: (outcome: AttemptOutcome) => void;
 };
 
 /** Options of one `client.createPlant` call. */
 export interface CallOptions {
   /** Aborts this call. */
   signal?: AbortSignal;
+  /** This call's retries instead of the client's; `null` for none. */
+  retry?: RetryOptions | null;
+  /** This call's Idempotency-Key: a string (1 to 255 printable ASCII characters, no `"` or `\\`), true for a generated one, false for none. */
+  idempotencyKey?: string | boolean;
 }
 
 /** What a validation issue is about. */
@@ -82,7 +137,7 @@ export type ValidationResult =
 /** What went wrong; see the README for each. */
 export type PlantStoreErrorKind =
   | "validation" | "config" | "network" | "timeout" | "aborted"
-  | "rejected" | "unexpected_status" | "invalid_response";
+  | "rejected" | "unauthorized" | "unexpected_status" | "invalid_response";
 
 /** Every failure of this package. The token never appears in it. */
 export declare class PlantStoreError extends Error {
@@ -94,11 +149,20 @@ export declare class PlantStoreError extends Error {
   readonly code?: number;
   /** Every problem found, for `validation`. */
   readonly issues?: ValidationIssue[];
-  /** The original JavaScript failure, when there was one. */
+  /** The original JavaScript failure, or else the error of the attempt before, when there was one. */
   readonly cause?: unknown;
+  /** The requests sent: 0 when the call failed before sending one. */
+  readonly attempts: number;
+  /** True when a request may have reached the store without the client learning the outcome: the plant may exist. */
+  readonly maybeCreated: boolean;
+  /** A Retry-After wait the call did not take (over `maxDelayMs` or the time left), in ms. */
+  readonly retryAfterMs?: number;
   /** True for a PlantStoreError, also from another realm or copy of this package. */
   static is(value: unknown): value is PlantStoreError;
-  toJSON(): { name: "PlantStoreError"; kind: PlantStoreErrorKind; message: string; status?: number; code?: number; issues?: ValidationIssue[] };
+  toJSON(): {
+    name: "PlantStoreError"; kind: PlantStoreErrorKind; message: string; status?: number; code?: number;
+    issues?: ValidationIssue[]; attempts: number; maybeCreated: boolean; retryAfterMs?: number;
+  };
 }
 
 /**
@@ -109,7 +173,7 @@ export declare class PlantStoreError extends Error {
 export declare class PlantStoreClient {
   /** Checks the options once; throws a `PlantStoreError` of kind `config`. */
   constructor(options: PlantStoreOptions);
-  /** Validates `plant` locally, then sends it; `options.signal` aborts this call. */
+  /** Validates `plant` locally, then sends it; `options` may change this call's signal, retries and key. */
   createPlant(plant: NewPlant, options?: CallOptions | null): Promise<Plant>;
   /** Frees the client's memory in wasm now, rather than when it is garbage-collected. */
   free(): void;
@@ -125,7 +189,7 @@ pub fn create_plant(
     #[wasm_bindgen(unchecked_param_type = "PlantStoreOptions")] options: JsValue,
 ) -> Promise {
     match read::client(&options) {
-        Ok(client) => submit(&client, &plant, None),
+        Ok(client) => submit(&client, &plant, &CallOptions::new()),
         Err(error) => Promise::reject(&error_to_js(&error)),
     }
 }
@@ -177,8 +241,8 @@ impl PlantStoreClient {
         #[wasm_bindgen(unchecked_param_type = "NewPlant")] plant: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "CallOptions | null")] options: JsValue,
     ) -> Promise {
-        match read::call_signal(&options) {
-            Ok(signal) => submit(&self.client, &plant, signal.as_ref()),
+        match read::call_options(&options) {
+            Ok(options) => submit(&self.client, &plant, &options),
             Err(error) => Promise::reject(&error_to_js(&self.client.redact(error))),
         }
     }
@@ -186,11 +250,11 @@ impl PlantStoreClient {
 
 /// Reads `plant` and, when the rules accept it, starts the call at once and returns the promise of
 /// its Plant. A call that fails before it sends anything returns a promise already rejected.
-fn submit(client: &Client, plant: &JsValue, signal: Option<&AbortSignal>) -> Promise {
+fn submit(client: &Client, plant: &JsValue, options: &CallOptions) -> Promise {
     let started = read::Reading::new(plant)
         .and_then(read::Reading::judge)
         .map_err(|issues| client.redact(Draft::validation(issues)))
-        .and_then(|plant| client.start(&plant, signal));
+        .and_then(|plant| client.start(&plant, options));
     match started {
         Ok(call) => js_sys::futures::future_to_promise(async move {
             match call.run().await {
@@ -246,6 +310,24 @@ extern "C" {
     pub(crate) fn set_status(this: &Fields, value: u16);
     #[wasm_bindgen(method, setter)]
     pub(crate) fn set_cause(this: &Fields, value: &JsValue);
+    #[wasm_bindgen(method, setter)]
+    pub(crate) fn set_refresh(this: &Fields, value: bool);
+    #[wasm_bindgen(method, setter)]
+    pub(crate) fn set_url(this: &Fields, value: &str);
+    #[wasm_bindgen(method, setter)]
+    pub(crate) fn set_attempt(this: &Fields, value: u32);
+    #[wasm_bindgen(method, setter)]
+    pub(crate) fn set_attempts(this: &Fields, value: u32);
+    #[wasm_bindgen(method, setter)]
+    pub(crate) fn set_headers(this: &Fields, value: &JsValue);
+    #[wasm_bindgen(method, setter, js_name = durationMs)]
+    pub(crate) fn set_duration_ms(this: &Fields, value: f64);
+    #[wasm_bindgen(method, setter)]
+    pub(crate) fn set_error(this: &Fields, value: &JsValue);
+    #[wasm_bindgen(method, setter, js_name = maybeCreated)]
+    pub(crate) fn set_maybe_created(this: &Fields, value: bool);
+    #[wasm_bindgen(method, setter, js_name = retryAfterMs)]
+    pub(crate) fn set_retry_after_ms(this: &Fields, value: u32);
 }
 
 pub(crate) fn fields() -> Fields {
@@ -277,7 +359,7 @@ fn issues_to_js(issues: &[Issue]) -> JsValue {
 
 /// The `PlantStoreError` of `error`: its kind and message, and status, code, issues and cause
 /// where they apply.
-fn error_to_js(error: &Error) -> JsValue {
+pub(crate) fn error_to_js(error: &Error) -> JsValue {
     let details = fields();
     if let Some(status) = error.status() {
         details.set_status(status);
@@ -288,8 +370,15 @@ fn error_to_js(error: &Error) -> JsValue {
     if !error.issues().is_empty() {
         details.set_issues(&issues_to_js(error.issues()));
     }
-    if let Some(cause) = error.cause() {
-        details.set_cause(cause);
+    match (error.cause(), error.earlier()) {
+        (Some(cause), _) => details.set_cause(cause),
+        (None, Some(earlier)) => details.set_cause(&error_to_js(earlier)),
+        (None, None) => {}
+    }
+    details.set_attempts(error.attempts());
+    details.set_maybe_created(error.maybe_created());
+    if let Some(ms) = error.retry_after_ms() {
+        details.set_retry_after_ms(ms);
     }
     PlantStoreError::new(error.kind().as_str(), error.message(), &details).into()
 }

@@ -10,9 +10,11 @@
 //! unknown keys, replaces a lone surrogate with U+FFFD without a word, stops at the first error,
 //! and needs std (README, "Where the contract is silent").
 
-use crate::config::{self, Credential, Headers, Settings};
+use super::{error_to_js, fields};
+use crate::config::{self, After, Before, Credential, Headers, Hook, Settings};
 use crate::error::{text, Draft};
-use crate::Client;
+use crate::{Attempt, AttemptOutcome, CallOptions, Client, IdempotencyKey, Retry};
+use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
 use js_sys::{Array, Function, JsString, Reflect};
@@ -171,7 +173,7 @@ fn field(value: &JsValue, id: bool) -> Field {
     }
 }
 
-const CLIENT_OPTIONS: [&str; 7] = [
+const CLIENT_OPTIONS: [&str; 11] = [
     "baseUrl",
     "token",
     "getToken",
@@ -179,6 +181,18 @@ const CLIENT_OPTIONS: [&str; 7] = [
     "signal",
     "timeoutMs",
     "headers",
+    "retry",
+    "idempotencyKey",
+    "beforeAttempt",
+    "afterAttempt",
+];
+
+const RETRY_OPTIONS: [&str; 5] = [
+    "attempts",
+    "baseDelayMs",
+    "maxDelayMs",
+    "gatewayErrors",
+    "attemptTimeoutMs",
 ];
 
 /// The client `options` describe; a `config` error for the first wrong option. `options.token` is
@@ -208,7 +222,7 @@ fn settings(options: &JsValue, token: Result<JsValue, JsValue>) -> Result<Settin
         None => Draft::config("options.baseUrl is not well-formed Unicode"),
     })?;
     let url = config::plants_url(&base)?;
-    let token = token.map_err(|cause| unreadable("token", cause))?;
+    let token = token.map_err(|cause| unreadable("options", "token", cause))?;
     let get_token = options.get("getToken")?;
     let credential = match (token.is_undefined(), get_token.is_undefined()) {
         (false, false) => {
@@ -241,27 +255,146 @@ fn settings(options: &JsValue, token: Result<JsValue, JsValue>) -> Result<Settin
     };
     let headers = headers(&options.get("headers")?)?;
     let signal = signal(options.get("signal")?)?;
-    Ok(Settings::new(
-        url, headers, credential, fetch, signal, timeout_ms,
-    ))
+    let mut settings = Settings::new(url, headers, credential, fetch, signal, timeout_ms);
+    if let Some(retry) = retry(&options.get("retry")?, "options.retry")? {
+        settings.retry = retry;
+    }
+    let key = options.get("idempotencyKey")?;
+    settings.idempotency_key = match key.as_bool() {
+        Some(on) => on,
+        None if key.is_undefined() => false,
+        None => return Err(wrong_type("idempotencyKey", "a boolean", type_name(&key))),
+    };
+    let before = options.get("beforeAttempt")?;
+    if !before.is_undefined() {
+        settings.before = Some(before_attempt(function(before, "beforeAttempt")?));
+    }
+    let after = options.get("afterAttempt")?;
+    if !after.is_undefined() {
+        settings.after = Some(after_attempt(function(after, "afterAttempt")?));
+    }
+    Ok(settings)
 }
 
-/// The signal of `client.createPlant(plant, { signal })`: none for `undefined` or `null`.
-pub(crate) fn call_signal(options: &JsValue) -> Result<Option<AbortSignal>, Draft> {
+/// The options of `client.createPlant(plant, { signal, retry, idempotencyKey })`; `undefined` or
+/// `null` for the client's.
+pub(crate) fn call_options(options: &JsValue) -> Result<CallOptions, Draft> {
+    let mut call = CallOptions::new();
     if options.is_undefined() || options.is_null() {
+        return Ok(call);
+    }
+    let options = Options::new(
+        options,
+        "call options",
+        &["signal", "retry", "idempotencyKey"],
+    )?;
+    call.signal = signal(options.get("signal")?)?;
+    let retry = options.get("retry")?;
+    call.retry = match retry.is_null() {
+        true => Some(Retry::OFF),
+        false => self::retry(&retry, "call options.retry")?,
+    };
+    let key = options.get("idempotencyKey")?;
+    call.idempotency_key = match (key.as_bool(), key.as_string()) {
+        (Some(true), _) => Some(IdempotencyKey::Generated),
+        (Some(false), _) => Some(IdempotencyKey::Off),
+        (_, Some(key)) => Some(IdempotencyKey::Given(key)),
+        _ if key.is_undefined() => None,
+        _ => {
+            let got = type_name(&key);
+            let message = [
+                "call options.idempotencyKey must be a string or a boolean, got ",
+                got,
+            ];
+            return Err(Draft::config(text(&message)));
+        }
+    };
+    Ok(call)
+}
+
+/// `retry: { attempts, baseDelayMs, maxDelayMs, gatewayErrors, attemptTimeoutMs }`, named `what`
+/// in messages; `None` for `undefined`. Every key may be left out (3 attempts, 100 ms, 2 s).
+fn retry(value: &JsValue, what: &str) -> Result<Option<Retry>, Draft> {
+    if value.is_undefined() {
         return Ok(None);
     }
-    signal(Options::new(options, "call options", &["signal"])?.get("signal")?)
+    let options = Options::new(value, what, &RETRY_OPTIONS)?;
+    let number = |key: &str| -> Result<Option<f64>, Draft> {
+        let value = options.get(key)?;
+        match value.as_f64() {
+            Some(n) => Ok(Some(n)),
+            None if value.is_undefined() => Ok(None),
+            None => Err(Draft::config(text(&[
+                "retry.",
+                key,
+                " must be a number, got ",
+                type_name(&value),
+            ]))),
+        }
+    };
+    let default = Retry::new(3);
+    let numbers = [
+        number("attempts")?.unwrap_or(3.0),
+        number("baseDelayMs")?.unwrap_or(default.base_delay_ms.into()),
+        number("maxDelayMs")?.unwrap_or(default.max_delay_ms.into()),
+    ];
+    let limit = number("attemptTimeoutMs")?;
+    let gateway = options.get("gatewayErrors")?;
+    let gateway = match gateway.as_bool() {
+        Some(on) => on,
+        None if gateway.is_undefined() => false,
+        None => {
+            let got = type_name(&gateway);
+            return Err(Draft::config(text(&[
+                "retry.gatewayErrors must be a boolean, got ",
+                got,
+            ])));
+        }
+    };
+    Retry::checked(numbers, limit, gateway).map(Some)
+}
+
+/// A JS `beforeAttempt(attempt)`, called with `{ url, attempt, headers }`.
+fn before_attempt(hook: Function) -> Hook<Before> {
+    Hook(Rc::new(move |attempt: &Attempt<'_>| {
+        let seen = fields();
+        seen.set_url(attempt.url);
+        seen.set_attempt(attempt.number);
+        seen.set_headers(attempt.headers);
+        hook.call1(&JsValue::UNDEFINED, &seen).map(drop)
+    }))
+}
+
+/// A JS `afterAttempt(outcome)`, called with `{ url, attempt, durationMs, status?, headers?,
+/// error? }`.
+fn after_attempt(hook: Function) -> Hook<After> {
+    Hook(Rc::new(move |outcome: &AttemptOutcome<'_>| {
+        let seen = fields();
+        seen.set_url(outcome.url);
+        seen.set_attempt(outcome.number);
+        seen.set_duration_ms(outcome.duration_ms);
+        if let Some(status) = outcome.status {
+            seen.set_status(status);
+        }
+        if let Some(headers) = outcome.headers {
+            seen.set_headers(headers);
+        }
+        if let Some(error) = outcome.error {
+            seen.set_error(&error_to_js(error));
+        }
+        hook.call1(&JsValue::UNDEFINED, &seen).map(drop)
+    }))
 }
 
 /// An options object: a plain object whose keys are all among the known ones.
 struct Options<'a> {
     value: &'a JsValue,
+    what: &'a str,
 }
 
 impl<'a> Options<'a> {
     /// `what` names the object in messages.
-    fn new(value: &'a JsValue, what: &str, known: &[&str]) -> Result<Options<'a>, Draft> {
+    fn new(value: &'a JsValue, what: &'a str, known: &[&str]) -> Result<Options<'a>, Draft> {
         for key in plain_keys(value, what, "a plain object")? {
             if !known.contains(&key.as_str()) {
                 let shown: String = key.chars().take(40).collect();
@@ -272,22 +405,18 @@ impl<'a> Options<'a> {
                 return Err(Draft::config(message));
             }
         }
-        Ok(Options { value })
+        Ok(Options { value, what })
     }
 
     /// The option `key`: `undefined` unless it is an own property.
     fn get(&self, key: &str) -> Result<JsValue, Draft> {
-        own(self.value, key).map_err(|cause| unreadable(key, cause))
+        own(self.value, key).map_err(|cause| unreadable(self.what, key, cause))
     }
 }
 
-fn unreadable(key: &str, cause: JsValue) -> Draft {
-    Draft::config(text(&[
-        "options.",
-        key,
-        " could not be read: reading it threw",
-    ]))
-    .with_cause(cause)
+fn unreadable(what: &str, key: &str, cause: JsValue) -> Draft {
+    let message = [what, ".", key, " could not be read: reading it threw"];
+    Draft::config(text(&message)).with_cause(cause)
 }
 
 /// The own property `key` of `object`, `undefined` when it has none; what a getter or trap threw.

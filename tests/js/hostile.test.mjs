@@ -80,7 +80,7 @@ const CASES = [
   { route: 'informational-200/100', kind: 'runtime' },
   { route: 'token/alone', kind: 'invalid_response', status: 200, includes: 'not JSON' },
   { route: 'token/bare', kind: 'invalid_response', status: 200, includes: 'not JSON' },
-  { route: 'token/401', kind: 'unexpected_status', status: 401, includes: 'body "Bearer [redacted]"' },
+  { route: 'token/401', kind: 'unauthorized', status: 401, includes: 'body "Bearer [redacted]"' },
   { route: 'token-in-head', kind: 'unexpected_status', status: 500, code: 9 },
   // The 200 read limit to the byte: 6 × the name and tag's bytes + 4096 is read, one more is not.
   { route: 'echo-escaped/0', kind: 'ok' },
