@@ -256,3 +256,73 @@ async fn rust_and_js_callers_get_the_same_error() {
         JsValue::from(rust.status().unwrap())
     );
 }
+
+/// Issue 25 in the Rust API: a 503 retried with the hooks watching, and a refused token refreshed
+/// once, against the reference server's scripted route.
+#[wasm_bindgen_test]
+async fn a_503_is_retried_with_hooks_and_a_refused_token_is_refreshed_once() {
+    use plant_store_client::{CallOptions, IdempotencyKey, Retry};
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    let seen = Rc::new(RefCell::new(Vec::new()));
+    let config = Config::new(format!("{SERVER}/__test/script/503,ok"))
+        .token(TOKEN)
+        .before_attempt(|attempt| {
+            assert!(!attempt.headers.has("authorization").unwrap());
+            let parent = format!("00-{:032x}-{:016x}-01", attempt.number, 7);
+            attempt.headers.set("traceparent", &parent)
+        })
+        .after_attempt({
+            let seen = seen.clone();
+            move |outcome| {
+                let kind = outcome.error.map(|e| e.kind());
+                seen.borrow_mut()
+                    .push((outcome.number, outcome.status, kind));
+                Ok(())
+            }
+        });
+    let client = Client::new(config).unwrap();
+    let fern = plant("retried");
+    let options = CallOptions::new()
+        .retry(Retry::new(3).base_delay_ms(10))
+        .idempotency_key(IdempotencyKey::Given("key-25".into()));
+    let created = client.create_plant_with(&fern, &options).await.unwrap();
+    assert_eq!(created.name, "retried");
+    assert_eq!(
+        *seen.borrow(),
+        [
+            (1, Some(503), Some(Kind::UnexpectedStatus)),
+            (2, Some(200), None)
+        ]
+    );
+    let last = server_json("/__test/last").await;
+    let headers = get(&last, "headers");
+    assert!(text(&headers, "traceparent").starts_with("00-00000000000000000000000000000002-"));
+    assert_eq!(text(&headers, "idempotency-key"), "\"key-25\"");
+
+    // Retries off (the default): one attempt, and the error says so.
+    let e = client.create_plant(&plant("once")).await.unwrap_err();
+    assert_eq!(
+        (e.kind(), e.status(), e.attempts()),
+        (Kind::UnexpectedStatus, Some(503), 1)
+    );
+    assert!(!e.maybe_created());
+
+    // A token source refused once: one refresh, then the plant.
+    let refreshes = Rc::new(RefCell::new(Vec::new()));
+    let get_token: Function = Closure::<dyn Fn(JsValue) -> JsValue>::new({
+        let refreshes = refreshes.clone();
+        move |context: JsValue| {
+            let refresh = get(&context, "refresh").as_bool().unwrap();
+            refreshes.borrow_mut().push(refresh);
+            JsValue::from_str(if refresh { TOKEN } else { "expired-0123" })
+        }
+    })
+    .into_js_value()
+    .unchecked_into();
+    let client = Client::new(Config::new(SERVER).token_source(get_token)).unwrap();
+    let created = client.create_plant(&plant("refreshed")).await.unwrap();
+    assert_eq!(created.name, "refreshed");
+    assert_eq!(*refreshes.borrow(), [false, true]);
+}

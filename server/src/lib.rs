@@ -68,6 +68,8 @@ pub struct Store {
     plants: Mutex<HashMap<i64, NewPlant>>,
     requests: AtomicU64,
     last: Mutex<Option<SeenRequest>>,
+    /// How many requests each (script, plant id) of `/__test/script/` has had.
+    played: Mutex<HashMap<(String, i64), usize>>,
 }
 
 impl Store {
@@ -99,6 +101,7 @@ pub fn app(config: Config) -> (Router, Arc<Store>) {
         plants: Mutex::new(HashMap::new()),
         requests: AtomicU64::new(0),
         last: Mutex::new(None),
+        played: Mutex::new(HashMap::new()),
     });
     let mut router = Router::new().route("/plants", post(create));
     if config.test_routes {
@@ -109,6 +112,7 @@ pub fn app(config: Config) -> (Router, Arc<Store>) {
             .route("/__test/last", get(last))
             .route("/__test/plants/{id}", get(stored_plant))
             .route("/__test/delay/{ms}/plants", post(delayed_create))
+            .route("/__test/script/{steps}/plants", post(scripted))
             .route("/__test/fault/{name}/plants", post(faults::answer))
             .route(
                 "/__test/redirect/{status}/{port}/plants",
@@ -256,6 +260,40 @@ async fn delayed_create(
     create(state, headers, body).await
 }
 
+/// `POST /__test/script/{steps}/plants`, for retries: `steps` is a comma list such as `503,ok`, and
+/// the n-th request for one plant id plays step n (the last one repeats). A step is `ok` (the
+/// operation itself) or a status, answered with an Error body.
+async fn scripted(
+    state: State<Arc<Store>>,
+    Path(steps): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let id = serde_json::from_slice::<serde_json::Value>(&body)
+        .ok()
+        .and_then(|plant| plant["id"].as_i64())
+        .unwrap_or_default();
+    let played = {
+        let mut played = lock(&state.played);
+        let count = played.entry((steps.clone(), id)).or_default();
+        *count += 1;
+        *count - 1
+    };
+    let steps: Vec<&str> = steps.split(',').collect();
+    let step = steps[played.min(steps.len() - 1)];
+    match step
+        .parse::<u16>()
+        .ok()
+        .and_then(|s| StatusCode::from_u16(s).ok())
+    {
+        Some(status) => {
+            record(&state, "/plants", &headers, &body);
+            error(status, 8, format!("scripted {status}"))
+        }
+        None => create(state, headers, body).await,
+    }
+}
+
 async fn stats(State(store): State<Arc<Store>>) -> Response {
     Json(json!({ "requests": store.request_count(), "plants": store.plant_count() }))
         .into_response()
@@ -263,6 +301,7 @@ async fn stats(State(store): State<Arc<Store>>) -> Response {
 
 async fn reset(State(store): State<Arc<Store>>) -> StatusCode {
     lock(&store.plants).clear();
+    lock(&store.played).clear();
     *lock(&store.last) = None;
     store.requests.store(0, Ordering::SeqCst);
     StatusCode::NO_CONTENT
