@@ -1,6 +1,6 @@
 // The demo page: validates the form as the user types, sends it with createPlant, shows the answer
 // and a short history. The token stays in its input: it is never logged, stored or put in a URL.
-import { PLANT_FIELDS, readPlant, groupIssues, describeError, summarize } from './present.js';
+import { PLANT_FIELDS, readPlant, groupIssues, describeError, summarize, attemptsText } from './present.js';
 
 const DEMO_TOKEN = 'demo-token';
 const HISTORY_LIMIT = 8;
@@ -132,8 +132,9 @@ function addHistory(entry) {
   const { tone, text } = summarize(entry);
   const meta = [];
   if (entry.id !== undefined) meta.push(`id ${String(entry.id)}`);
-  if (entry.plant) meta.push('200');
-  if (entry.error?.status !== undefined) meta.push(String(entry.error.status));
+  if (entry.attempts?.length) meta.push(attemptsText(entry.attempts));
+  else if (entry.plant) meta.push('200');
+  else if (entry.error?.status !== undefined) meta.push(String(entry.error.status));
   if (entry.error?.code !== undefined) meta.push(`code ${entry.error.code}`);
   if (entry.error?.kind) meta.push(entry.error.kind);
   const time = entry.at.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
@@ -164,14 +165,17 @@ form.addEventListener('submit', async (event) => {
   const baseUrl = baseUrlInput.value.trim();
   setBusy(true);
   showResult(h('p', { class: 'pending' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), 'Sending to the Plant Store…'));
+  // Up to 3 attempts (a 429, a 503 or no answer is retried); afterAttempt records each one's status.
+  const attempts = [];
+  const afterAttempt = ({ status, error }) => { attempts.push(status ?? error?.kind); };
   try {
-    const created = await createPlant(plant, { baseUrl, token: tokenInput.value });
+    const created = await createPlant(plant, { baseUrl, token: tokenInput.value, retry: { attempts: 3 }, afterAttempt });
     showResult(successCard(created, plant.id));
-    addHistory({ at, id: plant.id, plant: created });
+    addHistory({ at, id: plant.id, plant: created, attempts });
   } catch (err) {
     if (err?.kind === 'validation') showIssues(err.issues, new Set(PLANT_FIELDS));
     showResult(errorCard(err, baseUrl));
-    addHistory({ at, id: plant.id, error: err });
+    addHistory({ at, id: plant.id, error: err, attempts });
   } finally {
     setBusy(false);
   }

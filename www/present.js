@@ -98,6 +98,7 @@ export function describeError(err, { baseUrl }) {
         text: 'Nothing was sent. The client says:',
         advice: 'Fix the base URL or the token under “Connection”.',
       };
+    case 'unauthorized':
     case 'unexpected_status':
       if (err.status === 401 || err.status === 403) {
         return {
@@ -125,6 +126,11 @@ export function describeError(err, { baseUrl }) {
   }
 }
 
+/** The attempts of a call, as the client's afterAttempt saw them: "2 attempts: 503 → 200". */
+export function attemptsText(attempts) {
+  return `${plural(attempts.length, 'attempt', 'attempts')}: ${attempts.join(' → ')}`;
+}
+
 /** A one-line summary of a call for the history. */
 export function summarize(outcome) {
   if (outcome.plant) return { tone: 'ok', text: `Created “${outcome.plant.name}”` };
@@ -136,6 +142,7 @@ export function summarize(outcome) {
     case 'timeout': return { tone: 'bad', text: 'No answer in time' };
     case 'aborted': return { tone: 'muted', text: 'Cancelled' };
     case 'config': return { tone: 'muted', text: 'Not sent: connection settings' };
+    case 'unauthorized':
     case 'unexpected_status':
       return err.status === 401 || err.status === 403
         ? { tone: 'bad', text: 'Token not accepted' }

@@ -57,6 +57,7 @@ describe('demo page (www/) in headless Chromium', { timeout: 90_000 }, () => {
     assert.deepEqual(stored, { id: BIG_ID, name: 'Monstera', tag: 'tropical' });
     assert.equal(await history().count(), 1);
     assert.match(await history().first().innerText(), /Created “Monstera”/);
+    assert.match(await history().first().innerText(), /1 attempt: 200/, 'the history shows the attempts');
   });
 
   it('shows an invalid id next to the field as it is typed, and sends nothing on submit', async () => {
@@ -96,6 +97,7 @@ describe('demo page (www/) in headless Chromium', { timeout: 90_000 }, () => {
     assert.match(shown, /HTTP status\s+400/);
     assert.match(shown, /Error code\s+3/);
     assert.match(await history().first().innerText(), /Refused/);
+    assert.match(await history().first().innerText(), /1 attempt: 400/);
     await page.screenshot({ path: join(ARTIFACTS, 'demo.png'), fullPage: true });
   });
 
