@@ -20,6 +20,30 @@ async function rightUses(): Promise<void> {
 
   const client = new PlantStoreClient({ baseUrl: 'https://plants.example', getToken: () => 't' });
   await client.createPlant({ id: 4, name: 'C' });
+  // Issue 25: retries, the refresh context, the hooks and the error's attempt fields.
+  const retrying = new PlantStoreClient({
+    baseUrl: 'https://plants.example',
+    getToken: async ({ refresh }: { refresh: boolean }) => (refresh ? 'new' : 'old'),
+    retry: { attempts: 3, baseDelayMs: 100, maxDelayMs: 2000, gatewayErrors: true, attemptTimeoutMs: 500 },
+    idempotencyKey: true,
+    beforeAttempt: ({ url, attempt, headers }) => { headers.set('traceparent', `${url}${attempt}`); },
+    afterAttempt: ({ attempt, durationMs, status, headers, error }) => {
+      const n: number = attempt + durationMs + (status ?? 0);
+      const id: string | null | undefined = headers?.get('x-request-id');
+      const kind: PlantStoreErrorKind | undefined = error?.kind;
+      return void [n, id, kind];
+    },
+  });
+  await retrying.createPlant({ id: 5, name: 'R' }, { retry: null, idempotencyKey: 'order-5' });
+  await retrying.createPlant({ id: 6, name: 'R' }, { retry: { attempts: 2 }, idempotencyKey: false });
+  try { await retrying.createPlant({ id: 7, name: 'R' }); } catch (e) {
+    if (e instanceof PlantStoreError && e.kind === 'unauthorized') {
+      const attempts: number = e.attempts;
+      const maybe: boolean = e.maybeCreated;
+      const wait: number | undefined = e.retryAfterMs;
+      void [attempts, maybe, wait];
+    }
+  }
   await client.createPlant({ id: 5, name: 'C' }, { signal: AbortSignal.timeout(100) });
   await client.createPlant({ id: 5, name: 'C' }, null);
 
@@ -80,8 +104,14 @@ async function wrongUses(): Promise<void> {
   await createPlant({ id: 1, name: 'a' }, { ...options, timeoutMs: '100' });
   // @ts-expect-error: the result has no id
   (await createPlant({ id: 1, name: 'a' }, options)).id;
-  // @ts-expect-error: call options only take a signal
+  // @ts-expect-error: call options take a signal, retries and a key, not a timeout
   await new PlantStoreClient(options).createPlant({ id: 1, name: 'a' }, { timeoutMs: 1 });
+  // @ts-expect-error: retry is an object
+  await createPlant({ id: 1, name: 'a' }, { ...options, retry: 3 });
+  // @ts-expect-error: an options-level key is a boolean (a string key is per call)
+  await createPlant({ id: 1, name: 'a' }, { ...options, idempotencyKey: 'k' });
+  // @ts-expect-error: a hook gets one object
+  await createPlant({ id: 1, name: 'a' }, { ...options, beforeAttempt: (url: string, n: number) => void [url, n] });
   const result = validateNewPlant({});
   // @ts-expect-error: value exists only when ok is true
   result.value;
