@@ -1,0 +1,344 @@
+// Issue 25: retries, the single-flight token refresh and the hooks, against the scripted server of
+// tests/js/support/scripted.mjs, from the packed package. Each case is one source run alike in
+// Node and, for those marked `browser`, in Chromium from a page of another origin; it returns what
+// the caller saw ({ kind, status, code, attempts, maybeCreated, retryAfterMs, cause, ms }), and the
+// assertions also read the server's log of what arrived. Every wait is short (10 ms backoffs, 1–2 s
+// Retry-After), every call bounded by its timeoutMs, and the server's hang ends by itself.
+//   PKG_TARBALL=artifacts/release/plant-store-client-0.1.0.tgz node --test tests/js/retries.test.mjs
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { once } from 'node:events';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { sendFile } from './support/static.mjs';
+import { launchChromium } from './support/browser.mjs';
+import { tarball } from './support/tarball.mjs';
+import { startScripted } from './support/scripted.mjs';
+import { leak } from './support/leaks.mjs';
+
+const TOKEN = 'fresh-token-0123';
+const TOKENS = [TOKEN, 'expired-token-01', 'wrong-token-0123'];
+
+/** Defined in Node and in the page alike: a call and what its caller saw. */
+const HELPERS = `
+  globalThis.seen = (e) => e === undefined ? { kind: 'ok' } : ({
+    kind: e.kind, status: e.status, code: e.code, attempts: e.attempts, maybeCreated: e.maybeCreated,
+    retryAfterMs: e.retryAfterMs, message: e.message,
+    cause: e.cause?.kind ?? (e.cause === undefined ? undefined : String(e.cause?.message ?? e.cause)),
+  });
+  globalThis.call = async (api, base, steps, id, options = {}, callOptions) => {
+    const started = performance.now();
+    const client = new api.PlantStoreClient({ baseUrl: base + '/s/' + steps, token: '${TOKEN}', ...options });
+    try {
+      await client.createPlant({ id, name: 'Fern' }, callOptions);
+      return { ...seen(), ms: performance.now() - started };
+    } catch (e) {
+      return { ...seen(e), ms: performance.now() - started };
+    }
+  };`;
+
+/**
+ * The cases: `body` is the source of an async function of (api, base, id) returning what the caller
+ * saw; `check(r, server, id)` asserts on it and on what reached the server.
+ */
+const CASES = [
+  {
+    name: '503 then 200: retried, both attempts seen by afterAttempt', browser: true,
+    body: `const attempts = [];
+      const r = await call(api, base, '503,ok', id, { retry: { attempts: 3, baseDelayMs: 10 },
+        afterAttempt: (o) => attempts.push([o.attempt, o.status, o.headers?.get('x-request-id') ?? null, o.error?.kind ?? null]) });
+      return { ...r, hooked: attempts };`,
+    check: (r, server, id) => {
+      assert.equal(r.kind, 'ok');
+      assert.equal(server.requests(id).length, 2);
+      assert.deepEqual(r.hooked.map(([n, status, , kind]) => [n, status, kind]), [[1, 503, 'unexpected_status'], [2, 200, null]]);
+      assert.ok(r.hooked.every(([, , requestId]) => /^r-\d+$/.test(requestId)), 'x-request-id read from each answer');
+    },
+  },
+  {
+    name: '429 with Retry-After: 1 (seconds) waits a second, then 200',
+    body: `return call(api, base, '429s1,ok', id, { retry: {} });`,
+    check: (r, server, id) => {
+      assert.equal(r.kind, 'ok');
+      const [first, second] = server.requests(id);
+      assert.ok(second.at - first.at >= 950, `retried after ${Math.round(second.at - first.at)} ms`);
+    },
+  },
+  {
+    name: '429 with Retry-After as an HTTP-date 2 s ahead waits until then, then 200',
+    body: `return call(api, base, '429d2,ok', id, { retry: { maxDelayMs: 3000 } });`,
+    check: (r, server, id) => {
+      assert.equal(r.kind, 'ok');
+      const [first, second] = server.requests(id);
+      // The date has whole seconds: the wait is from 1 to 2 s.
+      assert.ok(second.at - first.at >= 900 && second.at - first.at <= 2300, `retried after ${Math.round(second.at - first.at)} ms`);
+    },
+  },
+  {
+    name: 'a Retry-After over maxDelayMs ends the call at once, with the wait on the error',
+    body: `return call(api, base, '429s30', id, { retry: {} });`,
+    check: (r, server, id) => {
+      assert.deepEqual([r.kind, r.status, r.attempts, r.retryAfterMs, r.maybeCreated], ['unexpected_status', 429, 1, 30000, false]);
+      assert.ok(r.ms < 500, `${r.ms} ms`);
+      assert.equal(server.requests(id).length, 1);
+    },
+  },
+  {
+    name: 'a Retry-After over the time left ends the call at once',
+    body: `return call(api, base, '429s5,ok', id, { retry: { maxDelayMs: 10000 }, timeoutMs: 1000 });`,
+    check: (r) => {
+      assert.deepEqual([r.kind, r.status, r.attempts, r.retryAfterMs], ['unexpected_status', 429, 1, 5000]);
+      assert.ok(r.ms < 500, `${r.ms} ms`);
+    },
+  },
+  {
+    name: 'a reset before any answer, then 200', browser: true,
+    body: `return call(api, base, 'reset,ok', id, { retry: { baseDelayMs: 10 } });`,
+    check: (r, server, id) => {
+      assert.equal(r.kind, 'ok');
+      assert.equal(server.requests(id).length, 2);
+    },
+  },
+  {
+    name: 'an attempt that times out, then 400 "duplicate id": rejected, maybeCreated, the timeout as cause', browser: true,
+    body: `return call(api, base, 'slowok1500', id, { retry: { attempts: 2, attemptTimeoutMs: 300, baseDelayMs: 10 }, timeoutMs: 5000 });`,
+    check: (r, server, id) => {
+      assert.deepEqual([r.kind, r.status, r.code, r.attempts, r.maybeCreated, r.cause], ['rejected', 400, 3, 2, true, 'timeout']);
+      assert.ok(server.plants.has(id), 'the first attempt created the plant');
+      assert.equal(server.requests(id).length, 2);
+    },
+  },
+  {
+    name: 'an abort during the wait ends the call at once; no retry is sent', browser: true,
+    body: `const abort = new AbortController();
+      setTimeout(() => abort.abort(new Error('user left')), 100);
+      return call(api, base, '429s5,ok', id, { retry: { maxDelayMs: 10000 }, signal: abort.signal });`,
+    check: async (r, server, id) => {
+      assert.deepEqual([r.kind, r.attempts, r.cause], ['aborted', 1, 'user left']);
+      assert.ok(r.ms < 600, `${r.ms} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      assert.equal(server.requests(id).length, 1, 'no request after the abort');
+    },
+  },
+  {
+    name: 'the deadline running out mid-retry: timeout after 2 attempts, the 503 as cause',
+    body: `return call(api, base, '503,hang', id, { retry: { baseDelayMs: 10 }, timeoutMs: 600 });`,
+    check: (r) => {
+      assert.deepEqual([r.kind, r.attempts, r.maybeCreated, r.cause], ['timeout', 2, true, 'unexpected_status']);
+      assert.ok(r.ms >= 550 && r.ms < 1000, `${r.ms} ms`);
+    },
+  },
+  {
+    name: 'no retry on 400 (duplicate id)',
+    body: `await call(api, base, 'ok', id); return call(api, base, 'ok', id, { retry: { baseDelayMs: 10 } });`,
+    check: (r, server, id) => {
+      assert.deepEqual([r.kind, r.code, r.attempts, r.maybeCreated], ['rejected', 3, 1, false]);
+      assert.equal(server.requests(id).length, 2, 'one request for each of the two calls');
+    },
+  },
+  {
+    name: 'no retry on validation: nothing sent',
+    body: `const client = new api.PlantStoreClient({ baseUrl: base + '/s/ok', token: '${TOKEN}', retry: {} });
+      try { await client.createPlant({ id, name: 5 }); return seen(); } catch (e) { return seen(e); }`,
+    check: (r, server, id) => {
+      assert.deepEqual([r.kind, r.attempts], ['validation', 0]);
+      assert.equal(server.requests(id).length, 0);
+    },
+  },
+  {
+    name: 'no retry on invalid_response (a 200 that is not a Plant): maybeCreated',
+    body: `return call(api, base, 'badok,ok', id, { retry: { baseDelayMs: 10 } });`,
+    check: (r, server, id) => {
+      assert.deepEqual([r.kind, r.status, r.attempts, r.maybeCreated], ['invalid_response', 200, 1, true]);
+      assert.equal(server.requests(id).length, 1);
+    },
+  },
+  {
+    name: 'no retry on 500 or on 502 unless gatewayErrors',
+    body: `return [await call(api, base, '500,ok', id, { retry: { baseDelayMs: 10 } }),
+      await call(api, base, '502,ok', id + 1, { retry: { baseDelayMs: 10 } }),
+      await call(api, base, '504,ok', id + 2, { retry: { baseDelayMs: 10, gatewayErrors: true } })];`,
+    check: ([r500, r502, r504], server, id) => {
+      assert.deepEqual([r500.kind, r500.status, r500.attempts, r500.maybeCreated], ['unexpected_status', 500, 1, true]);
+      assert.deepEqual([r502.kind, r502.status, r502.attempts], ['unexpected_status', 502, 1]);
+      assert.equal(r504.kind, 'ok');
+      assert.deepEqual([1, 2, 3].map((n, i) => server.requests(id + i).length), [1, 1, 2]);
+    },
+  },
+  {
+    name: '64 concurrent calls with an expired token: exactly one refresh', browser: true,
+    body: `let token = 'expired-token-01'; const refreshes = [];
+      const client = new api.PlantStoreClient({ baseUrl: base + '/s/ok', getToken: async ({ refresh }) => {
+        if (refresh) { refreshes.push(token); await new Promise((r) => setTimeout(r, 20)); token = '${TOKEN}'; }
+        return token;
+      } });
+      const results = await Promise.all(Array.from({ length: 64 }, (_, i) =>
+        client.createPlant({ id: id + i, name: 'Fern' }).then(() => seen(), seen)));
+      return { refreshes, results };`,
+    check: (r, server, id) => {
+      assert.equal(r.refreshes.length, 1, `${r.refreshes.length} refreshes`);
+      assert.deepEqual(r.results.filter((x) => x.kind !== 'ok'), []);
+      assert.ok(Array.from({ length: 64 }, (_, i) => server.plants.has(id + i)).every(Boolean));
+    },
+  },
+  {
+    name: 'a refresh that fails, a second 401, a fixed token: unauthorized',
+    body: `const failing = new api.PlantStoreClient({ baseUrl: base + '/s/ok',
+        getToken: async ({ refresh }) => { if (refresh) throw new Error('login needed'); return 'expired-token-01'; } });
+      const stale = new api.PlantStoreClient({ baseUrl: base + '/s/ok', getToken: () => 'expired-token-01' });
+      const errors = [];
+      for (const client of [failing, stale]) await client.createPlant({ id, name: 'x' }).catch((e) => errors.push(e));
+      const fixed = await call(api, base, 'ok', id, { token: 'wrong-token-0123' });
+      return { failed: seen(errors[0]), again: seen(errors[1]), fixed, errors };`,
+    check: (r) => {
+      assert.deepEqual([r.failed.kind, r.failed.status, r.failed.attempts, r.failed.cause], ['unauthorized', 401, 1, 'login needed']);
+      assert.deepEqual([r.again.kind, r.again.status, r.again.attempts, r.again.cause], ['unauthorized', 401, 2, 'unauthorized']);
+      assert.deepEqual([r.fixed.kind, r.fixed.status, r.fixed.attempts], ['unauthorized', 401, 1]);
+    },
+  },
+  {
+    name: 'hooks: a traceparent on every attempt, never the token; a throwing hook ends the call', browser: true,
+    body: `const parent = '00-' + '4bf92f3577b34da6a3ce929d0e0e4736' + '-' + '00f067aa0ba902b7' + '-01';
+      const sawAuth = [];
+      const traced = await call(api, base, '503,ok', id, { retry: { baseDelayMs: 10 },
+        beforeAttempt: ({ headers }) => { sawAuth.push(headers.has('authorization')); headers.set('traceparent', parent); } });
+      const threw = await call(api, base, 'ok', id + 1, { beforeAttempt: () => { throw new Error('no trace'); } });
+      const auth = await call(api, base, 'ok', id + 2, { beforeAttempt: ({ headers }) => headers.set('Authorization', 'Bearer x') });
+      const after = await call(api, base, 'ok', id + 3, { afterAttempt: () => { throw new Error('log full'); } });
+      return { traced, sawAuth, threw, auth, after };`,
+    check: (r, server, id) => {
+      assert.equal(r.traced.kind, 'ok');
+      assert.deepEqual(r.sawAuth, [false, false]);
+      assert.deepEqual(server.requests(id).map((e) => e.headers.traceparent), Array(2).fill('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'));
+      assert.deepEqual([r.threw.kind, r.threw.attempts, r.threw.cause], ['config', 0, 'no trace']);
+      assert.equal(server.requests(id + 1).length, 0, 'nothing sent after beforeAttempt threw');
+      assert.deepEqual([r.auth.kind, r.auth.attempts], ['config', 0]);
+      // afterAttempt threw after the 200: the plant exists, and the error says it may.
+      assert.deepEqual([r.after.kind, r.after.attempts, r.after.maybeCreated, r.after.cause], ['config', 1, true, 'log full']);
+      assert.ok(server.plants.has(id + 3));
+    },
+  },
+  {
+    name: 'Idempotency-Key: one quoted UUID v4 on every attempt of a call, another per call, or the call\'s own',
+    body: `await call(api, base, '503,ok', id, { retry: { baseDelayMs: 10 }, idempotencyKey: true });
+      await call(api, base, 'ok', id + 1, { idempotencyKey: true });
+      await call(api, base, 'ok', id + 2, {}, { idempotencyKey: 'order-42' });
+      return {};`,
+    check: (r, server, id) => {
+      const keys = [0, 1, 2].map((i) => server.requests(id + i).map((e) => e.headers['idempotency-key']));
+      assert.equal(keys[0].length, 2);
+      assert.equal(keys[0][0], keys[0][1], 'the same key on both attempts');
+      assert.match(keys[0][0], /^"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"$/);
+      assert.notEqual(keys[1][0], keys[0][0], 'another call, another key');
+      assert.deepEqual(keys[2], ['"order-42"']);
+    },
+  },
+  {
+    name: 'under retries, 64 in flight: every plant stored exactly once',
+    body: `const scripts = ['503,ok', 'reset,ok', 'slowok400', '429s0,ok'];
+      return Promise.all(Array.from({ length: 64 }, (_, i) => call(api, base, scripts[i % 4], id + i,
+        { retry: { attempts: 4, baseDelayMs: 10, attemptTimeoutMs: 200 }, timeoutMs: 5000 })));`,
+    check: (results, server, id) => {
+      const ids = Array.from({ length: 64 }, (_, i) => id + i);
+      assert.ok(ids.every((i) => server.plants.has(i)), 'all 64 stored');
+      const stores = server.log.filter((e) => ids.includes(e.id) && !/^(\d{3}|429s0|reset)$/.test(e.step));
+      const storedOnce = new Set(stores.map((e) => e.id));
+      assert.equal(storedOnce.size, 64);
+      // A call whose attempt timed out after storing meets the duplicate: the documented outcome.
+      for (const [i, r] of results.entries()) {
+        if (r.kind === 'ok') continue;
+        assert.deepEqual([r.kind, r.code, r.maybeCreated], ['rejected', 3, true], `call ${i}: ${r.message}`);
+      }
+      console.log(`  64 in flight: ${results.filter((r) => r.kind === 'ok').length} resolved, ` +
+        `${results.filter((r) => r.kind === 'rejected').length} rejected as duplicates after a timed-out attempt`);
+    },
+  },
+];
+
+let dir;
+let api;
+let server;
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'retries-'));
+  execFileSync('tar', ['-xzf', tarball(dir), '-C', dir]);
+  api = await import(pathToFileURL(join(dir, 'package/node.mjs')).href);
+  new Function(HELPERS)();
+  server = await startScripted({ token: TOKEN });
+});
+
+after(() => {
+  server?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** What the caller saw, in one line, for the closing note. */
+const line = (r) => Array.isArray(r) ? r.map(line).join(' | ') : r.kind === undefined ? Object.entries(r)
+  .map(([key, v]) => (v?.kind ? `${key}: ${line(v)}` : key === 'refreshes' ? `${v.length} refresh(es)`
+    : key === 'results' ? `${v.filter((x) => x.kind === 'ok').length}/${v.length} resolved` : ''))
+  .filter(Boolean).join('; ') :
+  `${r.kind}${r.status ? ` ${r.status}` : ''}${r.code !== undefined ? ` code ${r.code}` : ''}` +
+  `${r.attempts !== undefined ? `, attempts ${r.attempts}` : ''}${r.maybeCreated ? ', maybeCreated' : ''}` +
+  `${r.retryAfterMs !== undefined ? `, retryAfterMs ${r.retryAfterMs}` : ''}${r.cause ? `, cause ${r.cause}` : ''}` +
+  `${r.ms !== undefined ? ` (${Math.round(r.ms)} ms)` : ''}`;
+
+let nextId = 1000;
+const AsyncFunction = (async () => {}).constructor;
+
+for (const c of CASES) {
+  test(`Node: ${c.name}`, { timeout: 30_000 }, async () => {
+    const id = (nextId += 100);
+    const r = await new AsyncFunction('api', 'base', 'id', c.body)(api, server.url, id);
+    console.log(`  Node, ${c.name}: ${line(r)}`);
+    await c.check(r, server, id);
+    for (const e of r.errors ?? []) for (const token of TOKENS) assert.equal(leak(e, token), null);
+  });
+}
+
+/** Serves the unpacked package and a page that loads it, on its own origin. */
+async function startPage() {
+  const page = `<!doctype html><meta charset="utf-8"><script type="module">
+    import * as api from '/package/index.js';
+    ${HELPERS}
+    globalThis.api = api;
+    globalThis.result = true;
+  </script>`;
+  const site = http.createServer((req, res) => {
+    const path = new URL(req.url, 'http://x').pathname;
+    if (path === '/') return res.writeHead(200, { 'content-type': 'text/html' }).end(page);
+    if (!path.startsWith('/package/')) return res.writeHead(404).end();
+    sendFile(res, join(dir, 'package'), path.slice('/package/'.length));
+  });
+  site.listen(0, '127.0.0.1');
+  await once(site, 'listening');
+  return { url: `http://127.0.0.1:${site.address().port}/`, stop: () => site.close() };
+}
+
+test('Chromium, from a page of another origin: the cases marked browser', { timeout: 120_000 }, async (t) => {
+  const site = await startPage();
+  const browser = await launchChromium();
+  try {
+    const tab = await browser.newPage();
+    const pageErrors = [];
+    tab.on('pageerror', (err) => pageErrors.push(String(err)));
+    await tab.goto(site.url);
+    await tab.waitForFunction(() => globalThis.result === true, null, { timeout: 15_000 });
+    for (const c of CASES.filter((x) => x.browser)) {
+      await t.test(c.name, async () => {
+        const id = (nextId += 100);
+        const r = await tab.evaluate(([body, base, id]) =>
+          new (async () => {}).constructor('api', 'base', 'id', body)(globalThis.api, base, id), [c.body, server.url, id]);
+        console.log(`  Chromium, ${c.name}: ${line(r)}`);
+        await c.check(r, server, id);
+      });
+    }
+    assert.deepEqual(pageErrors, []);
+  } finally {
+    await browser.close();
+    site.stop();
+  }
+});
