@@ -97,9 +97,14 @@ const CASES = [
   },
   {
     name: 'a reset before any answer, then 200', browser: true,
-    body: `return call(api, base, 'reset,ok', id, { retry: { baseDelayMs: 10 } });`,
+    body: `const attempts = [];
+      const r = await call(api, base, 'reset,ok', id, { retry: { baseDelayMs: 10 },
+        afterAttempt: (o) => attempts.push(o.status ?? o.error?.kind) });
+      return { ...r, hooked: attempts };`,
     check: (r, server, id) => {
       assert.equal(r.kind, 'ok');
+      // The client saw the reset and retried (not the browser resending on its own).
+      assert.deepEqual(r.hooked, ['network', 200]);
       assert.equal(server.requests(id).length, 2);
     },
   },

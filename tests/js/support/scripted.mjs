@@ -25,7 +25,7 @@ export async function startScripted({ token }) {
   const plants = new Map();
   const log = [];
   const server = http.createServer(async (req, res) => {
-    if (req.method === 'OPTIONS') return res.writeHead(204, CORS).end();
+    if (req.method === 'OPTIONS') return res.writeHead(204, { ...CORS, connection: 'close' }).end();
     let body = '';
     for await (const chunk of req) body += chunk;
     const match = req.url.match(/^\/s\/([^/]+)\/plants$/);
@@ -37,8 +37,10 @@ export async function startScripted({ token }) {
     played.set(key, n + 1);
     const step = steps[Math.min(n, steps.length - 1)];
     log.push({ steps: match[1], id, n, step, headers: req.headers, at: performance.now() });
+    // `connection: close`: Chromium resends a POST by itself when a reused keep-alive connection is
+    // reset before any answer, and the client would never see the reset it must retry.
     const answer = (status, value, headers = {}) => res.writeHead(status, {
-      ...CORS, 'content-type': 'application/json', 'x-request-id': `r-${log.length}`, ...headers,
+      ...CORS, 'content-type': 'application/json', 'x-request-id': `r-${log.length}`, connection: 'close', ...headers,
     }).end(typeof value === 'string' ? value : JSON.stringify(value));
     const later = { error: 8, message: 'try later' };
     let m;
