@@ -287,11 +287,11 @@ impl Call {
                 Ok(plant) => return Ok(plant),
                 Err(error) => error,
             };
-            if let (Kind::Unauthorized, Some(stale), false) =
-                (error.kind(), &facts.token, refreshed)
+            if let (Kind::Unauthorized, Some(stale), false, Credential::Source(get_token)) =
+                (error.kind(), &facts.token, refreshed, &settings.credential)
             {
                 refreshed = true;
-                match self.refresh(stale).await {
+                match self.refresh(get_token, stale).await {
                     Ok(token) => fresh = Some(token),
                     Err(e) => return Err(e.redact(&tokens).in_call(sent, maybe, Some(error))),
                 }
@@ -310,14 +310,9 @@ impl Call {
             if !retried || sent >= retry.attempts + u32::from(refreshed) {
                 return Err(error);
             }
+            // A wait past the cap (a Retry-After's) or past the deadline ends the call now.
             let wait = facts.retry_after.unwrap_or_else(|| backoff(retry, sent));
-            if facts
-                .retry_after
-                .is_some_and(|asked| asked > retry.max_delay_ms)
-            {
-                return Err(error.with_retry_after(wait));
-            }
-            if f64::from(wait) >= self.deadline - Date::now() {
+            if wait > retry.max_delay_ms || f64::from(wait) >= self.deadline - Date::now() {
                 return Err(match facts.retry_after {
                     Some(asked) => error.with_retry_after(asked),
                     None => error,
@@ -465,17 +460,14 @@ impl Call {
     /// A new token after `stale` was refused: one `getToken({ refresh: true })` for every call of
     /// the client refused with `stale`, whose promise they all await. A failed one is forgotten,
     /// so that a later 401 asks again.
-    async fn refresh(&self, stale: &str) -> Result<String, Draft> {
+    async fn refresh(&self, get_token: &Function, stale: &str) -> Result<String, Draft> {
         let settings = &*self.client.0;
-        let promise = match (settings.refresh.take(), &settings.credential) {
-            (Some((token, promise)), _) if token == stale => promise,
-            (_, Credential::Source(get_token)) => {
-                match get_token.call1(&JsValue::UNDEFINED, &refresh_context(true)) {
-                    Ok(value) => fetch::resolve(&value).unwrap_or_else(|e| Promise::reject(&e)),
-                    Err(thrown) => Promise::reject(&thrown),
-                }
-            }
-            (_, Credential::Fixed(_)) => Promise::reject(&JsValue::UNDEFINED),
+        let promise = match settings.refresh.take() {
+            Some((token, promise)) if token == stale => promise,
+            _ => match get_token.call1(&JsValue::UNDEFINED, &refresh_context(true)) {
+                Ok(value) => fetch::resolve(&value).unwrap_or_else(|e| Promise::reject(&e)),
+                Err(thrown) => Promise::reject(&thrown),
+            },
         };
         settings.refresh.set(Some((stale.into(), promise.clone())));
         let token = self.token(Ok(promise.clone().into()), true).await;
@@ -553,7 +545,9 @@ fn retry_after(value: &str) -> Option<u32> {
         return Some(u32::try_from(seconds.saturating_mul(1000)).unwrap_or(u32::MAX));
     }
     // The shortest HTTP-date (asctime's) has 24 characters; Date.parse takes much else.
+    if value.len() < 24 {
+        return None;
+    }
     let at = Date::parse(value);
-    (value.len() >= 24 && !at.is_nan())
-        .then(|| (at - Date::now()).clamp(0.0, f64::from(u32::MAX)) as u32)
+    (!at.is_nan()).then(|| (at - Date::now()).clamp(0.0, f64::from(u32::MAX)) as u32)
 }

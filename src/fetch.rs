@@ -138,7 +138,7 @@ impl Guard {
 
     /// Clears the attempt's timer and forgets its tick; whether there was one.
     fn forget_tick(&self) -> bool {
-        clear_timeout(&self.tick.take());
+        self.disarm();
         let ticked = matches!(self.state.stopped(), Some(Stop::Tick));
         if ticked {
             self.state.stop.set(None);
@@ -160,6 +160,11 @@ impl Guard {
         .await;
         self.forget_tick();
         slept
+    }
+
+    /// Clears the attempt's timer (`clearTimeout(undefined)` when none is set).
+    fn disarm(&self) {
+        clear_timeout(&self.tick.take());
     }
 
     /// Starts the attempt's timer (the handler gets 0, not `undefined`, from it).
@@ -253,7 +258,6 @@ impl Guard {
     /// Ends the current attempt: unless its answer was read to its end, aborts its fetch (with
     /// the stop's reason) and cancels its body.
     fn end_attempt(&mut self) {
-        clear_timeout(&self.tick.take());
         if core::mem::replace(&mut self.done, true) {
             return;
         }
@@ -281,6 +285,7 @@ impl Drop for Guard {
         for signal in &self.signals {
             let _ = signal.unchecked_ref::<Signal>().unlisten("abort", handler);
         }
+        self.disarm();
         self.end_attempt();
     }
 }
