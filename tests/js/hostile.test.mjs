@@ -15,13 +15,11 @@
 // an old package, whose bursts exceed it).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import { once } from 'node:events';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sendFile } from './support/static.mjs';
+import { startPackagePage } from './support/static.mjs';
 import { pathToFileURL } from 'node:url';
 import { launchChromium } from './support/browser.mjs';
 import { tarball } from './support/tarball.mjs';
@@ -213,23 +211,11 @@ for (const [name, routes] of BURSTS) {
   });
 }
 
-/** Serves the unpacked package and a page that loads it with WebAssembly wrapped, on loopback. */
-async function startPage() {
-  const page = `<!doctype html><meta charset="utf-8"><script type="module">
-    import * as api from '/package/index.js';
-    globalThis.api = api;
-    globalThis.ready = true;
-  </script>`;
-  const server = http.createServer((req, res) => {
-    const path = new URL(req.url, 'http://x').pathname;
-    if (path === '/') return res.writeHead(200, { 'content-type': 'text/html' }).end(page);
-    if (!path.startsWith('/package/')) return res.writeHead(404).end();
-    sendFile(res, join(dir, 'package'), path.slice('/package/'.length));
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { url: `http://127.0.0.1:${server.address().port}/`, stop: () => server.close() };
-}
+/** The unpacked package and a page that loads it (its WebAssembly is wrapped by the tab), on loopback. */
+const startPage = () => startPackagePage(dir, `
+  import * as api from '/package/index.js';
+  globalThis.api = api;
+  globalThis.ready = true;`);
 
 let site;
 let browser;

@@ -7,14 +7,12 @@
 //   PKG_TARBALL=artifacts/release/plant-store-client-0.1.0.tgz node --test tests/js/retries.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import { once } from 'node:events';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { sendFile } from './support/static.mjs';
+import { startPackagePage } from './support/static.mjs';
 import { launchChromium } from './support/browser.mjs';
 import { tarball } from './support/tarball.mjs';
 import { startScripted } from './support/scripted.mjs';
@@ -304,27 +302,12 @@ for (const c of CASES) {
   });
 }
 
-/** Serves the unpacked package and a page that loads it, on its own origin. */
-async function startPage() {
-  const page = `<!doctype html><meta charset="utf-8"><script type="module">
+test('Chromium, from a page of another origin: the cases marked browser', { timeout: 120_000 }, async (t) => {
+  const site = await startPackagePage(dir, `
     import * as api from '/package/index.js';
     ${HELPERS}
     globalThis.api = api;
-    globalThis.result = true;
-  </script>`;
-  const site = http.createServer((req, res) => {
-    const path = new URL(req.url, 'http://x').pathname;
-    if (path === '/') return res.writeHead(200, { 'content-type': 'text/html' }).end(page);
-    if (!path.startsWith('/package/')) return res.writeHead(404).end();
-    sendFile(res, join(dir, 'package'), path.slice('/package/'.length));
-  });
-  site.listen(0, '127.0.0.1');
-  await once(site, 'listening');
-  return { url: `http://127.0.0.1:${site.address().port}/`, stop: () => site.close() };
-}
-
-test('Chromium, from a page of another origin: the cases marked browser', { timeout: 120_000 }, async (t) => {
-  const site = await startPage();
+    globalThis.result = true;`);
   const browser = await launchChromium();
   try {
     const tab = await browser.newPage();
