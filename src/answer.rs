@@ -1,13 +1,15 @@
-//! What the Plant Store answered, mapped onto the contract, and the error of a call that got no
-//! answer. Pure Rust over bytes and numbers, so `cargo test` covers every case natively.
+//! What the Plant Store's answer means: under the contract, the Plant or the error ([`outcome`]);
+//! and so what the call does next ([`next`]): done, refresh the token, wait and try again, or stop.
+//! Pure Rust over a status, bytes and numbers, as reqwest keeps its retry policy apart from its
+//! loop: `cargo test` covers every case natively, the clock and the dice passed in.
 //!
 //! What one call may buffer follows from what it sent: a 200 is the Plant, the echo of the
 //! NewPlant's name and tag, so its body is read up to six bytes per byte of them (each may come
 //! back escaped as `\u00XX`) plus [`BODY_SLACK`]; any other answer up to [`ERROR_BODY_LIMIT`],
 //! room for an Error and an excerpt. The rest is cancelled unread.
 
-use crate::error::{decimal, text, Draft, Kind};
-use crate::fetch::{Failure, Stop};
+use crate::error::{decimal, Draft, Kind};
+use crate::Retry;
 use alloc::string::String;
 use plant_store_model::{ApiError, Plant};
 
@@ -25,40 +27,6 @@ pub(crate) fn success_limit(echoed: usize) -> usize {
     echoed
         .saturating_mul(ECHO_BYTES_PER_BYTE)
         .saturating_add(BODY_SLACK)
-}
-
-/// The error of a call that ended without an answer: stopped (aborted, timed out), or fetch or
-/// the body read failed. `url` and `timeout_ms` are for the message.
-pub(crate) fn failure(failure: Failure, url: &str, timeout_ms: u32) -> Draft {
-    match failure {
-        Failure::Threw(cause) => {
-            let message = [
-                "could not reach the Plant Store at ",
-                url,
-                ": ",
-                &js_message(&cause),
-            ];
-            Draft::new(Kind::Network, text(&message)).with_cause(cause)
-        }
-        Failure::Stopped(Stop::Aborted(reason)) => {
-            let draft = Draft::new(Kind::Aborted, "the call was aborted by its AbortSignal");
-            match reason.is_undefined() {
-                true => draft,
-                false => draft.with_cause(reason),
-            }
-        }
-        Failure::Stopped(Stop::TimedOut) => {
-            let ms = decimal(timeout_ms.into());
-            Draft::new(
-                Kind::Timeout,
-                text(&["no answer from the Plant Store within ", &ms, " ms"]),
-            )
-        }
-        Failure::Stopped(Stop::Tick) => Draft::new(
-            Kind::Timeout,
-            "no answer to the attempt within retry.attemptTimeoutMs",
-        ),
-    }
 }
 
 /// The error of a redirect (3xx, or an opaque redirect with status 0), whose body is not read.
@@ -88,7 +56,7 @@ pub(crate) fn outcome(
     complete: bool,
     limit: usize,
 ) -> Result<Plant, Draft> {
-    let answered = text(&["the Plant Store answered ", &decimal(status.into())]);
+    let answered = ["the Plant Store answered ", &decimal(status.into())].concat();
     if status == 200 {
         let why = match complete {
             true => match Plant::from_json(body) {
@@ -99,13 +67,14 @@ pub(crate) fn outcome(
                     why
                 }
             },
-            false => text(&[
+            false => [
                 " with a body over ",
                 &decimal(limit as i64),
                 " bytes, not a Plant",
-            ]),
+            ]
+            .concat(),
         };
-        return Err(Draft::new(Kind::InvalidResponse, text(&[&answered, &why])).with_status(200));
+        return Err(Draft::new(Kind::InvalidResponse, [answered, why].concat()).with_status(200));
     }
     let api_error = complete.then(|| ApiError::from_json(body).ok()).flatten();
     let other = match status {
@@ -117,7 +86,7 @@ pub(crate) fn outcome(
         (_, Some(e)) => {
             let code = decimal(e.error.into());
             let message = [&answered, " (error ", &code, "): ", &message(&e.message)];
-            Draft::new(other, text(&message)).with_code(e.error)
+            Draft::new(other, message.concat()).with_code(e.error)
         }
         (400, None) => {
             let message = [
@@ -125,11 +94,11 @@ pub(crate) fn outcome(
                 " without an Error body: ",
                 &body_excerpt(body, complete),
             ];
-            Draft::new(Kind::InvalidResponse, text(&message))
+            Draft::new(Kind::InvalidResponse, message.concat())
         }
         (_, None) => {
             let message = [&answered, ": ", &body_excerpt(body, complete)];
-            Draft::new(other, text(&message))
+            Draft::new(other, message.concat())
         }
     };
     Err(draft.with_status(status))
@@ -167,18 +136,149 @@ fn body_excerpt(body: &[u8], complete: bool) -> String {
         shown.is_empty(),
     ) {
         (true, true) => "an empty body".into(),
-        (true, false) => text(&["body \"", &shown, "\""]),
-        (false, _) => text(&["body starting \"", &shown, "\""]),
+        (true, false) => ["body \"", &shown, "\""].concat(),
+        (false, _) => ["body starting \"", &shown, "\""].concat(),
     }
 }
 
-/// The `message` of a JS failure, for a sentence of ours: only a real `Error`'s message is read.
-pub(crate) fn js_message(value: &wasm_bindgen::JsValue) -> String {
-    use wasm_bindgen::JsCast;
-    match value.dyn_ref::<js_sys::Error>() {
-        Some(error) => String::from(error.message()),
-        None => String::from("a value that is not an Error"),
+/// What one attempt learnt, as the decision reads it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Learnt {
+    /// fetch was called: the request may have reached the store.
+    pub(crate) sent: bool,
+    /// The answer's status, when one came.
+    pub(crate) status: Option<u16>,
+    /// The answer's `Retry-After`, when a 429 or a 503 carried one.
+    pub(crate) retry_after: Option<alloc::string::String>,
+    /// The attempt ran out of its own time (`retry.attemptTimeoutMs`).
+    pub(crate) timed_out: bool,
+}
+
+/// Where the call stands: what it may still do.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Budget {
+    pub(crate) retry: Retry,
+    /// Requests sent so far, this attempt's included.
+    pub(crate) sent: u32,
+    /// The token comes from a source that can be asked for a new one.
+    pub(crate) refreshable: bool,
+    /// The token was refreshed once already in this call.
+    pub(crate) refreshed: bool,
+    /// Milliseconds left before the call's timeout.
+    pub(crate) left_ms: f64,
+}
+
+impl Budget {
+    /// Whether another request may be sent. A refresh's request is the same one sent again with
+    /// the new token, so it does not use up a retry: each refresh adds one to the retries'.
+    fn has_attempt_left(&self) -> bool {
+        self.sent < self.retry.attempts + u32::from(self.refreshed)
     }
+}
+
+/// What comes next.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Next {
+    /// The attempt gave the Plant: the call is done.
+    Done,
+    /// A 401 with a token from a source: ask it for a new token, then send the request again.
+    Refresh,
+    /// Wait this many milliseconds, then send the request again.
+    Wait(u32),
+    /// The call ends with the attempt's error, which records the `Retry-After` wait given here
+    /// (one it did not take).
+    Stop(Option<u32>),
+}
+
+/// What the decision reads from the world, passed in so that tests choose it.
+pub(crate) struct Clock {
+    /// Milliseconds since the epoch.
+    pub(crate) now_ms: f64,
+    /// A number in [0, 1), for the backoff's jitter.
+    pub(crate) random: f64,
+    /// An HTTP-date as milliseconds since the epoch, NaN when it is none.
+    pub(crate) parse_date: fn(&str) -> f64,
+}
+
+impl Clock {
+    /// The platform's: `Date.now()`, `Math.random()` and `Date.parse`.
+    pub(crate) fn now() -> Clock {
+        use js_sys::{Date, Math};
+        Clock {
+            now_ms: Date::now(),
+            random: Math::random(),
+            parse_date: Date::parse,
+        }
+    }
+}
+
+/// What the call does after an attempt that ended with `outcome`.
+pub(crate) fn next(
+    outcome: &Result<Plant, Draft>,
+    learnt: &Learnt,
+    budget: &Budget,
+    clock: &Clock,
+) -> Next {
+    let Err(error) = outcome else {
+        return Next::Done;
+    };
+    let retry = &budget.retry;
+    if error.kind() == Kind::Unauthorized && budget.refreshable && !budget.refreshed {
+        return Next::Refresh;
+    }
+    let retried = match (error.kind(), learnt.status) {
+        (Kind::Aborted, _) => false,
+        (Kind::Timeout, _) => learnt.timed_out,
+        (_, Some(429 | 503)) => true,
+        (_, Some(502 | 504)) => retry.gateway_errors,
+        (Kind::Network, None) => learnt.sent,
+        _ => false,
+    };
+    if !retried || !budget.has_attempt_left() {
+        return Next::Stop(None);
+    }
+    let asked = learnt
+        .retry_after
+        .as_deref()
+        .and_then(|v| retry_after(v, clock));
+    let wait = asked.unwrap_or_else(|| backoff(retry, budget.sent, clock.random));
+    // A wait past the cap (a Retry-After's) or past the deadline ends the call now.
+    if wait > retry.max_delay_ms || f64::from(wait) >= budget.left_ms {
+        return Next::Stop(asked);
+    }
+    Next::Wait(wait)
+}
+
+/// How much of an answer with `status` is read, for a NewPlant whose name and tag are `echoed`
+/// bytes long.
+pub(crate) fn limit(status: u16, echoed: usize) -> usize {
+    match status {
+        200 => success_limit(echoed),
+        _ => ERROR_BODY_LIMIT,
+    }
+}
+
+/// The wait before retry number `retries`: full jitter over an exponential cap (AWS's
+/// "Exponential Backoff And Jitter"), at most `max_delay_ms`.
+fn backoff(retry: &Retry, retries: u32, random: f64) -> u32 {
+    let doubled = f64::from(retry.base_delay_ms) * f64::from(1u32 << (retries.clamp(1, 31) - 1));
+    (random * doubled.min(f64::from(retry.max_delay_ms))) as u32
+}
+
+/// A `Retry-After` value (RFC 9110 10.2.3) as a wait in milliseconds from the clock's now:
+/// delay-seconds, or an HTTP-date, read by the clock's date parser (the shortest HTTP-date, in
+/// asctime's form, has 24 characters; `Date.parse` takes much else); `None` for anything else. A
+/// date in the past is no wait.
+fn retry_after(value: &str, clock: &Clock) -> Option<u32> {
+    let value = value.trim_ascii();
+    if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+        let seconds = value.bytes().fold(0u64, |n, b| {
+            n.saturating_mul(10).saturating_add(u64::from(b - b'0'))
+        });
+        return Some(u32::try_from(seconds.saturating_mul(1000)).unwrap_or(u32::MAX));
+    }
+    let at = (value.len() >= 24).then(|| (clock.parse_date)(value))?;
+    (!at.is_nan()).then(|| (at - clock.now_ms).clamp(0.0, f64::from(u32::MAX)) as u32)
 }
 
 #[cfg(test)]
@@ -186,9 +286,10 @@ mod tests {
     use super::*;
     use crate::error::Error;
     use alloc::format;
+    use alloc::string::ToString;
 
     fn outcome(status: u16, body: &str) -> Result<Plant, Error> {
-        super::outcome(status, body.as_bytes(), true, success_limit(10)).map_err(|d| d.redact(""))
+        super::outcome(status, body.as_bytes(), true, success_limit(10)).map_err(|d| d.redact(&[]))
     }
 
     fn failure(status: u16, body: &str) -> Error {
@@ -221,7 +322,7 @@ mod tests {
         }
         let e = super::outcome(200, br#"{"name":"#, false, 4156)
             .unwrap_err()
-            .redact("");
+            .redact(&[]);
         assert_eq!(e.kind(), Kind::InvalidResponse);
         assert!(e.message().contains("over 4156 bytes"), "{}", e.message());
     }
@@ -264,7 +365,7 @@ mod tests {
         // A cut body is not an Error body, whatever its start.
         let cut = super::outcome(400, br#"{"error":3,"message":"x"#, false, ERROR_BODY_LIMIT)
             .unwrap_err()
-            .redact("");
+            .redact(&[]);
         assert_eq!(cut.kind(), Kind::InvalidResponse);
         assert!(cut.message().contains("body starting"), "{}", cut.message());
     }
@@ -307,7 +408,7 @@ mod tests {
         );
         let e = super::outcome(502, b"<h1>Bad\xff gateway</h1>", true, 64).unwrap_err();
         assert!(e
-            .redact("")
+            .redact(&[])
             .message()
             .ends_with(r#"body starting "<h1>Bad""#));
         assert_eq!(
@@ -321,7 +422,7 @@ mod tests {
         let huge = "E".repeat(ERROR_BODY_LIMIT);
         let e = super::outcome(500, huge.as_bytes(), false, ERROR_BODY_LIMIT)
             .unwrap_err()
-            .redact("");
+            .redact(&[]);
         assert!(e.message().len() < 400, "{}", e.message().len());
         assert!(e.message().contains("body starting"));
         let long = format!(r#"{{"error":1,"message":"{}"}}"#, "m".repeat(3000));
@@ -338,7 +439,7 @@ mod tests {
             for (status, body) in [(500, &body), (400, &body), (400, &json), (503, &json)] {
                 let e = super::outcome(status, body.as_bytes(), true, ERROR_BODY_LIMIT)
                     .unwrap_err()
-                    .redact(token);
+                    .redact(&[token]);
                 assert!(!pieces(e.message()), "{status}: {}", e.message());
             }
         }
@@ -347,8 +448,201 @@ mod tests {
             let read = &body.as_bytes()[..ERROR_BODY_LIMIT];
             let e = super::outcome(403, read, false, ERROR_BODY_LIMIT)
                 .unwrap_err()
-                .redact(token);
+                .redact(&[token]);
             assert!(!pieces(e.message()), "cut {cut}: {}", e.message());
         }
+    }
+
+    const NOW: f64 = 784_111_777_000.0; // Sun, 06 Nov 1994 08:49:37 GMT
+
+    /// The clock of the tests: now, a jitter of one half, and `Date.parse` for the dates used.
+    const CLOCK: Clock = Clock {
+        now_ms: NOW,
+        random: 0.5,
+        parse_date,
+    };
+
+    fn parse_date(date: &str) -> f64 {
+        match date {
+            "Sun, 06 Nov 1994 08:49:39 GMT" | "Sun Nov  6 08:49:39 1994" => NOW + 2_000.0,
+            "Sat, 05 Nov 1994 08:49:37 GMT" => NOW - 86_400_000.0,
+            _ => f64::NAN,
+        }
+    }
+
+    fn error(kind: Kind, status: Option<u16>) -> Result<Plant, Draft> {
+        let draft = Draft::new(kind, "failed");
+        Err(match status {
+            Some(status) => draft.with_status(status),
+            None => draft,
+        })
+    }
+
+    fn answered(status: u16) -> Learnt {
+        Learnt {
+            sent: true,
+            status: Some(status),
+            ..Learnt::default()
+        }
+    }
+
+    fn budget(attempts: u32, sent: u32) -> Budget {
+        Budget {
+            retry: Retry::new(attempts),
+            sent,
+            refreshable: false,
+            refreshed: false,
+            left_ms: 10_000.0,
+        }
+    }
+
+    /// The decision's kind and wait, for the tables below.
+    fn decide(
+        outcome: Result<Plant, Draft>,
+        learnt: &Learnt,
+        budget: &Budget,
+    ) -> (&'static str, u32) {
+        match next(&outcome, learnt, budget, &CLOCK) {
+            Next::Done => ("done", 0),
+            Next::Refresh => ("refresh", 0),
+            Next::Wait(ms) => ("wait", ms),
+            Next::Stop(_) => ("stop", 0),
+        }
+    }
+
+    #[test]
+    fn a_plant_is_done() {
+        let plant = Plant {
+            name: "Fern".into(),
+            tag: None,
+        };
+        assert_eq!(
+            decide(Ok(plant), &answered(200), &budget(1, 1)),
+            ("done", 0)
+        );
+    }
+
+    #[test]
+    fn only_what_cannot_have_created_the_plant_or_was_asked_for_is_retried() {
+        let b = budget(3, 1);
+        for (kind, status, expected) in [
+            (Kind::UnexpectedStatus, 429, "wait"),
+            (Kind::UnexpectedStatus, 503, "wait"),
+            (Kind::UnexpectedStatus, 500, "stop"),
+            (Kind::UnexpectedStatus, 502, "stop"),
+            (Kind::UnexpectedStatus, 504, "stop"),
+            (Kind::Rejected, 400, "stop"),
+            (Kind::InvalidResponse, 200, "stop"),
+            (Kind::Unauthorized, 401, "stop"),
+        ] {
+            let (what, _) = decide(error(kind, Some(status)), &answered(status), &b);
+            assert_eq!(what, expected, "{status}");
+        }
+        let mut gateways = b;
+        gateways.retry = gateways.retry.gateway_errors(true);
+        for status in [502, 504] {
+            let e = error(Kind::UnexpectedStatus, Some(status));
+            assert_eq!(decide(e, &answered(status), &gateways).0, "wait");
+        }
+        // No answer: retried only when fetch was called.
+        let sent = Learnt {
+            sent: true,
+            ..Learnt::default()
+        };
+        assert_eq!(decide(error(Kind::Network, None), &sent, &b).0, "wait");
+        assert_eq!(
+            decide(error(Kind::Network, None), &Learnt::default(), &b).0,
+            "stop"
+        );
+        // The attempt's own timer: retried; the call's timeout or an abort: never.
+        let timed_out = Learnt {
+            sent: true,
+            timed_out: true,
+            ..Learnt::default()
+        };
+        assert_eq!(decide(error(Kind::Timeout, None), &timed_out, &b).0, "wait");
+        assert_eq!(decide(error(Kind::Timeout, None), &sent, &b).0, "stop");
+        assert_eq!(decide(error(Kind::Aborted, None), &timed_out, &b).0, "stop");
+    }
+
+    #[test]
+    fn the_budget_counts_requests_and_a_refresh_adds_one() {
+        let e = || error(Kind::UnexpectedStatus, Some(503));
+        assert_eq!(decide(e(), &answered(503), &budget(1, 1)).0, "stop");
+        assert_eq!(decide(e(), &answered(503), &budget(3, 2)).0, "wait");
+        assert_eq!(decide(e(), &answered(503), &budget(3, 3)).0, "stop");
+        let mut refreshed = budget(3, 3);
+        refreshed.refreshed = true;
+        assert_eq!(decide(e(), &answered(503), &refreshed).0, "wait");
+
+        let unauthorized = || error(Kind::Unauthorized, Some(401));
+        let mut source = budget(1, 1);
+        source.refreshable = true;
+        assert_eq!(decide(unauthorized(), &answered(401), &source).0, "refresh");
+        source.refreshed = true;
+        source.sent = 2;
+        assert_eq!(decide(unauthorized(), &answered(401), &source).0, "stop");
+    }
+
+    #[test]
+    fn the_backoff_is_full_jitter_under_a_doubling_cap() {
+        let retry = Retry::new(10).base_delay_ms(100).max_delay_ms(2_000);
+        assert_eq!(backoff(&retry, 1, 0.999_999), 99);
+        assert_eq!(backoff(&retry, 2, 0.5), 100);
+        assert_eq!(backoff(&retry, 3, 0.5), 200);
+        assert_eq!(backoff(&retry, 9, 0.999_999), 1_999);
+        assert_eq!(backoff(&retry, 60, 0.5), 1_000);
+        assert_eq!(backoff(&retry, 3, 0.0), 0);
+        let b = budget(3, 1);
+        assert_eq!(
+            decide(error(Kind::UnexpectedStatus, Some(503)), &answered(503), &b),
+            ("wait", 50)
+        );
+    }
+
+    #[test]
+    fn retry_after_in_seconds_or_as_a_date() {
+        assert_eq!(retry_after("1", &CLOCK), Some(1_000));
+        assert_eq!(retry_after(" 120 ", &CLOCK), Some(120_000));
+        assert_eq!(retry_after("99999999999999999999", &CLOCK), Some(u32::MAX));
+        for date in ["Sun, 06 Nov 1994 08:49:39 GMT", "Sun Nov  6 08:49:39 1994"] {
+            assert_eq!(retry_after(date, &CLOCK), Some(2_000), "{date}");
+        }
+        assert_eq!(
+            retry_after("Sat, 05 Nov 1994 08:49:37 GMT", &CLOCK),
+            Some(0),
+            "the past"
+        );
+        // Too short to be an HTTP-date, or not one: the backoff is used.
+        for bad in [
+            "",
+            "-1",
+            "1.5",
+            "soon",
+            "2026-11-25",
+            "Mon, 99 Foo 1994 08:49:37 GMT",
+        ] {
+            assert_eq!(retry_after(bad, &CLOCK), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_wait_past_the_cap_or_the_deadline_stops_with_what_was_asked() {
+        let asked = |value: &str| Learnt {
+            retry_after: Some(value.to_string()),
+            ..answered(429)
+        };
+        let e = error(Kind::UnexpectedStatus, Some(429));
+        let again = error(Kind::UnexpectedStatus, Some(429));
+        assert_eq!(decide(again, &asked("1"), &budget(3, 1)), ("wait", 1_000));
+        for (value, left, stop) in [("30", 60_000.0, 30_000), ("5", 1_000.0, 5_000)] {
+            let mut b = budget(3, 1);
+            b.left_ms = left;
+            assert_eq!(next(&e, &asked(value), &b, &CLOCK), Next::Stop(Some(stop)));
+        }
+        // The backoff past the deadline stops too, without a Retry-After to report.
+        let mut b = budget(3, 1);
+        b.left_ms = 10.0;
+        assert_eq!(next(&e, &answered(429), &b, &CLOCK), Next::Stop(None));
     }
 }

@@ -1,15 +1,15 @@
-//! What a [`Client`](crate::Client) is made of: the base URL, the token, and the options that
-//! apply to every call. [`Config`] is what a Rust caller writes; the JS-facing layer reads the
-//! options object into the same checks, one option at a time, so both get the same messages.
+//! The settings of a client ([`Config`]) and of one call ([`CallOptions`]), written by a Rust caller
+//! or read from a JS options object (`js::read`, which fills the same structs), and checked in one
+//! place: [`Config::check`] and [`CallOptions::check`], whose messages name the JS options.
 
-use crate::error::{decimal, text, Draft, Error};
+use crate::error::{decimal, Draft, Error};
+use crate::token::{Credential, TokenSource};
 use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
-use core::cell::Cell;
 use core::fmt;
-use js_sys::{Function, Object, Promise, Reflect};
-use plant_store_model::{check_bearer_token, Token};
+use js_sys::Function;
+use plant_store_model::Token;
 use wasm_bindgen::JsValue;
 use web_sys::AbortSignal;
 
@@ -17,27 +17,6 @@ use web_sys::AbortSignal;
 pub const DEFAULT_TIMEOUT_MS: u32 = 10_000;
 /// The longest timeout: 2^31 − 1 ms (about 24.8 days), the most `setTimeout` holds.
 pub const MAX_TIMEOUT_MS: u32 = 2_147_483_647;
-
-/// Where the bearer token comes from.
-#[derive(Clone)]
-pub enum Auth {
-    /// A fixed token, an RFC 6750 `b64token`.
-    Token(String),
-    /// A JavaScript function called before every request with `{ refresh: false }`, and once with
-    /// `{ refresh: true }` after a 401 (see [`Client::create_plant`](crate::Client::create_plant));
-    /// it returns the token or a promise of it. From Rust:
-    /// `Closure::new(..).into_js_value().unchecked_into()`.
-    Source(Function),
-}
-
-impl fmt::Debug for Auth {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Auth::Token(_) => f.write_str("Token([redacted])"),
-            Auth::Source(_) => f.write_str("Source(..)"),
-        }
-    }
-}
 
 /// The settings of a [`Client`](crate::Client), checked by [`Client::new`](crate::Client::new).
 ///
@@ -50,16 +29,245 @@ impl fmt::Debug for Auth {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Config {
-    base_url: String,
-    auth: Option<Auth>,
-    fetch: Option<Function>,
-    signal: Option<AbortSignal>,
-    timeout_ms: u32,
-    headers: Vec<(String, String)>,
-    retry: Retry,
-    idempotency_key: bool,
-    before: Option<Hook<Before>>,
-    after: Option<Hook<After>>,
+    pub(crate) base_url: Option<String>,
+    pub(crate) auth: Option<Auth>,
+    pub(crate) fetch: Option<Function>,
+    pub(crate) signal: Option<AbortSignal>,
+    pub(crate) timeout_ms: u32,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) retry: Retry,
+    pub(crate) idempotency_key: bool,
+    pub(crate) before: Option<Hook<Before>>,
+    pub(crate) after: Option<Hook<After>>,
+}
+
+/// Where the bearer token comes from, as given (checked into a [`Credential`]).
+#[derive(Clone)]
+pub(crate) enum Auth {
+    Token(String),
+    Source(Function),
+}
+
+impl fmt::Debug for Auth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Auth::Token(_) => "Token([redacted])",
+            Auth::Source(_) => "Source(..)",
+        })
+    }
+}
+
+impl Config {
+    /// Settings for the Plant Store at `base_url`: an absolute `http(s)` URL, which may carry a
+    /// path prefix (`https://host/api/v1`); `/plants` is appended. Add a token before use.
+    pub fn new(base_url: impl Into<String>) -> Config {
+        Config {
+            base_url: Some(base_url.into()),
+            auth: None,
+            fetch: None,
+            signal: None,
+            timeout_ms: DEFAULT_TIMEOUT_MS,
+            headers: Vec::new(),
+            retry: Retry::OFF,
+            idempotency_key: false,
+            before: None,
+            after: None,
+        }
+    }
+
+    /// A fixed bearer token (an RFC 6750 `b64token`), never refreshed.
+    pub fn token(mut self, token: impl Into<String>) -> Config {
+        self.auth = Some(Auth::Token(token.into()));
+        self
+    }
+
+    /// A JavaScript function that gives the token (or a promise of it), called before every
+    /// request with `{ refresh: false }`, and once with `{ refresh: true }` after a 401 (see
+    /// [`Client::create_plant`](crate::Client::create_plant)).
+    pub fn token_source(mut self, get_token: Function) -> Config {
+        self.auth = Some(Auth::Source(get_token));
+        self
+    }
+
+    /// A fetch to call instead of the global one, as `fetch(url, init)`.
+    pub fn fetch(mut self, fetch: Function) -> Config {
+        self.fetch = Some(fetch);
+        self
+    }
+
+    /// A signal that aborts every call of the client.
+    pub fn signal(mut self, signal: AbortSignal) -> Config {
+        self.signal = Some(signal);
+        self
+    }
+
+    /// The timeout of one call, from 1 to [`MAX_TIMEOUT_MS`]; [`DEFAULT_TIMEOUT_MS`] otherwise.
+    /// It covers the whole call: getting the token, every attempt, the waits between them and
+    /// reading the answer.
+    pub fn timeout_ms(mut self, timeout_ms: u32) -> Config {
+        self.timeout_ms = timeout_ms;
+        self
+    }
+
+    /// An extra request header. It cannot be `Authorization` or `Content-Type`.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Config {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Retries for every call (see [`Retry`]); off by default.
+    pub fn retry(mut self, retry: Retry) -> Config {
+        self.retry = retry;
+        self
+    }
+
+    /// Sends a generated `Idempotency-Key` with every call (see [`IdempotencyKey`]). The server's
+    /// CORS must allow the header for browser callers.
+    pub fn idempotency_key(mut self, on: bool) -> Config {
+        self.idempotency_key = on;
+        self
+    }
+
+    /// A hook called before each attempt, which may add headers (a W3C `traceparent`); an `Err`
+    /// ends the call with a `config` error whose cause is its value.
+    pub fn before_attempt(
+        mut self,
+        hook: impl Fn(&Attempt<'_>) -> Result<(), JsValue> + 'static,
+    ) -> Config {
+        self.before = Some(Hook(Rc::new(hook)));
+        self
+    }
+
+    /// A hook called after each attempt that sent a request, with its status, duration and the
+    /// answer's headers; an `Err` ends the call as [`Config::before_attempt`]'s does.
+    pub fn after_attempt(
+        mut self,
+        hook: impl Fn(&AttemptOutcome<'_>) -> Result<(), JsValue> + 'static,
+    ) -> Config {
+        self.after = Some(Hook(Rc::new(hook)));
+        self
+    }
+
+    /// Checks every setting, in the order of the JS options: the one validator of both APIs. The
+    /// error names the first wrong one and holds no piece of the token.
+    pub(crate) fn check(self) -> Result<Settings, Error> {
+        let secret = match &self.auth {
+            Some(Auth::Token(token)) => token.clone(),
+            _ => String::new(),
+        };
+        self.settings().map_err(|draft| draft.redact(&[&secret]))
+    }
+
+    fn settings(self) -> Result<Settings, Draft> {
+        let required = "options.baseUrl is required, for example https://plants.example/api";
+        let base = self
+            .base_url
+            .as_deref()
+            .ok_or_else(|| Draft::config(required))?;
+        let url = plant_store_model::plants_url(base).map_err(|e| {
+            let mut message = String::from("options.");
+            e.describe(&mut message);
+            Draft::config(message)
+        })?;
+        let credential = match self.auth {
+            None => {
+                let message =
+                    "options.token (a string) or options.getToken (a function) is required";
+                return Err(Draft::config(message));
+            }
+            Some(Auth::Token(token)) => Credential::Fixed(checked_token(token, "options.token")?),
+            Some(Auth::Source(get_token)) => Credential::Source(TokenSource::new(get_token)),
+        };
+        let ms = " of milliseconds";
+        let timeout_ms = whole(self.timeout_ms, "options.timeoutMs", ms, 1, MAX_TIMEOUT_MS)?;
+        check_headers(&self.headers)?;
+        Ok(Settings {
+            url,
+            credential,
+            fetch: self.fetch,
+            signal: self.signal,
+            timeout_ms,
+            headers: self.headers,
+            retry: self.retry.check()?,
+            idempotency_key: self.idempotency_key,
+            before: self.before,
+            after: self.after,
+        })
+    }
+}
+
+/// The checked settings a client keeps.
+pub(crate) struct Settings {
+    /// `{baseUrl}/plants`.
+    pub(crate) url: String,
+    pub(crate) credential: Credential,
+    pub(crate) fetch: Option<Function>,
+    pub(crate) signal: Option<AbortSignal>,
+    pub(crate) timeout_ms: u32,
+    /// The extra headers, each one fetch accepts and neither `Authorization` nor `Content-Type`.
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) retry: Retry,
+    pub(crate) idempotency_key: bool,
+    pub(crate) before: Option<Hook<Before>>,
+    pub(crate) after: Option<Hook<After>>,
+}
+
+/// A checked bearer token from `source` (`options.token`, `options.getToken`); the error never
+/// holds it.
+pub(crate) fn checked_token(token: String, source: &str) -> Result<Token, Draft> {
+    Token::new(token).map_err(|e| Draft::config([source, ": ", e.reason()].concat()))
+}
+
+/// Each extra header as fetch will check it, by setting it on a `Headers`: a `config` error names
+/// the first that is `Authorization`, `Content-Type` (which the client sets), or malformed.
+fn check_headers(headers: &[(String, String)]) -> Result<(), Draft> {
+    let mut check = None;
+    for (name, value) in headers {
+        let shown: String = name.chars().take(40).collect();
+        if name.eq_ignore_ascii_case("authorization") || name.eq_ignore_ascii_case("content-type") {
+            let message = [
+                "options.headers cannot set ",
+                &shown,
+                ": the client sets it",
+            ];
+            return Err(Draft::config(message.concat()));
+        }
+        let invalid = |cause: JsValue| {
+            let message = [
+                "options.headers[\"",
+                &shown,
+                "\"] is not a valid header name and value",
+            ];
+            Draft::config(message.concat()).with_cause(cause)
+        };
+        let headers = match check.take() {
+            Some(headers) => headers,
+            None => web_sys::Headers::new().map_err(invalid)?,
+        };
+        headers.set(name, value).map_err(invalid)?;
+        check = Some(headers);
+    }
+    Ok(())
+}
+
+/// `n` when it is from `min` to `max`; else a `config` error: "{what} must be a whole number{unit}
+/// from {min} to {max}". (The JS options read a number that is no `u32` as `u32::MAX`, so that
+/// this message is theirs too.)
+fn whole(n: u32, what: &str, unit: &str, min: u32, max: u32) -> Result<u32, Draft> {
+    if (min..=max).contains(&n) {
+        return Ok(n);
+    }
+    let (min, max) = (decimal(min.into()), decimal(max.into()));
+    let message = [
+        what,
+        " must be a whole number",
+        unit,
+        " from ",
+        &min,
+        " to ",
+        &max,
+    ];
+    Err(Draft::config(message.concat()))
 }
 
 /// The retries of a call: off unless given (it is a POST). Only what cannot have created the
@@ -123,88 +331,22 @@ impl Retry {
         self
     }
 
-    /// Checks the numbers.
+    /// The retries, each number checked: a `config` error names the first wrong one.
     pub(crate) fn check(self) -> Result<Retry, Draft> {
-        let limit = self.attempt_timeout_ms.map(f64::from);
-        let numbers = [self.attempts, self.base_delay_ms, self.max_delay_ms].map(f64::from);
-        Retry::checked(numbers, limit, self.gateway_errors)
-    }
-
-    /// The retries from numbers as a caller gave them (`[attempts, baseDelayMs, maxDelayMs]` and
-    /// `attemptTimeoutMs`), each checked: a `config` error names the first wrong one.
-    pub(crate) fn checked(
-        [attempts, base, max]: [f64; 3],
-        limit: Option<f64>,
-        gateway_errors: bool,
-    ) -> Result<Retry, Draft> {
         let ms = " of milliseconds";
-        Ok(Retry {
-            attempts: whole(attempts, "retry.attempts", "", 1, 10)?,
-            base_delay_ms: whole(base, "retry.baseDelayMs", ms, 0, MAX_TIMEOUT_MS)?,
-            max_delay_ms: whole(max, "retry.maxDelayMs", ms, 0, MAX_TIMEOUT_MS)?,
-            gateway_errors,
-            attempt_timeout_ms: match limit {
-                Some(limit) => Some(whole(
-                    limit,
-                    "retry.attemptTimeoutMs",
-                    ms,
-                    1,
-                    MAX_TIMEOUT_MS,
-                )?),
-                None => None,
-            },
-        })
-    }
-}
-
-/// What [`Config::before_attempt`]'s hook is given.
-#[derive(Debug)]
-#[non_exhaustive]
-pub struct Attempt<'a> {
-    /// `{baseUrl}/plants`.
-    pub url: &'a str,
-    /// 1 for the first request of the call.
-    pub number: u32,
-    /// The headers to send, without `Authorization`. The hook may add some; it may not set
-    /// `Authorization` or change `Content-Type`.
-    pub headers: &'a web_sys::Headers,
-}
-
-/// What [`Config::after_attempt`]'s hook is given.
-#[derive(Debug)]
-#[non_exhaustive]
-pub struct AttemptOutcome<'a> {
-    /// `{baseUrl}/plants`.
-    pub url: &'a str,
-    /// 1 for the first request of the call.
-    pub number: u32,
-    /// From the request to the end of the answer (or of the failure), in milliseconds.
-    pub duration_ms: f64,
-    /// The status, when an answer came.
-    pub status: Option<u16>,
-    /// The answer's headers, as the server sent them.
-    pub headers: Option<&'a web_sys::Headers>,
-    /// The attempt's error, when it failed (retried or not).
-    pub error: Option<&'a Error>,
-}
-
-/// A hook as a client keeps it: what it returns is awaited (a JS hook may return a promise); what
-/// it throws ends the call.
-pub(crate) type Before = dyn Fn(&Attempt<'_>) -> Result<(), JsValue>;
-pub(crate) type After = dyn Fn(&AttemptOutcome<'_>) -> Result<(), JsValue>;
-
-/// A hook, shown as `..` by `Debug`.
-pub(crate) struct Hook<F: ?Sized>(pub(crate) Rc<F>);
-
-impl<F: ?Sized> Clone for Hook<F> {
-    fn clone(&self) -> Self {
-        Hook(self.0.clone())
-    }
-}
-
-impl<F: ?Sized> fmt::Debug for Hook<F> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("..")
+        whole(self.attempts, "retry.attempts", "", 1, 10)?;
+        whole(
+            self.base_delay_ms,
+            "retry.baseDelayMs",
+            ms,
+            0,
+            MAX_TIMEOUT_MS,
+        )?;
+        whole(self.max_delay_ms, "retry.maxDelayMs", ms, 0, MAX_TIMEOUT_MS)?;
+        if let Some(limit) = self.attempt_timeout_ms {
+            whole(limit, "retry.attemptTimeoutMs", ms, 1, MAX_TIMEOUT_MS)?;
+        }
+        Ok(self)
     }
 }
 
@@ -256,356 +398,146 @@ impl CallOptions {
         self.idempotency_key = Some(key);
         self
     }
-}
 
-impl Config {
-    /// Settings for the Plant Store at `base_url`: an absolute `http(s)` URL, which may carry a
-    /// path prefix (`https://host/api/v1`); `/plants` is appended. Add a token before use.
-    pub fn new(base_url: impl Into<String>) -> Config {
-        Config {
-            base_url: base_url.into(),
-            auth: None,
-            fetch: None,
-            signal: None,
-            timeout_ms: DEFAULT_TIMEOUT_MS,
-            headers: Vec::new(),
-            retry: Retry::OFF,
-            idempotency_key: false,
-            before: None,
-            after: None,
-        }
-    }
-
-    /// A fixed bearer token.
-    pub fn token(mut self, token: impl Into<String>) -> Config {
-        self.auth = Some(Auth::Token(token.into()));
-        self
-    }
-
-    /// A function that gives the token before every request (see [`Auth::Source`]).
-    pub fn token_source(mut self, get_token: Function) -> Config {
-        self.auth = Some(Auth::Source(get_token));
-        self
-    }
-
-    /// A fetch to call instead of the global one, as `fetch(url, init)`.
-    pub fn fetch(mut self, fetch: Function) -> Config {
-        self.fetch = Some(fetch);
-        self
-    }
-
-    /// A signal that aborts every call of the client.
-    pub fn signal(mut self, signal: AbortSignal) -> Config {
-        self.signal = Some(signal);
-        self
-    }
-
-    /// The timeout of one call, from 1 to [`MAX_TIMEOUT_MS`]; [`DEFAULT_TIMEOUT_MS`] otherwise.
-    /// It covers the whole call as the caller sees it: getting the token, every attempt, the
-    /// waits between them and reading the answer.
-    pub fn timeout_ms(mut self, timeout_ms: u32) -> Config {
-        self.timeout_ms = timeout_ms;
-        self
-    }
-
-    /// An extra request header. It cannot be `Authorization` or `Content-Type`.
-    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Config {
-        self.headers.push((name.into(), value.into()));
-        self
-    }
-
-    /// Retries for every call (see [`Retry`]); off by default.
-    pub fn retry(mut self, retry: Retry) -> Config {
-        self.retry = retry;
-        self
-    }
-
-    /// Sends a generated `Idempotency-Key` with every call (see [`IdempotencyKey`]). The
-    /// server's CORS must allow the header for browser callers.
-    pub fn idempotency_key(mut self, on: bool) -> Config {
-        self.idempotency_key = on;
-        self
-    }
-
-    /// A hook called before each attempt, which may add headers (a W3C `traceparent`); an `Err`
-    /// ends the call with a `config` error whose cause is its value.
-    pub fn before_attempt(
-        mut self,
-        hook: impl Fn(&Attempt<'_>) -> Result<(), JsValue> + 'static,
-    ) -> Config {
-        self.before = Some(Hook(Rc::new(hook)));
-        self
-    }
-
-    /// A hook called after each attempt that sent a request, with its status, duration and
-    /// answer's headers; an `Err` ends the call as [`Config::before_attempt`]'s does.
-    pub fn after_attempt(
-        mut self,
-        hook: impl Fn(&AttemptOutcome<'_>) -> Result<(), JsValue> + 'static,
-    ) -> Config {
-        self.after = Some(Hook(Rc::new(hook)));
-        self
-    }
-
-    /// Checks every setting, in the order of the JS options; an error holds no piece of the token.
-    pub(crate) fn check(self) -> Result<Settings, Error> {
-        let secret = match &self.auth {
-            Some(Auth::Token(token)) => token.clone(),
-            _ => String::new(),
+    /// The call's retries and key over the client's `settings`, checked.
+    pub(crate) fn check(&self, settings: &Settings) -> Result<(Retry, IdempotencyKey), Draft> {
+        let retry = self.retry.map_or(Ok(settings.retry), Retry::check)?;
+        let key = match &self.idempotency_key {
+            Some(IdempotencyKey::Given(key)) => {
+                let printable = |b: u8| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\';
+                if key.is_empty() || key.len() > 255 || !key.bytes().all(printable) {
+                    return Err(Draft::config(
+                        "idempotencyKey must be 1 to 255 printable ASCII characters, without \" or \\",
+                    ));
+                }
+                IdempotencyKey::Given(key.clone())
+            }
+            Some(key) => key.clone(),
+            None if settings.idempotency_key => IdempotencyKey::Generated,
+            None => IdempotencyKey::Off,
         };
-        self.settings().map_err(|draft| draft.redact(&secret))
-    }
-
-    fn settings(self) -> Result<Settings, Draft> {
-        let url = plants_url(&self.base_url)?;
-        let credential = match self.auth {
-            None => return Err(missing_token()),
-            Some(Auth::Token(token)) => Credential::Fixed(checked_token(token, "options.token")?),
-            Some(Auth::Source(get_token)) => Credential::Source(get_token),
-        };
-        let timeout_ms = timeout(f64::from(self.timeout_ms))?;
-        let mut headers = Headers::new();
-        for (name, value) in &self.headers {
-            headers.add(name, value)?;
-        }
-        let mut settings = Settings::new(
-            url,
-            headers,
-            credential,
-            self.fetch,
-            self.signal,
-            timeout_ms,
-        );
-        settings.retry = self.retry.check()?;
-        settings.idempotency_key = self.idempotency_key;
-        settings.before = self.before;
-        settings.after = self.after;
-        Ok(settings)
+        Ok((retry, key))
     }
 }
 
-/// The checked settings a client keeps.
-pub(crate) struct Settings {
-    /// `{baseUrl}/plants`, as a JS string and as text for messages.
-    pub(crate) url: JsValue,
-    pub(crate) url_text: String,
-    /// The request headers but `Authorization`, frozen; each attempt sends a copy.
-    pub(crate) headers: Object,
-    pub(crate) credential: Credential,
-    pub(crate) fetch: Option<Function>,
-    pub(crate) signal: Option<AbortSignal>,
-    pub(crate) timeout_ms: u32,
-    pub(crate) retry: Retry,
-    pub(crate) idempotency_key: bool,
-    pub(crate) before: Option<Hook<Before>>,
-    pub(crate) after: Option<Hook<After>>,
-    /// The last refresh of a token source's token: the token refused, and the promise of its
-    /// successor, which every call refused with that token awaits (one refresh, not one per call).
-    pub(crate) refresh: Cell<Option<(String, Promise)>>,
+/// What [`Config::before_attempt`]'s hook is given.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Attempt<'a> {
+    /// `{baseUrl}/plants`.
+    pub url: &'a str,
+    /// 1 for the first request of the call.
+    pub number: u32,
+    /// The headers to send, without `Authorization`. The hook may add some; it may not set
+    /// `Authorization` or change `Content-Type`.
+    pub headers: &'a web_sys::Headers,
 }
 
-/// Where a checked client's token comes from.
-pub(crate) enum Credential {
-    Fixed(Token),
-    Source(Function),
+/// What [`Config::after_attempt`]'s hook is given.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct AttemptOutcome<'a> {
+    /// `{baseUrl}/plants`.
+    pub url: &'a str,
+    /// 1 for the first request of the call.
+    pub number: u32,
+    /// From the request to the end of the answer (or of the failure), in milliseconds.
+    pub duration_ms: f64,
+    /// The status, when an answer came.
+    pub status: Option<u16>,
+    /// The answer's headers, as the server sent them.
+    pub headers: Option<&'a web_sys::Headers>,
+    /// The attempt's error, when it failed (retried or not).
+    pub error: Option<&'a Error>,
 }
 
-impl Settings {
-    /// Settings from checked parts.
-    pub(crate) fn new(
-        url: String,
-        headers: Headers,
-        credential: Credential,
-        fetch: Option<Function>,
-        signal: Option<AbortSignal>,
-        timeout_ms: u32,
-    ) -> Settings {
-        Settings {
-            url: JsValue::from_str(&url),
-            url_text: url,
-            headers: headers.finish(),
-            credential,
-            fetch,
-            signal,
-            timeout_ms,
-            retry: Retry::OFF,
-            idempotency_key: false,
-            before: None,
-            after: None,
-            refresh: Cell::new(None),
-        }
+/// The hooks as a client keeps them; what they return in `Err` ends the call.
+pub(crate) type Before = dyn Fn(&Attempt<'_>) -> Result<(), JsValue>;
+pub(crate) type After = dyn Fn(&AttemptOutcome<'_>) -> Result<(), JsValue>;
+
+/// A hook, shown as `..` by `Debug`.
+pub(crate) struct Hook<F: ?Sized>(pub(crate) Rc<F>);
+
+impl<F: ?Sized> Clone for Hook<F> {
+    fn clone(&self) -> Self {
+        Hook(self.0.clone())
     }
 }
 
-impl Settings {
-    /// The fixed token, `""` for a token source: what an error before the call is redacted against.
-    pub(crate) fn fixed_token(&self) -> &str {
-        match &self.credential {
-            Credential::Fixed(token) => token.expose(),
-            Credential::Source(_) => "",
-        }
-    }
-}
-
-/// `{base}/plants`, or a `config` error saying what is wrong with the base URL.
-pub(crate) fn plants_url(base: &str) -> Result<String, Draft> {
-    plant_store_model::plants_url(base).map_err(|e| {
-        let mut message = String::from("options.");
-        e.describe(&mut message);
-        Draft::config(message)
-    })
-}
-
-/// The error when neither a token nor a token source is given.
-pub(crate) fn missing_token() -> Draft {
-    Draft::config("options.token (a string) or options.getToken (a function) is required")
-}
-
-/// A checked bearer token from `source` (`options.token`); the error never holds it.
-pub(crate) fn checked_token(token: String, source: &str) -> Result<Token, Draft> {
-    Token::new(token).map_err(|e| Draft::config(text(&[source, ": ", e.reason()])))
-}
-
-/// Checks a bearer token from `source` (`options.getToken`); the error never holds it.
-pub(crate) fn check_token(token: &str, source: &str) -> Result<(), Draft> {
-    check_bearer_token(token).map_err(|e| Draft::config(text(&[source, ": ", e.reason()])))
-}
-
-/// A timeout in whole milliseconds from 1 to [`MAX_TIMEOUT_MS`].
-pub(crate) fn timeout(ms: f64) -> Result<u32, Draft> {
-    whole(
-        ms,
-        "options.timeoutMs",
-        " of milliseconds",
-        1,
-        MAX_TIMEOUT_MS,
-    )
-}
-
-/// `n` when it is a whole number from `min` to `max`; else a `config` error: "{what} must be a
-/// whole number{unit} from {min} to {max}".
-pub(crate) fn whole(n: f64, what: &str, unit: &str, min: u32, max: u32) -> Result<u32, Draft> {
-    if n >= f64::from(min) && n <= f64::from(max) && n == (n as u32) as f64 {
-        return Ok(n as u32);
-    }
-    let (min, max) = (decimal(min.into()), decimal(max.into()));
-    let message = [
-        what,
-        " must be a whole number",
-        unit,
-        " from ",
-        &min,
-        " to ",
-        &max,
-    ];
-    Err(Draft::config(text(&message)))
-}
-
-/// The request headers being built: `Accept`, the extra ones, then (in [`Headers::finish`])
-/// `Content-Type` and a fixed token's `Authorization`. Each extra header is checked the way
-/// fetch will check it, by setting it on a `Headers`.
-pub(crate) struct Headers {
-    object: Object,
-    check: Option<web_sys::Headers>,
-}
-
-impl Headers {
-    pub(crate) fn new() -> Headers {
-        let object = Object::new();
-        let _ = Reflect::set(&object, &"Accept".into(), &"application/json".into());
-        Headers {
-            object,
-            check: None,
-        }
-    }
-
-    /// Adds an extra header; a `config` error for `Authorization`, `Content-Type`, or a name or
-    /// value fetch would refuse.
-    pub(crate) fn add(&mut self, name: &str, value: &str) -> Result<(), Draft> {
-        let shown = Headers::settable(name)?;
-        self.set(&shown, name, value)
-    }
-
-    /// `name` as messages show it (its first 40 characters); a `config` error when it is
-    /// `Authorization` or `Content-Type`, which the client sets. The JS options check this before
-    /// reading the header's value.
-    pub(crate) fn settable(name: &str) -> Result<String, Draft> {
-        let shown: String = name.chars().take(40).collect();
-        if name.eq_ignore_ascii_case("authorization") || name.eq_ignore_ascii_case("content-type") {
-            return Err(Draft::config(text(&[
-                "options.headers cannot set ",
-                &shown,
-                ": the client sets it",
-            ])));
-        }
-        Ok(shown)
-    }
-
-    /// Adds a header whose name [`Headers::settable`] passed (`shown` is what it returned); a
-    /// `config` error for a name or value fetch would refuse.
-    pub(crate) fn set(&mut self, shown: &str, name: &str, value: &str) -> Result<(), Draft> {
-        let invalid = |cause: JsValue| {
-            Draft::config(text(&[
-                "options.headers[\"",
-                shown,
-                "\"] is not a valid header name and value",
-            ]))
-            .with_cause(cause)
-        };
-        let check = match &self.check {
-            Some(check) => check,
-            None => self.check.insert(web_sys::Headers::new().map_err(invalid)?),
-        };
-        check.set(name, value).map_err(invalid)?;
-        let _ = Reflect::set(&self.object, &name.into(), &value.into());
-        Ok(())
-    }
-
-    /// The headers as a frozen plain object, with `Content-Type`.
-    fn finish(self) -> Object {
-        let object = self.object;
-        let _ = Reflect::set(&object, &"Content-Type".into(), &"application/json".into());
-        Object::freeze(&object);
-        object
+impl<F: ?Sized> fmt::Debug for Hook<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("..")
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Kind;
+
+    fn message(config: Config) -> String {
+        match config.settings() {
+            Ok(_) => String::from("ok"),
+            Err(draft) => draft.redact(&[]).message().into(),
+        }
+    }
 
     #[test]
-    fn timeouts_are_whole_milliseconds_in_range() {
-        for ok in [1.0, 100.0, 10_000.0, 2_147_483_647.0] {
-            assert_eq!(timeout(ok).ok(), Some(ok as u32));
+    fn timeouts_are_checked_in_range() {
+        let ok = Config::new("https://h.example").token("t");
+        for ms in [1, 100, 10_000, MAX_TIMEOUT_MS] {
+            assert_eq!(message(ok.clone().timeout_ms(ms)), "ok");
         }
-        for bad in [
-            0.0,
-            -1.0,
-            0.5,
-            1.5,
-            2_147_483_648.0,
-            f64::NAN,
-            f64::INFINITY,
-        ] {
-            assert!(timeout(bad).is_err(), "{bad}");
+        for ms in [0, MAX_TIMEOUT_MS + 1, u32::MAX] {
+            assert_eq!(
+                message(ok.clone().timeout_ms(ms)),
+                "options.timeoutMs must be a whole number of milliseconds from 1 to 2147483647"
+            );
         }
     }
 
     #[test]
     fn config_errors_name_the_option_and_never_the_token() {
-        let e = plants_url("ftp://h.example").unwrap_err().redact("");
-        assert!(e.message().starts_with("options.baseUrl must start with"));
-        let e = checked_token("s3cret\r\nX-Evil: 1".into(), "options.token")
-            .unwrap_err()
-            .redact("");
+        let e = message(Config::new("ftp://h.example").token("t"));
+        assert!(e.starts_with("options.baseUrl must start with"), "{e}");
+        let e = Config::new("https://h.example")
+            .token("s3cret\r\nX-Evil: 1")
+            .check();
+        let e = e.err().expect("a bad token is refused");
         assert!(
             e.message().starts_with("options.token: "),
             "{}",
             e.message()
         );
         assert!(!e.message().contains("s3cret"));
-        assert_eq!(missing_token().redact("").kind(), crate::Kind::Config);
+        let e = Config::new("https://h.example").check().err();
+        assert_eq!(e.map(|e| e.kind()), Some(Kind::Config));
+        let mut missing = Config::new("");
+        missing.base_url = None;
+        assert!(message(missing).starts_with("options.baseUrl is required"));
+    }
+
+    #[test]
+    fn retries_name_their_option() {
+        for (retry, name) in [
+            (
+                Retry::new(0),
+                "retry.attempts must be a whole number from 1 to 10",
+            ),
+            (Retry::new(11), "retry.attempts "),
+            (Retry::new(3).base_delay_ms(u32::MAX), "retry.baseDelayMs "),
+            (
+                Retry::new(3).max_delay_ms(MAX_TIMEOUT_MS + 1),
+                "retry.maxDelayMs ",
+            ),
+            (
+                Retry::new(3).attempt_timeout_ms(0),
+                "retry.attemptTimeoutMs ",
+            ),
+        ] {
+            let e = message(Config::new("https://h.example").token("t").retry(retry));
+            assert!(e.starts_with(name), "{e}");
+        }
     }
 
     #[test]

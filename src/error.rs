@@ -3,8 +3,8 @@
 //!
 //! Inside the crate an error is a [`Draft`]: its text may hold what a caller or a server sent, the
 //! token included. The only way to an [`Error`] is [`Draft::redact`], so no message reaches a
-//! caller without passing there, whoever wrote it. The JS-facing layer turns an `Error` into a
-//! `PlantStoreError` (a real `Error` subclass from `js/error.js`) with the same `kind`,
+//! caller without passing there, whoever wrote it. In JavaScript an `Error` becomes a
+//! [`PlantStoreError`] (a real `Error` subclass, from `js/error.js`) with the same `kind`,
 //! `message`, `status`, `code`, `issues` and `cause`.
 
 use alloc::borrow::Cow;
@@ -12,8 +12,9 @@ use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
+use js_sys::{Array, Object, Reflect};
 use plant_store_model::Issue;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::prelude::*;
 
 /// What went wrong, as a closed set callers branch on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -157,12 +158,74 @@ impl Error {
         inner.earlier = earlier;
         self
     }
+}
 
-    /// Records a `Retry-After` the call did not wait for.
-    pub(crate) fn with_retry_after(mut self, ms: u32) -> Error {
-        self.0.retry_after_ms = Some(ms);
-        self
+impl Error {
+    /// The `PlantStoreError` of this error: its kind and message, and its status, code, issues,
+    /// cause, attempts, `maybeCreated` and `retryAfterMs` where they apply. The cause is the JS
+    /// failure, or else the error of the attempt before.
+    pub(crate) fn to_js(&self) -> JsValue {
+        let inner = &self.0;
+        let details = Object::new();
+        let cause = match (&inner.cause, &inner.earlier) {
+            (Some(cause), _) => Some(cause.clone()),
+            (None, earlier) => earlier.as_ref().map(Error::to_js),
+        };
+        let fields = [
+            ("status", inner.status.map(JsValue::from)),
+            ("code", inner.code.map(JsValue::from)),
+            (
+                "issues",
+                (!inner.issues.is_empty()).then(|| issues_to_js(&inner.issues)),
+            ),
+            ("cause", cause),
+            ("attempts", Some(inner.attempts.into())),
+            ("maybeCreated", Some(inner.maybe_created.into())),
+            ("retryAfterMs", inner.retry_after_ms.map(JsValue::from)),
+        ];
+        for (key, value) in fields {
+            if let Some(value) = value {
+                let _ = Reflect::set(&details, &key.into(), &value);
+            }
+        }
+        PlantStoreError::new(inner.kind.as_str(), &inner.message, &details).into()
     }
+}
+
+/// `[{ path, code, message }, …]`.
+pub(crate) fn issues_to_js(issues: &[Issue]) -> JsValue {
+    let array = Array::new();
+    for issue in issues {
+        let object = Object::new();
+        let code = issue.code.as_str();
+        let fields = [
+            ("path", &*issue.path),
+            ("code", code),
+            ("message", &*issue.message),
+        ];
+        for (key, value) in fields {
+            let _ = Reflect::set(&object, &key.into(), &value.into());
+        }
+        array.push(&object);
+    }
+    array.into()
+}
+
+#[wasm_bindgen(module = "/js/error.js")]
+extern "C" {
+    /// `PlantStoreError`, the error class of `js/error.js`, which every error becomes in
+    /// JavaScript: it is JavaScript because a class that extends `Error` is the one thing
+    /// wasm-bindgen cannot write.
+    pub type PlantStoreError;
+
+    #[wasm_bindgen(constructor)]
+    fn new(kind: &str, message: &str, details: &JsValue) -> PlantStoreError;
+
+    /// The same class, re-exported by the generated module under its name. Imported as a
+    /// function because wasm-bindgen writes an `unknown` type for a re-exported type; the class
+    /// is declared in `src/js/types.d.ts`.
+    #[wasm_bindgen(reexport, skip_typescript, js_name = PlantStoreError)]
+    fn plant_store_error_class();
 }
 
 impl fmt::Display for Error {
@@ -203,8 +266,7 @@ pub(crate) struct Draft(Box<Inner>);
 const ISSUES_IN_MESSAGE: usize = 3;
 
 impl Draft {
-    /// An error of `kind` with a message and nothing else. Not inlined: a call site is then a few
-    /// bytes of wasm.
+    /// An error of `kind` with a message and nothing else.
     #[inline(never)]
     pub(crate) fn new(kind: Kind, message: impl Into<Cow<'static, str>>) -> Draft {
         Draft(Box::new(Inner {
@@ -238,7 +300,7 @@ impl Draft {
         }
         if issues.len() > ISSUES_IN_MESSAGE {
             let more = (issues.len() - ISSUES_IN_MESSAGE) as i64;
-            message.push_str(&text(&[" (and ", &decimal(more), " more)"]));
+            message.push_str(&[" (and ", &decimal(more), " more)"].concat());
         }
         let mut draft = Draft::new(Kind::Validation, message);
         draft.0.issues = issues;
@@ -263,25 +325,29 @@ impl Draft {
         self
     }
 
-    /// The error as callers see it, every text in it made safe by [`shown`] against `secrets`:
-    /// the tokens the call sent, separated by spaces (which no token holds); `""` when there is
-    /// none to know.
-    pub(crate) fn redact(self, secrets: &str) -> Error {
+    /// Records a `Retry-After` wait that the call did not take.
+    pub(crate) fn with_retry_after(mut self, ms: Option<u32>) -> Draft {
+        self.0.retry_after_ms = ms;
+        self
+    }
+
+    /// The kind, which decides what the call does next.
+    pub(crate) fn kind(&self) -> Kind {
+        self.0.kind
+    }
+
+    /// The error as callers see it, every text in it made safe by [`shown`] against each of
+    /// `secrets`: the tokens the call sent, or the token of the options being checked.
+    pub(crate) fn redact(self, secrets: &[&str]) -> Error {
         let mut inner = self.0;
-        let mut rest = secrets;
-        loop {
-            // By hand: `split(' ')` would bring a pattern searcher into the .wasm.
-            let end = rest.bytes().position(|b| b == b' ').unwrap_or(rest.len());
-            let secret = rest.get(..end).unwrap_or_default();
+        // With no secret, each text is still flattened to one line.
+        let secrets: &[&str] = if secrets.is_empty() { &[""] } else { secrets };
+        for secret in secrets {
             inner.message = shown(inner.message, secret);
             for issue in &mut inner.issues {
                 issue.path = shown(core::mem::take(&mut issue.path).into(), secret).into_owned();
                 issue.message =
                     shown(core::mem::take(&mut issue.message).into(), secret).into_owned();
-            }
-            match rest.get(end + 1..) {
-                Some(next) => rest = next,
-                None => break,
             }
         }
         Error(inner)
@@ -335,18 +401,7 @@ fn push_flat(out: &mut String, text: &str) {
     out.extend(text.chars().map(|c| if c.is_control() { ' ' } else { c }));
 }
 
-/// `parts` joined: how every message is built. Not `[..].concat()`, whose overflow check would
-/// bring core's formatting into the .wasm.
-pub(crate) fn text(parts: &[&str]) -> String {
-    let mut out = String::with_capacity(parts.iter().fold(0, |n, part| n + part.len()));
-    for part in parts {
-        out.push_str(part);
-    }
-    out
-}
-
-/// An integer in decimal. Messages are built without `format!`, which would bring core::fmt (and
-/// its tables) into the .wasm.
+/// An integer in decimal, as the model writes a JSON integer.
 pub(crate) fn decimal(n: i64) -> String {
     let mut out = String::new();
     plant_store_model::json::write_int(&mut out, n);
@@ -377,7 +432,7 @@ mod tests {
             format!("the Plant Store answered 401: Bearer {TOKEN}"),
         )
         .with_status(401)
-        .redact(TOKEN);
+        .redact(&[TOKEN]);
         assert_eq!(
             echoed.message(),
             "the Plant Store answered 401: Bearer [redacted]"
@@ -433,7 +488,7 @@ mod tests {
             code: plant_store_model::IssueCode::UnknownField,
             message: format!("unknown field \"{TOKEN}\""),
         };
-        let e = Draft::validation(vec![issue]).redact(TOKEN);
+        let e = Draft::validation(vec![issue]).redact(&[TOKEN]);
         assert!(!leaks(&format!("{e:?}")), "{e:?}");
         assert_eq!(e.issues()[0].path, "[redacted]");
     }
@@ -443,11 +498,11 @@ mod tests {
         let issues = (0..5)
             .map(|i| Issue::not_an_object(["thing ", &decimal(i)].concat().as_str()))
             .collect::<Vec<_>>();
-        let e = Draft::validation(issues).redact("");
+        let e = Draft::validation(issues).redact(&[]);
         assert_eq!(e.kind(), Kind::Validation);
         assert_eq!(e.issues().len(), 5);
         assert!(e.message().ends_with(" (and 2 more)"), "{}", e.message());
-        let one = Draft::validation(vec![Issue::not_an_object("array")]).redact("");
+        let one = Draft::validation(vec![Issue::not_an_object("array")]).redact(&[]);
         assert_eq!(
             one.message(),
             "invalid NewPlant: a NewPlant must be a plain object like { id, name, tag }, got array"

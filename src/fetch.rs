@@ -1,62 +1,90 @@
-//! What one call holds on the JavaScript side, after reqwest's wasm backend: a [`Guard`] that owns
-//! the AbortController handed to fetch, the timer, the listeners on the caller's signals and the
-//! body reader, and cleans them up on `Drop`; the waits on promises, which a stop ends at once
-//! (also when fetch or getToken ignore their signal); and the bounded read of the body.
+//! The request, after reqwest's wasm backend: [`AbortGuard::fetch`] calls fetch for one attempt and
+//! [`AbortGuard::read`] reads the answer's body up to a bound. The guard owns what the attempt
+//! holds (its AbortController, its timer, the body reader) and lets go of it in `Drop`, however the
+//! attempt ends. [`Stops`] owns what ends a whole call: its deadline (one timer) and the caller's
+//! signals, each heard through its own callback. Every wait of a call, on a promise or a sleep,
+//! ends at once when one of them fires, also when fetch or getToken ignore their signal.
 //!
-//! Every binding that touches a value a caller or a server hands in is `catch` (the `extern`
-//! block below): a Response subclass, a forgery that passes `instanceof`, or a Proxy can throw
-//! where Web IDL says nothing throws, and a JS exception must never unwind through wasm frames.
+//! What a caller's fetch or a server hands in is read with `catch` (`Reflect.get` and the bindings
+//! below): a Response subclass, a forgery that passes `instanceof`, or a Proxy can throw where Web
+//! IDL says nothing throws, and a JS exception must never unwind through wasm frames.
 
+use crate::error::{decimal, Draft, Kind};
+use alloc::boxed::Box;
 use alloc::rc::Rc;
+use alloc::string::String;
 use alloc::vec::Vec;
 use core::cell::Cell;
 use core::future::{poll_fn, Future};
 use core::pin::Pin;
-use core::task::{Poll, Waker};
-use js_sys::{Function, Promise, Uint8Array};
+use core::task::{Context, Poll, Waker};
+use js_sys::{Date, Function, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{AbortController, AbortSignal};
+use web_sys::{AbortController, AbortSignal, Headers, RequestCredentials, RequestInit};
 
-/// Why a call, or its attempt or wait, stopped before it was done.
+/// Why a call, or one of its attempts, stopped before it was done.
 #[derive(Clone)]
 pub(crate) enum Stop {
     /// A caller's signal aborted; its reason.
     Aborted(JsValue),
     /// The call's timeout passed.
     TimedOut,
-    /// The attempt's own timer passed: the attempt timed out, or a wait is over.
-    Tick,
+    /// The attempt's own time (`retry.attemptTimeoutMs`) passed.
+    AttemptTimedOut,
 }
 
 /// Why a wait ended without a value.
 pub(crate) enum Failure {
-    /// The call stopped.
+    /// The call or the attempt stopped.
     Stopped(Stop),
     /// What was awaited rejected, or starting it threw; the value thrown.
     Threw(JsValue),
 }
 
-/// The resources of one call in flight (see the module). Dropping it clears the timers and the
-/// listeners, and, unless the answer was read to its end, aborts fetch's signal (with the stop's
-/// reason) and cancels the body: a timeout, an abort, an error and a dropped Rust future all end
-/// here. Each attempt gets its own AbortController ([`Guard::attempt`]); the one before is ended
-/// the same way.
-pub(crate) struct Guard {
-    controller: Option<AbortController>,
-    signals: Vec<AbortSignal>,
-    /// Called by the timers (the call's with no argument, the attempt's with 0) and by a
-    /// signal's `abort` event.
-    on_stop: Closure<dyn FnMut(JsValue)>,
-    timer: JsValue,
-    tick: Cell<JsValue>,
-    state: Rc<State>,
-    reader: Option<JsValue>,
-    done: bool,
+impl Failure {
+    /// The error of a call to `url` that got no answer.
+    pub(crate) fn draft(self, url: &str, stops: &Stops) -> Draft {
+        let cause = match self {
+            Failure::Threw(cause) => cause,
+            Failure::Stopped(stop) => return stops.draft(stop),
+        };
+        let why = match cause.dyn_ref::<js_sys::Error>() {
+            Some(error) => String::from(error.message()),
+            None => String::from("a value that is not an Error"),
+        };
+        let message = ["could not reach the Plant Store at ", url, ": ", &why];
+        Draft::new(Kind::Network, message.concat()).with_cause(cause)
+    }
+}
+
+/// A one-shot timer, after gloo-timers' `Timeout`: `callback` runs once after `ms` milliseconds,
+/// unless the timer is dropped first.
+#[must_use]
+struct Timer {
+    id: JsValue,
+    _callback: Closure<dyn FnMut()>,
+}
+
+impl Timer {
+    fn new(ms: u32, callback: Box<dyn FnMut()>) -> Timer {
+        let callback = Closure::wrap(callback);
+        let id = set_timeout(callback.as_ref().unchecked_ref(), f64::from(ms));
+        Timer {
+            id,
+            _callback: callback,
+        }
+    }
+}
+
+impl Drop for Timer {
+    fn drop(&mut self) {
+        clear_timeout(&self.id);
+    }
 }
 
 /// What the timers and the listeners tell a waiting call. Cells, not RefCells: nothing here is
-/// borrowed across a call, and a RefCell's borrow check would bring its panic into the .wasm.
+/// borrowed across a call.
 #[derive(Default)]
 struct State {
     stop: Cell<Option<Stop>>,
@@ -64,177 +92,279 @@ struct State {
 }
 
 impl State {
-    /// Why the call stopped, if it did.
     fn stopped(&self) -> Option<Stop> {
         let stop = self.stop.take();
         self.stop.set(stop.clone());
         stop
     }
+
+    /// Records `stop` and wakes the call. An abort or the call's timeout is final; the attempt's
+    /// timeout gives way to them.
+    fn stop(&self, stop: Stop) {
+        if matches!(self.stopped(), None | Some(Stop::AttemptTimedOut)) {
+            self.stop.set(Some(stop));
+        }
+        self.wake();
+    }
+
+    fn wake(&self) {
+        if let Some(waker) = self.waker.take() {
+            waker.wake();
+        }
+    }
+
+    /// Polls `ready` unless the call has stopped, with the waker kept for the stops.
+    fn poll<T>(
+        &self,
+        cx: &mut Context<'_>,
+        ready: impl FnOnce(&mut Context<'_>) -> Poll<T>,
+    ) -> Poll<Result<T, Stop>> {
+        if let Some(stop) = self.stopped() {
+            return Poll::Ready(Err(stop));
+        }
+        self.waker.set(Some(cx.waker().clone()));
+        ready(cx).map(Ok)
+    }
 }
 
-impl Guard {
-    /// Starts the timeout and listens to the caller's signals. Fails when one is already aborted.
-    pub(crate) fn start(timeout_ms: u32, signals: Vec<AbortSignal>) -> Result<Guard, Failure> {
+/// What ends a whole call: its deadline, one timer armed when the call starts, and the caller's
+/// signals, heard through one `abort` listener. Dropping it clears the timer and the listeners.
+pub(crate) struct Stops {
+    state: Rc<State>,
+    _deadline: Timer,
+    timeout_ms: u32,
+    ends_at: f64,
+    signals: Vec<AbortSignal>,
+    on_abort: Option<Closure<dyn FnMut()>>,
+}
+
+impl Stops {
+    /// Arms the call's timeout and listens to `signals`. Fails when one is already aborted.
+    pub(crate) fn start(timeout_ms: u32, signals: Vec<AbortSignal>) -> Result<Stops, Draft> {
         if let Some(reason) = first_abort(&signals) {
-            return Err(Failure::Stopped(Stop::Aborted(reason)));
+            return Err(aborted(reason));
         }
         let state = Rc::new(State::default());
-        let on_stop = Closure::new({
+        let ends_at = Date::now() + f64::from(timeout_ms);
+        let timed_out = state.clone();
+        let deadline = Timer::new(timeout_ms, Box::new(move || timed_out.stop(Stop::TimedOut)));
+        let on_abort = (!signals.is_empty()).then(|| {
             let (state, signals) = (state.clone(), signals.clone());
-            move |event: JsValue| {
-                let stop = match (event.is_undefined(), event.as_f64()) {
-                    (true, _) => Stop::TimedOut,
-                    (_, Some(_)) => Stop::Tick,
-                    _ => Stop::Aborted(first_abort(&signals).unwrap_or(JsValue::UNDEFINED)),
-                };
-                // An abort or the timeout is final; a tick gives way to them.
-                if matches!(state.stopped(), None | Some(Stop::Tick)) {
-                    state.stop.set(Some(stop));
-                }
-                if let Some(waker) = state.waker.take() {
-                    waker.wake();
-                }
-            }
+            Closure::<dyn FnMut()>::new(move || {
+                let reason = first_abort(&signals).unwrap_or(JsValue::UNDEFINED);
+                state.stop(Stop::Aborted(reason));
+            })
         });
-        let handler = on_stop.as_ref().unchecked_ref();
-        let timer = set_timeout(handler, f64::from(timeout_ms));
-        for signal in &signals {
-            let _ = signal.unchecked_ref::<Signal>().listen("abort", handler);
+        for (signal, listener) in signals.iter().zip(&on_abort) {
+            let listener = listener.as_ref().unchecked_ref();
+            let _ = signal.add_event_listener_with_callback("abort", listener);
         }
-        Ok(Guard {
-            controller: None,
-            signals,
-            on_stop,
-            timer,
-            tick: Cell::default(),
+        Ok(Stops {
             state,
-            reader: None,
-            done: true,
+            _deadline: deadline,
+            timeout_ms,
+            ends_at,
+            signals,
+            on_abort,
         })
     }
 
-    /// Starts an attempt: ends the one before (see [`Guard`]), and returns the signal of a fresh
-    /// AbortController for fetch. With `limit`, the attempt times out (a [`Stop::Tick`]) after
-    /// that many milliseconds.
-    pub(crate) fn attempt(&mut self, limit: Option<u32>) -> Result<AbortSignal, Failure> {
-        self.end_attempt();
-        let controller = AbortController::new().map_err(Failure::Threw)?;
-        let signal = controller.signal();
-        self.controller = Some(controller);
-        self.done = false;
-        if let Some(ms) = limit {
-            self.arm(ms);
-        }
-        Ok(signal)
-    }
-
-    /// The attempt's network part is over, answered or not: it is ended (see [`Guard`]) and a
-    /// tick of its timer forgotten.
-    /// Returns whether the attempt ran out of its own time.
-    pub(crate) fn settle(&mut self) -> bool {
-        self.end_attempt();
-        self.forget_tick()
-    }
-
-    /// Clears the attempt's timer and forgets its tick; whether there was one.
-    fn forget_tick(&self) -> bool {
-        self.disarm();
-        let ticked = matches!(self.state.stopped(), Some(Stop::Tick));
-        if ticked {
-            self.state.stop.set(None);
-        }
-        ticked
-    }
-
-    /// Waits `ms` milliseconds, or until the call stops, whichever comes first.
-    pub(crate) async fn sleep(&self, ms: u32) -> Result<(), Failure> {
-        self.arm(ms);
-        let slept = poll_fn(|cx| match self.state.stopped() {
-            Some(Stop::Tick) => Poll::Ready(Ok(())),
-            Some(stop) => Poll::Ready(Err(Failure::Stopped(stop))),
-            None => {
-                self.state.waker.set(Some(cx.waker().clone()));
-                Poll::Pending
+    /// The error of a call that stopped.
+    pub(crate) fn draft(&self, stop: Stop) -> Draft {
+        match stop {
+            Stop::Aborted(reason) => aborted(reason),
+            Stop::TimedOut => {
+                let ms = decimal(self.timeout_ms.into());
+                let message = ["no answer from the Plant Store within ", &ms, " ms"];
+                Draft::new(Kind::Timeout, message.concat())
             }
-        })
-        .await;
-        self.forget_tick();
-        slept
+            Stop::AttemptTimedOut => {
+                let message = "no answer to the attempt within retry.attemptTimeoutMs";
+                Draft::new(Kind::Timeout, message)
+            }
+        }
     }
 
-    /// Clears the attempt's timer (`clearTimeout(undefined)` when none is set).
-    fn disarm(&self) {
-        clear_timeout(&self.tick.take());
-    }
-
-    /// Starts the attempt's timer (the handler gets 0, not `undefined`, from it).
-    fn arm(&self, ms: u32) {
-        let handler = self.on_stop.as_ref().unchecked_ref();
-        let tick = set_timeout_with(handler, f64::from(ms), 0);
-        clear_timeout(&self.tick.replace(tick));
+    /// The milliseconds left before the call's timeout.
+    pub(crate) fn left_ms(&self) -> f64 {
+        self.ends_at - Date::now()
     }
 
     /// Waits for `value` (a promise, a thenable or a plain value) to settle, or for the call to
     /// stop, whichever comes first.
-    pub(crate) async fn wait(&self, value: JsValue) -> Result<JsValue, Failure> {
-        let mut settled = js_sys::futures::JsFuture::from(resolve(&value).map_err(Failure::Threw)?);
-        poll_fn(|cx| {
-            if let Some(stop) = self.state.stopped() {
-                return Poll::Ready(Err(Failure::Stopped(stop)));
-            }
-            let polled = Pin::new(&mut settled).poll(cx);
-            if polled.is_pending() {
-                self.state.waker.set(Some(cx.waker().clone()));
-            }
-            polled.map(|result| result.map_err(Failure::Threw))
-        })
-        .await
+    pub(crate) async fn wait(&self, value: &JsValue) -> Result<JsValue, Failure> {
+        let promise = resolve(value).map_err(Failure::Threw)?;
+        let mut settled = js_sys::futures::JsFuture::from(promise);
+        let waited = poll_fn(|cx| self.state.poll(cx, |cx| Pin::new(&mut settled).poll(cx)));
+        match waited.await {
+            Ok(settled) => settled.map_err(Failure::Threw),
+            Err(stop) => Err(Failure::Stopped(stop)),
+        }
     }
 
-    /// Reads `body` (a ReadableStream) to its end or up to `limit` bytes, cancelling the rest.
-    /// Returns the bytes and whether they are all of it.
+    /// Sleeps `ms` milliseconds, a timer future, unless the call stops first.
+    pub(crate) async fn sleep(&self, ms: u32) -> Result<(), Stop> {
+        let (rang, state) = (Rc::new(Cell::new(false)), self.state.clone());
+        let ring = rang.clone();
+        let _timer = Timer::new(
+            ms,
+            Box::new(move || {
+                ring.set(true);
+                state.wake();
+            }),
+        );
+        let over = |_: &mut Context<'_>| {
+            if rang.get() {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        };
+        poll_fn(|cx| self.state.poll(cx, over)).await
+    }
+}
+
+impl Drop for Stops {
+    fn drop(&mut self) {
+        for (signal, listener) in self.signals.iter().zip(&self.on_abort) {
+            let listener = listener.as_ref().unchecked_ref();
+            let _ = signal.remove_event_listener_with_callback("abort", listener);
+        }
+    }
+}
+
+/// The head of an answer: its status, whether it is a redirect (3xx, or an opaque redirect with
+/// status 0), its headers, and its body, read by [`AbortGuard::read`].
+pub(crate) struct Head {
+    pub(crate) status: u16,
+    pub(crate) redirect: bool,
+    pub(crate) headers: Option<Headers>,
+    body: Option<JsValue>,
+}
+
+/// What one attempt holds: its AbortController, whose signal fetch gets, its own timer
+/// (`retry.attemptTimeoutMs`) and the body reader. Dropping it clears the timer and, unless the
+/// answer was read to its end, aborts fetch's signal (with the stop's reason) and cancels the
+/// body: an error, a stop and a dropped Rust future all end here, as in reqwest's `AbortGuard`.
+pub(crate) struct AbortGuard<'a> {
+    stops: &'a Stops,
+    controller: AbortController,
+    _timer: Option<Timer>,
+    reader: Option<JsValue>,
+    /// fetch was called: the request may have left.
+    pub(crate) sent: bool,
+    done: bool,
+}
+
+impl<'a> AbortGuard<'a> {
+    /// A fresh AbortController for one attempt of the call `stops` ends, and the attempt's timer
+    /// when it has a time of its own.
+    pub(crate) fn new(stops: &'a Stops, limit_ms: Option<u32>) -> Result<AbortGuard<'a>, Failure> {
+        let controller = AbortController::new().map_err(Failure::Threw)?;
+        let timer = limit_ms.map(|ms| {
+            let state = stops.state.clone();
+            Timer::new(ms, Box::new(move || state.stop(Stop::AttemptTimedOut)))
+        });
+        let (reader, sent, done) = (None, false, false);
+        Ok(AbortGuard {
+            stops,
+            controller,
+            _timer: timer,
+            reader,
+            sent,
+            done,
+        })
+    }
+
+    /// `POST url` through `fetch`, with `headers`, `body`, `credentials: 'omit'`, `redirect:
+    /// 'manual'` and the guard's signal: the head of the answer, `None` when fetch resolved to
+    /// something that is not a Response.
+    pub(crate) async fn fetch(
+        &mut self,
+        fetch: &Function,
+        url: &str,
+        headers: &Headers,
+        body: &JsValue,
+    ) -> Result<Option<Head>, Failure> {
+        let init = RequestInit::new();
+        init.set_method("POST");
+        init.set_headers(headers);
+        init.set_body(body);
+        init.set_credentials(RequestCredentials::Omit);
+        init.set_redirect(web_sys::RequestRedirect::Manual);
+        init.set_signal(Some(&self.controller.signal()));
+        let pending = fetch.call2(&JsValue::UNDEFINED, &JsValue::from_str(url), &init);
+        self.sent = pending.is_ok();
+        let answer = self.stops.wait(&pending.map_err(Failure::Threw)?).await?;
+        if !answer.is_instance_of::<web_sys::Response>() {
+            return Ok(None);
+        }
+        let status = match get(&answer, "status").map_err(Failure::Threw)?.as_f64() {
+            Some(n) if (0.0..=999.0).contains(&n) && n == f64::from(n as u16) => n as u16,
+            // A forgery that passes `instanceof Response`.
+            _ => return Ok(None),
+        };
+        let opaque = || get(&answer, "type").map(|kind| kind == "opaqueredirect");
+        let redirect =
+            (300..400).contains(&status) || (status == 0 && opaque().map_err(Failure::Threw)?);
+        let headers = get(&answer, "headers").ok().and_then(|h| h.dyn_into().ok());
+        let body = get(&answer, "body").map_err(Failure::Threw)?;
+        let body = (!body.is_null() && !body.is_undefined()).then_some(body);
+        Ok(Some(Head {
+            status,
+            redirect,
+            headers,
+            body,
+        }))
+    }
+
+    /// Reads the body of `head` to its end or up to `limit` bytes, cancelling the rest. Returns the
+    /// bytes and whether they are all of it. A redirect's body is not read.
     pub(crate) async fn read(
         &mut self,
-        body: &JsValue,
+        head: Head,
         limit: usize,
     ) -> Result<(Vec<u8>, bool), Failure> {
+        let body = match head.body {
+            Some(body) if !head.redirect => body,
+            unread => {
+                if let Some(body) = unread {
+                    ignore(body.unchecked_ref::<Stream>().cancel());
+                }
+                self.done = true;
+                return Ok((Vec::new(), true));
+            }
+        };
         let reader = body
             .unchecked_ref::<Stream>()
             .get_reader()
             .map_err(Failure::Threw)?;
-        self.reader = Some(reader.clone());
+        let reader = self.reader.insert(reader).clone();
         let reader = reader.unchecked_ref::<Stream>();
         let mut bytes = Vec::new();
         loop {
-            let result = self.wait(reader.read().map_err(Failure::Threw)?).await?;
-            let result = result.unchecked_ref::<ReadResult>();
-            if result.done().map_err(Failure::Threw)? {
+            let result = self
+                .stops
+                .wait(&reader.read().map_err(Failure::Threw)?)
+                .await?;
+            if get(&result, "done").map_err(Failure::Threw)?.is_truthy() {
                 self.done = true;
                 return Ok((bytes, true));
             }
-            let chunk: Uint8Array =
-                result
-                    .value()
-                    .map_err(Failure::Threw)?
-                    .dyn_into()
-                    .map_err(|_| {
-                        let message = "the body stream yielded a chunk that is not bytes";
-                        Failure::Threw(js_sys::TypeError::new(message).into())
-                    })?;
+            let chunk = get(&result, "value").map_err(Failure::Threw)?;
+            let chunk = chunk.dyn_into::<Uint8Array>().map_err(|_| {
+                let message = "the body stream yielded a chunk that is not bytes";
+                Failure::Threw(js_sys::TypeError::new(message).into())
+            })?;
             // One byte past the room tells whether the chunk is over it; at most that is copied.
             let room = limit.saturating_sub(bytes.len());
             let end = u32::try_from(room.saturating_add(1)).unwrap_or(u32::MAX);
-            let mut piece = chunk
+            let piece = chunk
                 .unchecked_ref::<Chunk>()
                 .head(0, end)
                 .map_err(Failure::Threw)?;
-            let over = piece.len() > room;
-            piece.truncate(room);
-            match bytes.is_empty() {
-                true => bytes = piece,
-                false => bytes.extend_from_slice(&piece),
-            }
-            if over {
+            bytes.extend_from_slice(piece.get(..room).unwrap_or(&piece));
+            if piece.len() > room {
                 ignore(reader.cancel());
                 self.done = true;
                 return Ok((bytes, false));
@@ -242,62 +372,56 @@ impl Guard {
         }
     }
 
-    /// A body that will not be read (a redirect's): cancelled, and the call is done.
-    pub(crate) fn discard(&mut self, body: &JsValue) {
-        ignore(body.unchecked_ref::<Stream>().cancel());
-        self.done = true;
-    }
-
-    /// The answer needs no more reading (it has no body).
-    pub(crate) fn finish(&mut self) {
-        self.done = true;
+    /// Whether the attempt ran out of its own time.
+    pub(crate) fn timed_out(&self) -> bool {
+        matches!(self.stops.state.stopped(), Some(Stop::AttemptTimedOut))
     }
 }
 
-impl Guard {
-    /// Ends the current attempt: unless its answer was read to its end, aborts its fetch (with
-    /// the stop's reason) and cancels its body.
-    fn end_attempt(&mut self) {
-        if core::mem::replace(&mut self.done, true) {
-            return;
-        }
-        let reason = match self.state.stopped() {
-            Some(Stop::Aborted(reason)) => reason,
-            Some(Stop::TimedOut | Stop::Tick) => {
-                web_sys::DomException::new_with_message_and_name("timed out", "TimeoutError")
-                    .map_or(JsValue::UNDEFINED, JsValue::from)
-            }
-            None => JsValue::UNDEFINED,
-        };
-        if let Some(controller) = &self.controller {
-            controller.abort_with_reason(&reason);
-        }
-        if let Some(reader) = self.reader.take() {
-            ignore(reader.unchecked_ref::<Stream>().cancel());
-        }
-    }
-}
-
-impl Drop for Guard {
+impl Drop for AbortGuard<'_> {
     fn drop(&mut self) {
-        clear_timeout(&self.timer);
-        let handler = self.on_stop.as_ref().unchecked_ref();
-        for signal in &self.signals {
-            let _ = signal.unchecked_ref::<Signal>().unlisten("abort", handler);
+        let state = &self.stops.state;
+        if !self.done {
+            let reason = match state.stopped() {
+                Some(Stop::Aborted(reason)) => reason,
+                Some(Stop::TimedOut | Stop::AttemptTimedOut) => {
+                    web_sys::DomException::new_with_message_and_name("timed out", "TimeoutError")
+                        .map_or(JsValue::UNDEFINED, JsValue::from)
+                }
+                None => JsValue::UNDEFINED,
+            };
+            self.controller.abort_with_reason(&reason);
+            if let Some(reader) = self.reader.take() {
+                ignore(reader.unchecked_ref::<Stream>().cancel());
+            }
         }
-        self.disarm();
-        self.end_attempt();
+        // The attempt's own timeout ends with it.
+        if matches!(state.stopped(), Some(Stop::AttemptTimedOut)) {
+            state.stop.set(None);
+        }
+    }
+}
+
+/// The error of a call a signal aborted, with its reason as the cause.
+fn aborted(reason: JsValue) -> Draft {
+    let draft = Draft::new(Kind::Aborted, "the call was aborted by its AbortSignal");
+    match reason.is_undefined() {
+        true => draft,
+        false => draft.with_cause(reason),
     }
 }
 
 /// The reason of the first of `signals` that is aborted (`undefined` when reading it throws), or
 /// `None` when none is.
 fn first_abort(signals: &[AbortSignal]) -> Option<JsValue> {
-    signals
-        .iter()
-        .map(|signal| signal.unchecked_ref::<Signal>())
-        .find(|signal| signal.aborted().unwrap_or(false))
-        .map(|signal| signal.reason().unwrap_or(JsValue::UNDEFINED))
+    let aborted = |signal: &&AbortSignal| get(signal, "aborted").is_ok_and(|a| a.is_truthy());
+    let signal = signals.iter().find(aborted)?;
+    Some(get(signal, "reason").unwrap_or(JsValue::UNDEFINED))
+}
+
+/// `object[key]`; what a getter or a Proxy trap threw.
+fn get(object: &JsValue, key: &str) -> Result<JsValue, JsValue> {
+    Reflect::get(object, &JsValue::from_str(key))
 }
 
 /// Lets a promise whose outcome does not matter (a cancel) reject without an unhandled rejection.
@@ -305,28 +429,6 @@ fn ignore(pending: Result<JsValue, JsValue>) {
     if let Ok(Ok(promise)) = pending.map(|value| resolve(&value)) {
         let _ = NOOP.with(|noop| promise.unchecked_ref::<Pending>().catch(noop));
     }
-}
-
-/// The headers of an answer; `None` when reading them throws (a forgery's getter).
-pub(crate) fn headers(response: &JsValue) -> Option<web_sys::Headers> {
-    let headers = response.unchecked_ref::<Answer>().headers().ok()?;
-    headers.dyn_into().ok()
-}
-
-/// The head of an answer: its status, whether it is a redirect (3xx, or an opaque redirect with
-/// status 0), and its body stream. `None` when the status is not an HTTP status (a forgery that
-/// passes `instanceof Response`). A getter that throws fails the call like a broken connection.
-pub(crate) fn head(response: &JsValue) -> Result<Option<(u16, bool, Option<JsValue>)>, Failure> {
-    let response = response.unchecked_ref::<Answer>();
-    let status = match response.status().map_err(Failure::Threw)?.as_f64() {
-        Some(n) if (0.0..=999.0).contains(&n) && n == f64::from(n as u16) => n as u16,
-        _ => return Ok(None),
-    };
-    let redirect = (300..400).contains(&status)
-        || (status == 0 && response.kind().map_err(Failure::Threw)? == "opaqueredirect");
-    let body = response.body().map_err(Failure::Threw)?;
-    let body = (!body.is_null() && !body.is_undefined()).then_some(body);
-    Ok(Some((status, redirect, body)))
 }
 
 #[wasm_bindgen]
@@ -341,77 +443,28 @@ extern "C" {
 
     /// A native promise, whose rejection may be ignored.
     type Pending;
-
     #[wasm_bindgen(method)]
     fn catch(this: &Pending, on_rejected: &Function) -> Promise;
 
     /// `setTimeout(handler, ms)`: a number in browsers and workerd, an object in Node.
     #[wasm_bindgen(js_name = setTimeout)]
     fn set_timeout(handler: &Function, ms: f64) -> JsValue;
-
-    /// `setTimeout(handler, ms, argument)`: the handler is called with `argument`.
-    #[wasm_bindgen(js_name = setTimeout)]
-    fn set_timeout_with(handler: &Function, ms: f64, argument: u32) -> JsValue;
-
     #[wasm_bindgen(js_name = clearTimeout)]
     fn clear_timeout(id: &JsValue);
 
-    /// fetch's answer: a Response, or a subclass or forgery of one.
-    type Answer;
-
-    #[wasm_bindgen(method, catch, getter)]
-    fn status(this: &Answer) -> Result<JsValue, JsValue>;
-
-    #[wasm_bindgen(method, catch, getter, js_name = type)]
-    fn kind(this: &Answer) -> Result<JsValue, JsValue>;
-
-    #[wasm_bindgen(method, catch, getter)]
-    fn body(this: &Answer) -> Result<JsValue, JsValue>;
-
-    #[wasm_bindgen(method, catch, getter)]
-    fn headers(this: &Answer) -> Result<JsValue, JsValue>;
-
     /// A ReadableStream or its reader (or what a Response subclass calls one).
     type Stream;
-
     #[wasm_bindgen(method, catch, js_name = getReader)]
     fn get_reader(this: &Stream) -> Result<JsValue, JsValue>;
-
     #[wasm_bindgen(method, catch)]
     fn read(this: &Stream) -> Result<JsValue, JsValue>;
-
     /// `cancel()` of a stream and of a reader alike.
     #[wasm_bindgen(method, catch)]
     fn cancel(this: &Stream) -> Result<JsValue, JsValue>;
 
     /// A chunk of the body: a Uint8Array, or a subclass that may throw.
     type Chunk;
-
     /// `chunk.subarray(begin, end)`, copied into wasm memory.
     #[wasm_bindgen(method, catch, js_name = subarray)]
     fn head(this: &Chunk, begin: u32, end: u32) -> Result<Vec<u8>, JsValue>;
-
-    /// What `reader.read()` resolves to.
-    type ReadResult;
-
-    #[wasm_bindgen(method, catch, getter)]
-    fn done(this: &ReadResult) -> Result<bool, JsValue>;
-
-    #[wasm_bindgen(method, catch, getter)]
-    fn value(this: &ReadResult) -> Result<JsValue, JsValue>;
-
-    /// A caller's AbortSignal (it passed `instanceof`, which a forgery can).
-    type Signal;
-
-    #[wasm_bindgen(method, catch, getter)]
-    fn aborted(this: &Signal) -> Result<bool, JsValue>;
-
-    #[wasm_bindgen(method, catch, getter)]
-    fn reason(this: &Signal) -> Result<JsValue, JsValue>;
-
-    #[wasm_bindgen(method, catch, js_name = addEventListener)]
-    fn listen(this: &Signal, kind: &str, listener: &Function) -> Result<(), JsValue>;
-
-    #[wasm_bindgen(method, catch, js_name = removeEventListener)]
-    fn unlisten(this: &Signal, kind: &str, listener: &Function) -> Result<(), JsValue>;
 }

@@ -50,6 +50,7 @@ mod config;
 mod error;
 mod fetch;
 mod js;
+mod token;
 // Native only: proptest does not build for wasm32 (see Cargo.toml).
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod proptests;
@@ -57,11 +58,11 @@ mod proptests;
 pub use answer::{BODY_SLACK, ERROR_BODY_LIMIT};
 pub use client::Client;
 pub use config::{
-    Attempt, AttemptOutcome, Auth, CallOptions, Config, IdempotencyKey, Retry, DEFAULT_TIMEOUT_MS,
+    Attempt, AttemptOutcome, CallOptions, Config, IdempotencyKey, Retry, DEFAULT_TIMEOUT_MS,
     MAX_TIMEOUT_MS,
 };
-pub use error::{Error, Kind};
-pub use js::{create_plant, validate_new_plant, PlantStoreClient, PlantStoreError};
+pub use error::{Error, Kind, PlantStoreError};
+pub use js::{create_plant, validate_new_plant, PlantStoreClient};
 pub use plant_store_model::{Issue, IssueCode, NewPlant, Plant};
 
 /// The crate README's examples, compiled by `cargo test --doc`.

@@ -416,7 +416,7 @@ fn leak(e: &Error, token: &str) -> Option<String> {
     if let Some(code) = e.code() {
         skeleton = skeleton.with_code(code);
     }
-    let skeleton = unmarked(&format!("{:?}", skeleton.redact("")));
+    let skeleton = unmarked(&format!("{:?}", skeleton.redact(&[])));
     let debug = unmarked(&format!("{e:?}"));
     pieces(token)
         .into_iter()
@@ -477,7 +477,7 @@ fn no_piece_of_the_token_in_any_error_text() {
                 seen.plants += 1;
                 return Ok(());
             }
-            Err(draft) => draft.redact(&case.token),
+            Err(draft) => draft.redact(&[&case.token]),
         };
         seen.errors += 1;
         seen.errors_200 += u32::from(case.status == 200);

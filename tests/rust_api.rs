@@ -183,7 +183,7 @@ async fn a_token_source_and_an_injected_fetch_are_plain_js_functions() {
 
     let seen = js("({})");
     let fetch: Function = js("(seen) => async (url, init) => { \
-        seen.url = url; seen.body = init.body; seen.auth = init.headers.Authorization; \
+        seen.url = url; seen.body = init.body; seen.auth = init.headers.get('authorization'); \
         return new Response('{\"name\":\"canned\"}', { status: 200 }); }")
     .unchecked_into::<Function>()
     .call1(&JsValue::UNDEFINED, &seen)

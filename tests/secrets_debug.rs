@@ -1,9 +1,9 @@
 //! Secrets: the token never shows in a Rust `Debug` print of what holds it: the `Config` a Rust
-//! caller writes, its `Auth`, and the model's `Token`. (An error whose message a server filled
+//! caller writes (and the token inside it), and the model's `Token`. (An error whose message a server filled
 //! with the token is redacted before anyone sees it: see the unit tests of `error` and `answer`.)
 #![cfg(not(target_arch = "wasm32"))]
 
-use plant_store_client::{Auth, Config};
+use plant_store_client::Config;
 use plant_store_model::Token;
 
 const TOKEN: &str = "Hk7-s3cr3t.T0ken_Zq9~w";
@@ -21,7 +21,6 @@ fn settings_and_tokens_print_without_the_token() {
     let printed = [
         format!("{config:?}"),
         format!("{config:#?}"),
-        format!("{:?}", Auth::Token(TOKEN.into())),
         format!("{:?}", Token::new(TOKEN.into()).unwrap()),
         format!("{:?}", Token::new(format!("{TOKEN} x")).unwrap_err()),
         Token::new(format!("{TOKEN}\r\n")).unwrap_err().to_string(),

@@ -1,152 +1,61 @@
-//! JavaScript values read without trusting them: a NewPlant into the model's input (the model's
-//! rules then judge it, every field at once), and the options object into a [`Client`].
+//! JavaScript values read without trusting them: a NewPlant into the model's input, which the
+//! model's rules judge, and the options into [`Config`] and [`CallOptions`], which their `check`
+//! judges: a typed getter for each kind of value, one line per option.
 //!
 //! Own properties only, so a value inherited from a polluted `Object.prototype` is not the
-//! caller's; nothing is coerced; each field is read once, so the value judged is the value sent. A
-//! getter or Proxy trap that throws is an `unreadable` issue in a NewPlant, a `config` error with
-//! the failure as `cause` in the options.
+//! caller's; nothing is coerced; each property is read once, so the value judged is the value
+//! sent. A getter or Proxy trap that throws is an `unreadable` issue in a NewPlant, a `config`
+//! error with the failure as `cause` in the options.
 //!
 //! By hand, not with serde-wasm-bindgen: it reads fields through the prototype chain, never sees
 //! unknown keys, replaces a lone surrogate with U+FFFD without a word, stops at the first error,
 //! and needs std (README, "Where the contract is silent").
 
-use super::{error_to_js, fields};
-use crate::config::{self, After, Before, Credential, Headers, Hook, Settings};
-use crate::error::{text, Draft};
-use crate::{Attempt, AttemptOutcome, CallOptions, Client, IdempotencyKey, Retry};
+use crate::config::{After, Attempt, AttemptOutcome, Auth, Before, Hook, DEFAULT_TIMEOUT_MS};
+use crate::error::{Draft, Error};
+use crate::{CallOptions, Client, Config, IdempotencyKey, Retry};
 use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
-use js_sys::{Array, Function, JsString, Reflect};
-use plant_store_model::{
-    suggest, validate_new_plant, Field, Issue, IssueCode, NewPlant, RawNewPlant,
-};
+use js_sys::{Array, Function, JsString, Object, Reflect};
+use plant_store_model::{suggest, validate_new_plant, Field, Issue, IssueCode};
+use plant_store_model::{NewPlant, RawNewPlant};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::AbortSignal;
 
-/// A NewPlant candidate as read: what the rules judge, and the values themselves.
-pub(crate) struct Reading {
-    raw: RawNewPlant,
-    values: [JsValue; 3],
-}
-
 /// The keys of a NewPlant, in the order of its fields.
 const FIELDS: [&str; 3] = ["id", "name", "tag"];
 
-impl Reading {
-    /// Reads `value`; a value that is not a plain object, or whose keys cannot be listed, is one
-    /// issue about the whole.
-    pub(crate) fn new(value: &JsValue) -> Result<Reading, Vec<Issue>> {
-        plain(value).map_err(|got| alloc::vec![Issue::not_an_object(got)])?;
-        let keys = own_keys(value).map_err(|_| {
-            alloc::vec![Issue {
-                path: String::new(),
-                code: IssueCode::Unreadable,
-                message: "the NewPlant's keys could not be listed: listing them threw".into(),
-            }]
-        })?;
-        let mut listed = [false; 3];
-        let mut unknown = Vec::new();
-        for key in keys {
-            match FIELDS.iter().position(|field| *field == key) {
-                Some(at) => listed[at] = true,
-                None => unknown.push(key),
-            }
-        }
-        let candidate = value.unchecked_ref::<Candidate>();
-        let id = read_field(candidate, "id", listed[0], Candidate::id);
-        let name = read_field(candidate, "name", listed[1], Candidate::name);
-        let tag = read_field(candidate, "tag", listed[2], Candidate::tag);
-        Ok(Reading {
-            raw: RawNewPlant {
-                id: id.1,
-                name: name.1,
-                tag: tag.1,
-                unknown,
-            },
-            values: [id.0, name.0, tag.0],
-        })
-    }
-
-    /// The NewPlant, or every issue.
-    pub(crate) fn judge(self) -> Result<NewPlant, Vec<Issue>> {
-        validate_new_plant(self.raw)
-    }
-
-    /// For `validateNewPlant`: a fresh `{ id, name, tag? }` when valid (`id` keeps its type;
-    /// -0 becomes 0), or every issue.
-    pub(crate) fn value(self) -> Result<JsValue, Vec<Issue>> {
-        let Reading { raw, values } = self;
-        validate_new_plant(raw)?;
-        let [id, name, tag] = values;
-        // -0 is 0: a fresh value, not the caller's -0.
-        let id = match id.as_f64() {
-            Some(0.0) => JsValue::from_f64(0.0),
-            _ => id,
-        };
-        let fresh = super::fields();
-        fresh.set_id(&id);
-        fresh.set_name(&name);
-        if !tag.is_undefined() {
-            fresh.set_tag(&tag);
-        }
-        Ok(fresh.into())
-    }
-}
-
-/// Whether `value` is a plain object: its prototype is `null` or a realm's `Object.prototype`
-/// (whose own prototype is `null`). If not, what it is, in words.
-fn plain(value: &JsValue) -> Result<(), &'static str> {
-    if !value.is_object() {
-        return Err(type_name(value));
-    }
-    match prototype_of(value) {
-        Ok(proto) if proto.is_null() || OBJECT_PROTOTYPE.with(|own| proto == *own) => return Ok(()),
-        Ok(proto) => {
-            if matches!(prototype_of(&proto), Ok(up) if up.is_null()) {
-                return Ok(());
-            }
-        }
-        Err(_) => {
-            return Err(match is_array(value) {
-                Err(_) => "a revoked Proxy",
-                Ok(_) => "an object whose prototype cannot be read",
-            })
-        }
-    }
-    Err(match is_array(value) {
-        Ok(true) => "array",
-        Err(_) => "a revoked Proxy",
-        Ok(false) => "an object that is not plain (a class instance, Date, Map, …)",
-    })
-}
-
-/// One field: its value (undefined when absent or unreadable) and what the rules make of it.
-/// `listed`: `Object.keys` named it, so it is an own property; else `Object.hasOwn` is asked.
-fn read_field(
-    object: &Candidate,
-    key: &str,
-    listed: bool,
-    get: fn(&Candidate) -> Result<JsValue, JsValue>,
-) -> (JsValue, Field) {
-    let own = listed || {
-        match has_own(object, &key.into()) {
-            Ok(own) => own,
-            // A Proxy trap threw: as unreadable as a throwing getter.
-            Err(_) => return (JsValue::UNDEFINED, Field::Unreadable),
-        }
+/// A NewPlant, judged by the model's rules: the plant, and whether its id was a BigInt; or every
+/// issue.
+pub(crate) fn new_plant(value: &JsValue) -> Result<(NewPlant, bool), Vec<Issue>> {
+    plain(value).map_err(|got| alloc::vec![Issue::not_an_object(got)])?;
+    let keys = keys(value).map_err(|_| {
+        let message = "the NewPlant's keys could not be listed: listing them threw";
+        let code = IssueCode::Unreadable;
+        alloc::vec![Issue {
+            path: String::new(),
+            code,
+            message: message.into()
+        }]
+    })?;
+    let unknown = keys
+        .into_iter()
+        .filter(|key| !FIELDS.contains(&key.as_str()));
+    let [id, name, tag] = FIELDS.map(|key| match own(value, key) {
+        Ok(None) => Field::Absent,
+        Ok(Some(value)) => field(&value, key == "id"),
+        Err(_) => Field::Unreadable,
+    });
+    let bigint = matches!(id, Field::Int(_));
+    let raw = RawNewPlant {
+        id,
+        name,
+        tag,
+        unknown: unknown.collect(),
     };
-    if !own {
-        return (JsValue::UNDEFINED, Field::Absent);
-    }
-    match get(object) {
-        Ok(value) => {
-            let field = field(&value, key == "id");
-            (value, field)
-        }
-        Err(_) => (JsValue::UNDEFINED, Field::Unreadable),
-    }
+    validate_new_plant(raw).map(|plant| (plant, bigint))
 }
 
 /// What the rules make of one value.
@@ -161,15 +70,13 @@ fn field(value: &JsValue, id: bool) -> Field {
     if value.is_bigint() {
         return i64::try_from(value.clone()).map_or(Field::IntOutOfRange, Field::Int);
     }
-    match well_formed_string(value) {
+    match string(value) {
         Ok(text) => Field::Str(text),
-        Err(None) => Field::MalformedStr,
-        Err(Some(type_name)) => match type_name {
-            "undefined" => Field::Absent,
-            "null" => Field::Null,
-            "boolean" => Field::Bool,
-            other => Field::Other(other),
-        },
+        Err(MALFORMED) => Field::MalformedStr,
+        Err("undefined") => Field::Absent,
+        Err("null") => Field::Null,
+        Err("boolean") => Field::Bool,
+        Err(other) => Field::Other(other),
     }
 }
 
@@ -186,7 +93,7 @@ const CLIENT_OPTIONS: [&str; 11] = [
     "beforeAttempt",
     "afterAttempt",
 ];
-
+const CALL_OPTIONS: [&str; 3] = ["signal", "retry", "idempotencyKey"];
 const RETRY_OPTIONS: [&str; 5] = [
     "attempts",
     "baseDelayMs",
@@ -195,173 +102,96 @@ const RETRY_OPTIONS: [&str; 5] = [
     "attemptTimeoutMs",
 ];
 
-/// The client `options` describe; a `config` error for the first wrong option. `options.token` is
-/// read first (once), so that the error holds no piece of it, whatever it is about.
-pub(crate) fn client(options: &JsValue) -> Result<Client, crate::Error> {
-    let token = own(options, "token");
-    let secret = token
-        .as_ref()
-        .ok()
-        .and_then(JsValue::as_string)
-        .unwrap_or_default();
-    settings(options, token)
-        .map(Client::from_settings)
-        .map_err(|draft| draft.redact(&secret))
+/// The client `options` describe. `options.token` is read first, so that an error about any
+/// option is redacted against it.
+pub(crate) fn client(options: &JsValue) -> Result<Client, Error> {
+    let options = Options::new(options.clone(), "options".into()).map_err(|e| e.redact(&[]))?;
+    let token = options.string("token");
+    let secret = token.as_ref().ok().cloned().flatten().unwrap_or_default();
+    let config = config(&options, token).map_err(|e| e.redact(&[&secret]))?;
+    Client::new(config)
 }
 
-fn settings(options: &JsValue, token: Result<JsValue, JsValue>) -> Result<Settings, Draft> {
-    let options = Options::new(options, "options", &CLIENT_OPTIONS)?;
-    let base = options.get("baseUrl")?;
-    if base.is_undefined() {
-        return Err(Draft::config(
-            "options.baseUrl is required, for example https://plants.example/api",
-        ));
-    }
-    let base = well_formed_string(&base).map_err(|got| match got {
-        Some(type_name) => wrong_type("baseUrl", "a string", type_name),
-        None => Draft::config("options.baseUrl is not well-formed Unicode"),
-    })?;
-    let url = config::plants_url(&base)?;
-    let token = token.map_err(|cause| unreadable("options", "token", cause))?;
-    let get_token = options.get("getToken")?;
-    let credential = match (token.is_undefined(), get_token.is_undefined()) {
-        (false, false) => {
+/// The options as a [`Config`], each read by its type; [`Config::check`] judges the values.
+fn config(o: &Options, token: Result<Option<String>, Draft>) -> Result<Config, Draft> {
+    o.known(&CLIENT_OPTIONS)?;
+    let auth = match (token?, o.function("getToken")?) {
+        (Some(_), Some(_)) => {
             return Err(Draft::config(
                 "pass options.token or options.getToken, not both",
             ))
         }
-        (true, true) => return Err(config::missing_token()),
-        (false, true) => {
-            let token = well_formed_string(&token).map_err(|got| match got {
-                Some(type_name) => wrong_type("token", "a string", type_name),
-                None => Draft::config(
-                    "options.token: token is not well-formed Unicode; its value is not shown",
-                ),
-            })?;
-            Credential::Fixed(config::checked_token(token, "options.token")?)
-        }
-        (true, false) => Credential::Source(function(get_token, "getToken")?),
+        (Some(token), None) => Some(Auth::Token(token)),
+        (None, Some(source)) => Some(Auth::Source(source)),
+        (None, None) => None,
     };
-    let fetch = options.get("fetch")?;
-    let fetch = match fetch.is_undefined() {
-        true => None,
-        false => Some(function(fetch, "fetch")?),
-    };
-    let timeout = options.get("timeoutMs")?;
-    let timeout_ms = match timeout.as_f64() {
-        _ if timeout.is_undefined() => config::DEFAULT_TIMEOUT_MS,
-        Some(ms) => config::timeout(ms)?,
-        None => return Err(wrong_type("timeoutMs", "a number", type_name(&timeout))),
-    };
-    let headers = headers(&options.get("headers")?)?;
-    let signal = signal(options.get("signal")?)?;
-    let mut settings = Settings::new(url, headers, credential, fetch, signal, timeout_ms);
-    if let Some(retry) = retry(&options.get("retry")?, "options.retry")? {
-        settings.retry = retry;
-    }
-    let key = options.get("idempotencyKey")?;
-    settings.idempotency_key = match key.as_bool() {
-        Some(on) => on,
-        None if key.is_undefined() => false,
-        None => return Err(wrong_type("idempotencyKey", "a boolean", type_name(&key))),
-    };
-    let before = options.get("beforeAttempt")?;
-    if !before.is_undefined() {
-        settings.before = Some(before_attempt(function(before, "beforeAttempt")?));
-    }
-    let after = options.get("afterAttempt")?;
-    if !after.is_undefined() {
-        settings.after = Some(after_attempt(function(after, "afterAttempt")?));
-    }
-    Ok(settings)
+    Ok(Config {
+        base_url: o.string("baseUrl")?,
+        auth,
+        fetch: o.function("fetch")?,
+        signal: o.signal("signal")?,
+        timeout_ms: o.whole("timeoutMs")?.unwrap_or(DEFAULT_TIMEOUT_MS),
+        headers: o.record("headers")?.unwrap_or_default(),
+        retry: o
+            .object("retry")?
+            .map(|r| retry(&r))
+            .transpose()?
+            .unwrap_or(Retry::OFF),
+        idempotency_key: o.bool("idempotencyKey")?.unwrap_or(false),
+        before: o.function("beforeAttempt")?.map(before_attempt),
+        after: o.function("afterAttempt")?.map(after_attempt),
+    })
 }
 
 /// The options of `client.createPlant(plant, { signal, retry, idempotencyKey })`; `undefined` or
-/// `null` for the client's.
+/// `null` for the client's. `retry: null` is no retries.
 pub(crate) fn call_options(options: &JsValue) -> Result<CallOptions, Draft> {
-    let mut call = CallOptions::new();
     if options.is_undefined() || options.is_null() {
-        return Ok(call);
+        return Ok(CallOptions::new());
     }
-    let options = Options::new(
-        options,
-        "call options",
-        &["signal", "retry", "idempotencyKey"],
-    )?;
-    call.signal = signal(options.get("signal")?)?;
-    let retry = options.get("retry")?;
-    call.retry = match retry.is_null() {
-        true => Some(Retry::OFF),
-        false => self::retry(&retry, "call options.retry")?,
+    let o = Options::new(options.clone(), "call options".into())?;
+    o.known(&CALL_OPTIONS)?;
+    let signal = o.signal("signal")?;
+    let retry = match o.get("retry")? {
+        Some(value) if value.is_null() => Some(Retry::OFF),
+        Some(value) => Some(retry(&Options::new(value, "call options.retry".into())?)?),
+        None => None,
     };
-    let key = options.get("idempotencyKey")?;
-    call.idempotency_key = match (key.as_bool(), key.as_string()) {
-        (Some(true), _) => Some(IdempotencyKey::Generated),
-        (Some(false), _) => Some(IdempotencyKey::Off),
-        (_, Some(key)) => Some(IdempotencyKey::Given(key)),
-        _ if key.is_undefined() => None,
-        _ => {
-            let got = type_name(&key);
-            let message = [
-                "call options.idempotencyKey must be a string or a boolean, got ",
-                got,
-            ];
-            return Err(Draft::config(text(&message)));
+    let key = o.typed("idempotencyKey", "a string or a boolean", |v| {
+        match v.as_bool() {
+            Some(true) => Ok(IdempotencyKey::Generated),
+            Some(false) => Ok(IdempotencyKey::Off),
+            None => string(&v).map(IdempotencyKey::Given),
         }
-    };
-    Ok(call)
+    })?;
+    Ok(CallOptions {
+        signal,
+        retry,
+        idempotency_key: key,
+    })
 }
 
-/// `retry: { attempts, baseDelayMs, maxDelayMs, gatewayErrors, attemptTimeoutMs }`, named `what`
-/// in messages; `None` for `undefined`. Every key may be left out (3 attempts, 100 ms, 2 s).
-fn retry(value: &JsValue, what: &str) -> Result<Option<Retry>, Draft> {
-    if value.is_undefined() {
-        return Ok(None);
-    }
-    let options = Options::new(value, what, &RETRY_OPTIONS)?;
-    let number = |key: &str| -> Result<Option<f64>, Draft> {
-        let value = options.get(key)?;
-        match value.as_f64() {
-            Some(n) => Ok(Some(n)),
-            None if value.is_undefined() => Ok(None),
-            None => Err(Draft::config(text(&[
-                "retry.",
-                key,
-                " must be a number, got ",
-                type_name(&value),
-            ]))),
-        }
-    };
-    let default = Retry::new(3);
-    let numbers = [
-        number("attempts")?.unwrap_or(3.0),
-        number("baseDelayMs")?.unwrap_or(default.base_delay_ms.into()),
-        number("maxDelayMs")?.unwrap_or(default.max_delay_ms.into()),
-    ];
-    let limit = number("attemptTimeoutMs")?;
-    let gateway = options.get("gatewayErrors")?;
-    let gateway = match gateway.as_bool() {
-        Some(on) => on,
-        None if gateway.is_undefined() => false,
-        None => {
-            let got = type_name(&gateway);
-            return Err(Draft::config(text(&[
-                "retry.gatewayErrors must be a boolean, got ",
-                got,
-            ])));
-        }
-    };
-    Retry::checked(numbers, limit, gateway).map(Some)
+/// `retry: { attempts, baseDelayMs, maxDelayMs, gatewayErrors, attemptTimeoutMs }`; each key may
+/// be left out (3 attempts, 100 ms, 2 s).
+fn retry(o: &Options) -> Result<Retry, Draft> {
+    o.known(&RETRY_OPTIONS)?;
+    let mut retry = Retry::new(o.whole("attempts")?.unwrap_or(3));
+    retry.base_delay_ms = o.whole("baseDelayMs")?.unwrap_or(retry.base_delay_ms);
+    retry.max_delay_ms = o.whole("maxDelayMs")?.unwrap_or(retry.max_delay_ms);
+    retry.gateway_errors = o.bool("gatewayErrors")?.unwrap_or(false);
+    retry.attempt_timeout_ms = o.whole("attemptTimeoutMs")?;
+    Ok(retry)
 }
 
 /// A JS `beforeAttempt(attempt)`, called with `{ url, attempt, headers }`.
 fn before_attempt(hook: Function) -> Hook<Before> {
     Hook(Rc::new(move |attempt: &Attempt<'_>| {
-        let seen = fields();
-        seen.set_url(attempt.url);
-        seen.set_attempt(attempt.number);
-        seen.set_headers(attempt.headers);
-        hook.call1(&JsValue::UNDEFINED, &seen).map(drop)
+        let seen = [
+            ("url", attempt.url.into()),
+            ("attempt", attempt.number.into()),
+            ("headers", attempt.headers.clone().into()),
+        ];
+        hook.call1(&JsValue::UNDEFINED, &object(seen)).map(drop)
     }))
 }
 
@@ -369,136 +199,184 @@ fn before_attempt(hook: Function) -> Hook<Before> {
 /// error? }`.
 fn after_attempt(hook: Function) -> Hook<After> {
     Hook(Rc::new(move |outcome: &AttemptOutcome<'_>| {
-        let seen = fields();
-        seen.set_url(outcome.url);
-        seen.set_attempt(outcome.number);
-        seen.set_duration_ms(outcome.duration_ms);
-        if let Some(status) = outcome.status {
-            seen.set_status(status);
-        }
-        if let Some(headers) = outcome.headers {
-            seen.set_headers(headers);
-        }
-        if let Some(error) = outcome.error {
-            seen.set_error(&error_to_js(error));
-        }
-        hook.call1(&JsValue::UNDEFINED, &seen).map(drop)
+        let seen = [
+            ("url", outcome.url.into()),
+            ("attempt", outcome.number.into()),
+            ("durationMs", outcome.duration_ms.into()),
+            (
+                "status",
+                outcome.status.map_or(JsValue::UNDEFINED, JsValue::from),
+            ),
+            (
+                "headers",
+                outcome
+                    .headers
+                    .map_or(JsValue::UNDEFINED, |h| h.clone().into()),
+            ),
+            (
+                "error",
+                outcome.error.map_or(JsValue::UNDEFINED, Error::to_js),
+            ),
+        ];
+        hook.call1(&JsValue::UNDEFINED, &object(seen)).map(drop)
     }))
 }
 
-/// An options object: a plain object whose keys are all among the known ones.
-struct Options<'a> {
-    value: &'a JsValue,
-    what: &'a str,
+/// A fresh plain object of `fields`, leaving out the undefined ones.
+fn object<const N: usize>(fields: [(&str, JsValue); N]) -> Object {
+    let object = Object::new();
+    for (key, value) in fields.iter().filter(|(_, value)| !value.is_undefined()) {
+        let _ = Reflect::set(&object, &(*key).into(), value);
+    }
+    object
 }
 
-impl<'a> Options<'a> {
-    /// `what` names the object in messages.
-    fn new(value: &'a JsValue, what: &'a str, known: &[&str]) -> Result<Options<'a>, Draft> {
-        for key in plain_keys(value, what, "a plain object")? {
-            if !known.contains(&key.as_str()) {
-                let shown: String = key.chars().take(40).collect();
-                let mut message = text(&["unknown option \"", &shown, "\" in ", what]);
-                if let Some(near) = suggest(&key, known) {
-                    message.push_str(&text(&[" (did you mean \"", near, "\"?)"]));
-                }
-                return Err(Draft::config(message));
-            }
+/// An options object, named in messages (`options`, `retry`, …), read through typed getters.
+struct Options {
+    value: JsValue,
+    name: String,
+}
+
+impl Options {
+    /// `value` as an options object: a `config` error when it is not a plain object.
+    fn new(value: JsValue, name: String) -> Result<Options, Draft> {
+        match plain(&value) {
+            Ok(()) => Ok(Options { value, name }),
+            Err(got) => Err(Draft::config(
+                [&name, " must be a plain object, got ", got].concat(),
+            )),
         }
-        Ok(Options { value, what })
     }
 
-    /// The option `key`: `undefined` unless it is an own property.
-    fn get(&self, key: &str) -> Result<JsValue, Draft> {
-        own(self.value, key).map_err(|cause| unreadable(self.what, key, cause))
-    }
-}
-
-fn unreadable(what: &str, key: &str, cause: JsValue) -> Draft {
-    let message = [what, ".", key, " could not be read: reading it threw"];
-    Draft::config(text(&message)).with_cause(cause)
-}
-
-/// The own property `key` of `object`, `undefined` when it has none; what a getter or trap threw.
-fn own(object: &JsValue, key: &str) -> Result<JsValue, JsValue> {
-    let key = JsString::from(key);
-    match has_own(object, &key)? {
-        true => Reflect::get(object, &key),
-        false => Ok(JsValue::UNDEFINED),
-    }
-}
-
-/// The own enumerable keys of `value` when it is a plain object; else a `config` error:
-/// "{what} must be {expected}, got …".
-fn plain_keys(value: &JsValue, what: &str, expected: &str) -> Result<Vec<String>, Draft> {
-    plain(value)
-        .map_err(|got| Draft::config(text(&[what, " must be ", expected, ", got ", got])))?;
-    own_keys(value).map_err(|cause| {
-        Draft::config(text(&[what, "' keys could not be listed"])).with_cause(cause)
-    })
-}
-
-fn wrong_type(key: &str, expected: &str, got: &str) -> Draft {
-    Draft::config(text(&[
-        "options.",
-        key,
-        " must be ",
-        expected,
-        ", got ",
-        got,
-    ]))
-}
-
-fn function(value: JsValue, key: &str) -> Result<Function, Draft> {
-    let got = type_name(&value);
-    value
-        .dyn_into::<Function>()
-        .map_err(|_| wrong_type(key, "a function", got))
-}
-
-fn signal(value: JsValue) -> Result<Option<AbortSignal>, Draft> {
-    if value.is_undefined() {
-        return Ok(None);
-    }
-    let got = type_name(&value);
-    value
-        .dyn_into::<AbortSignal>()
-        .map(Some)
-        .map_err(|_| wrong_type("signal", "an AbortSignal", got))
-}
-
-/// `options.headers`: a plain object of strings, each name checked before its value is read.
-fn headers(extra: &JsValue) -> Result<Headers, Draft> {
-    let mut headers = Headers::new();
-    if extra.is_undefined() {
-        return Ok(headers);
-    }
-    for name in plain_keys(extra, "options.headers", "a plain object of strings")? {
-        let shown = Headers::settable(&name)?;
-        let value = own(extra, &name).map_err(|cause| {
-            Draft::config(text(&[
-                "options.headers[\"",
-                &shown,
-                "\"] could not be read",
-            ]))
-            .with_cause(cause)
+    /// A `config` error for the first key that is not among `known` ("did you mean").
+    fn known(&self, known: &[&str]) -> Result<(), Draft> {
+        let listed = keys(&self.value).map_err(|cause| {
+            Draft::config([&self.name, "' keys could not be listed"].concat()).with_cause(cause)
         })?;
-        let value = well_formed_string(&value).map_err(|got| {
-            let got = got.unwrap_or("string");
-            Draft::config(text(&[
-                "options.headers[\"",
-                &shown,
-                "\"] must be a string, got ",
-                got,
-            ]))
-        })?;
-        headers.set(&shown, &name, &value)?;
+        let Some(key) = listed.iter().find(|key| !known.contains(&key.as_str())) else {
+            return Ok(());
+        };
+        let shown: String = key.chars().take(40).collect();
+        let near = suggest(key, known).map(|near| [" (did you mean \"", near, "\"?)"].concat());
+        let message = [
+            "unknown option \"",
+            &shown,
+            "\" in ",
+            &self.name,
+            &near.unwrap_or_default(),
+        ];
+        Err(Draft::config(message.concat()))
     }
-    Ok(headers)
+
+    /// The option `key`, `None` unless it is an own property other than `undefined`.
+    fn get(&self, key: &str) -> Result<Option<JsValue>, Draft> {
+        own(&self.value, key).map_err(|cause| {
+            let message = [&self.name, ".", key, " could not be read: reading it threw"];
+            Draft::config(message.concat()).with_cause(cause)
+        })
+    }
+
+    /// The option `key` as `cast` reads it; a `config` error "{name}.{key} must be {expected}, got
+    /// {what it is}".
+    fn typed<T>(
+        &self,
+        key: &str,
+        expected: &str,
+        cast: impl FnOnce(JsValue) -> Result<T, &'static str>,
+    ) -> Result<Option<T>, Draft> {
+        let Some(value) = self.get(key)? else {
+            return Ok(None);
+        };
+        cast(value)
+            .map(Some)
+            .map_err(|got| self.wrong(key, expected, got))
+    }
+
+    fn wrong(&self, key: &str, expected: &str, got: &str) -> Draft {
+        let message = [&self.name, ".", key, " must be ", expected, ", got ", got];
+        Draft::config(message.concat())
+    }
+
+    /// The option `key` when it is an instance of `T` (a function, an AbortSignal).
+    fn instance<T: JsCast>(&self, key: &str, expected: &str) -> Result<Option<T>, Draft> {
+        self.typed(key, expected, |v| {
+            let got = type_name(&v);
+            v.dyn_into().map_err(|_| got)
+        })
+    }
+
+    fn string(&self, key: &str) -> Result<Option<String>, Draft> {
+        self.typed(key, "a string", |v| string(&v))
+    }
+
+    fn bool(&self, key: &str) -> Result<Option<bool>, Draft> {
+        self.typed(key, "a boolean", |v| v.as_bool().ok_or(type_name(&v)))
+    }
+
+    /// A number as a `u32` for `check` to judge: one that is no `u32` (a fraction, a negative,
+    /// NaN, past 2^32 − 1) is read as `u32::MAX`, which every range refuses.
+    fn whole(&self, key: &str) -> Result<Option<u32>, Draft> {
+        let number = self.typed(key, "a number", |v| v.as_f64().ok_or(type_name(&v)))?;
+        Ok(number.map(|n| match n as u32 {
+            whole if f64::from(whole) == n => whole,
+            _ => u32::MAX,
+        }))
+    }
+
+    fn function(&self, key: &str) -> Result<Option<Function>, Draft> {
+        self.instance(key, "a function")
+    }
+
+    fn signal(&self, key: &str) -> Result<Option<AbortSignal>, Draft> {
+        self.instance(key, "an AbortSignal")
+    }
+
+    /// A nested options object.
+    fn object(&self, key: &str) -> Result<Option<Options>, Draft> {
+        let name = || [&self.name, ".", key].concat();
+        self.get(key)?
+            .map(|value| Options::new(value, name()))
+            .transpose()
+    }
+
+    /// A plain object of strings, as name and value pairs.
+    fn record(&self, key: &str) -> Result<Option<Vec<(String, String)>>, Draft> {
+        let Some(record) = self.object(key)? else {
+            return Ok(None);
+        };
+        let names = keys(&record.value).map_err(|cause| {
+            Draft::config([&record.name, "' keys could not be listed"].concat()).with_cause(cause)
+        })?;
+        let mut pairs = Vec::with_capacity(names.len());
+        for name in names {
+            let value = record.string(&name)?;
+            pairs.push((name, value.unwrap_or_default()));
+        }
+        Ok(Some(pairs))
+    }
+}
+
+/// What a string that is not well-formed is, in words.
+const MALFORMED: &str = "a string that is not well-formed Unicode (a lone surrogate)";
+
+/// `value` as a Rust string, or what it is in words: its type, or [`MALFORMED`] for a string
+/// with a lone surrogate, which a plain conversion would silently replace with U+FFFD (so only a
+/// string that holds U+FFFD is asked `isWellFormed()`).
+fn string(value: &JsValue) -> Result<String, &'static str> {
+    let text = value.as_string().ok_or_else(|| type_name(value))?;
+    // A byte scan: `str::contains(char)` costs the .wasm 1 KB more (docs/performance.md).
+    let replaced = text
+        .as_bytes()
+        .windows(3)
+        .any(|w| w == "\u{FFFD}".as_bytes());
+    if replaced && !value.unchecked_ref::<JsString>().is_well_formed() {
+        return Err(MALFORMED);
+    }
+    Ok(text)
 }
 
 /// `typeof`, in words, for messages: `null` and `array` by their names.
-pub(crate) fn type_name(value: &JsValue) -> &'static str {
+fn type_name(value: &JsValue) -> &'static str {
     if value.is_null() {
         return "null";
     }
@@ -521,27 +399,38 @@ pub(crate) fn type_name(value: &JsValue) -> &'static str {
     }
 }
 
-/// `value` as a Rust string when it is a well-formed JS string. `Err(Some(type))` for a value
-/// that is not a string, `Err(None)` for one with a lone surrogate (which a plain conversion
-/// would silently replace with U+FFFD): only a string holding U+FFFD is asked `isWellFormed()`.
-pub(crate) fn well_formed_string(value: &JsValue) -> Result<String, Option<&'static str>> {
-    let Some(text) = value.as_string() else {
-        return Err(Some(type_name(value)));
-    };
-    // A byte scan: `str::contains(char)` would bring core's slicing panics and their formatting.
-    let replaced = text
-        .as_bytes()
-        .windows(3)
-        .any(|w| w == "\u{FFFD}".as_bytes());
-    if replaced && !value.unchecked_ref::<JsString>().is_well_formed() {
-        return Err(None);
+/// Whether `value` is a plain object: its prototype is `null` or a realm's `Object.prototype`
+/// (whose own prototype is `null`). If not, what it is, in words.
+fn plain(value: &JsValue) -> Result<(), &'static str> {
+    if !value.is_object() {
+        return Err(type_name(value));
     }
-    Ok(text)
+    let plain = match prototype_of(value) {
+        Ok(proto) => proto.is_null() || matches!(prototype_of(&proto), Ok(up) if up.is_null()),
+        Err(_) if is_array(value).is_err() => return Err("a revoked Proxy"),
+        Err(_) => return Err("an object whose prototype cannot be read"),
+    };
+    match (plain, is_array(value)) {
+        (true, _) => Ok(()),
+        (false, Ok(true)) => Err("array"),
+        (false, Err(_)) => Err("a revoked Proxy"),
+        (false, Ok(false)) => Err("an object that is not plain (a class instance, Date, Map, …)"),
+    }
 }
 
-/// The own enumerable string keys of `value`, as Rust strings; what listing them threw.
-fn own_keys(value: &JsValue) -> Result<Vec<String>, JsValue> {
-    let keys = keys(value)?;
+/// The own property `key` of `object`, `None` when it has none or it is `undefined`; what a
+/// getter or a Proxy trap threw.
+fn own(object: &JsValue, key: &str) -> Result<Option<JsValue>, JsValue> {
+    let key = JsString::from(key);
+    match has_own(object, &key)? {
+        true => Reflect::get(object, &key).map(|value| (!value.is_undefined()).then_some(value)),
+        false => Ok(None),
+    }
+}
+
+/// The own enumerable string keys of `value`; what listing them threw.
+fn keys(value: &JsValue) -> Result<Vec<String>, JsValue> {
+    let keys = object_keys(value)?;
     Ok(keys
         .iter()
         .map(|key| key.as_string().unwrap_or_default())
@@ -550,20 +439,6 @@ fn own_keys(value: &JsValue) -> Result<Vec<String>, JsValue> {
 
 #[wasm_bindgen]
 extern "C" {
-    /// A NewPlant as the caller passed it: anything, read through `catch` getters.
-    type Candidate;
-
-    #[wasm_bindgen(method, catch, getter)]
-    fn id(this: &Candidate) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, catch, getter)]
-    fn name(this: &Candidate) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, catch, getter)]
-    fn tag(this: &Candidate) -> Result<JsValue, JsValue>;
-
-    /// This realm's `Object.prototype`.
-    #[wasm_bindgen(thread_local_v2, js_namespace = Object, js_name = prototype)]
-    static OBJECT_PROTOTYPE: JsValue;
-
     /// `Array.isArray(value)`; throws for a revoked Proxy.
     #[wasm_bindgen(catch, js_namespace = Array, js_name = isArray)]
     fn is_array(value: &JsValue) -> Result<bool, JsValue>;
@@ -574,7 +449,7 @@ extern "C" {
 
     /// `Object.keys(value)`: own enumerable string keys; a Proxy trap may throw.
     #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
-    fn keys(value: &JsValue) -> Result<Array, JsValue>;
+    fn object_keys(value: &JsValue) -> Result<Array, JsValue>;
 
     /// `Object.hasOwn(value, key)`; a Proxy trap may throw.
     #[wasm_bindgen(catch, js_namespace = Object, js_name = hasOwn)]

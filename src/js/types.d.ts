@@ -1,0 +1,163 @@
+// The TypeScript declarations of the JS API, appended by wasm-bindgen to the generated .d.ts
+// (src/js/mod.rs includes this file), so a plain `wasm-pack build` ships them.
+
+/** The request body of plant creation. */
+export interface NewPlant {
+  /** int64. A number must be a safe integer; pass a BigInt for ids beyond ±(2^53−1). */
+  id: number | bigint;
+  /** The name of the plant (any string, including empty). */
+  name: string;
+  /** Tag that specifies the type of the plant; leave it out (or undefined) for none. */
+  tag?: string;
+}
+
+/** The created plant, as the Plant Store answered it. */
+export interface Plant {
+  name: string;
+  tag?: string;
+}
+
+/** How the token is given: a fixed string, or a function called before every request. */
+export type PlantStoreAuth =
+  | { /** The bearer token (an RFC 6750 b64token); never refreshed. */ token: string; getToken?: undefined }
+  | {
+      token?: undefined;
+      /**
+       * Returns the bearer token; called before every request with `{ refresh: false }`. After a 401 it is
+       * called once with `{ refresh: true }` (shared by the client's calls refused with the same token) and
+       * the request is sent once more with what it returns.
+       */
+      getToken: (context: { refresh: boolean }) => string | Promise<string>;
+    };
+
+/** Retries of a call: only what cannot have created the plant, or was asked for. */
+export interface RetryOptions {
+  /** Requests in all, the first included: 1 to 10 (default 3). */
+  attempts?: number;
+  /** The cap of the first backoff wait in ms, doubled at each retry; full jitter (default 100). */
+  baseDelayMs?: number;
+  /** The cap of every wait, a Retry-After included (default 2000). A longer Retry-After ends the call. */
+  maxDelayMs?: number;
+  /** Also retry 502 and 504, which a gateway may send after passing the request on (default false). */
+  gatewayErrors?: boolean;
+  /** Give up on an attempt after this many ms and retry it (a `timeout` that may have created the plant). */
+  attemptTimeoutMs?: number;
+}
+
+/** What `beforeAttempt` is given. */
+export interface AttemptInfo {
+  url: string;
+  /** 1 for the first request of the call. */
+  attempt: number;
+  /** The headers to send, without Authorization; add to them (not Authorization, not Content-Type). */
+  headers: Headers;
+}
+
+/** What `afterAttempt` is given, for each request sent. */
+export interface AttemptOutcome {
+  url: string;
+  attempt: number;
+  /** From the request to the end of the answer or the failure. */
+  durationMs: number;
+  /** The status and the headers of the answer, when one came. */
+  status?: number;
+  headers?: Headers;
+  /** The attempt's error, when it failed (retried or not). */
+  error?: PlantStoreError;
+}
+
+/** Options of `createPlant` and `new PlantStoreClient`. Unknown keys are a `config` error. */
+export type PlantStoreOptions = PlantStoreAuth & {
+  /** Absolute http(s) URL, optionally with a path prefix: `https://host/api/v1`. No query or fragment. */
+  baseUrl: string;
+  /** A fetch implementation to use instead of `globalThis.fetch`; called as `fetch(url, init)`. */
+  fetch?: (url: string, init: RequestInit) => Promise<Response>;
+  /** Aborts every call made with these options. */
+  signal?: AbortSignal;
+  /** Timeout of one call in milliseconds, from 1 to 2147483647 (default 10000). */
+  timeoutMs?: number;
+  /** Extra request headers; they cannot replace Authorization or Content-Type. */
+  headers?: Record<string, string>;
+  /** Retries of every call; off unless given (it is a POST). `timeoutMs` bounds the call, waits included. */
+  retry?: RetryOptions;
+  /** Send a generated `Idempotency-Key` (the same on every attempt of a call). The server's CORS must allow it. */
+  idempotencyKey?: boolean;
+  /** Called before each attempt (synchronously); may add headers. What it throws ends the call (`config`). */
+  beforeAttempt?: (attempt: AttemptInfo) => void;
+  /** Called after each attempt that sent a request (synchronously). What it throws ends the call (`config`). */
+  afterAttempt?: (outcome: AttemptOutcome) => void;
+};
+
+/** Options of one `client.createPlant` call. */
+export interface CallOptions {
+  /** Aborts this call. */
+  signal?: AbortSignal;
+  /** This call's retries instead of the client's; `null` for none. */
+  retry?: RetryOptions | null;
+  /** This call's Idempotency-Key: a string (1 to 255 printable ASCII characters, no `"` or `\\`), true for a generated one, false for none. */
+  idempotencyKey?: string | boolean;
+}
+
+/** What a validation issue is about. */
+export type ValidationIssueCode =
+  | "invalid_type" | "required" | "unknown_field" | "not_integer"
+  | "unsafe_integer" | "out_of_range" | "malformed_string" | "unreadable";
+
+/** One problem with a NewPlant. */
+export interface ValidationIssue {
+  /** The field's name: "id", "name", "tag", an unknown key, or "" for the value as a whole. */
+  path: string;
+  code: ValidationIssueCode;
+  /** A sentence that names the field. */
+  message: string;
+}
+
+/** The answer of `validateNewPlant`. */
+export type ValidationResult =
+  | { ok: true; value: NewPlant }
+  | { ok: false; issues: ValidationIssue[] };
+
+/** What went wrong; see the README for each. */
+export type PlantStoreErrorKind =
+  | "validation" | "config" | "network" | "timeout" | "aborted"
+  | "rejected" | "unauthorized" | "unexpected_status" | "invalid_response";
+
+/** Every failure of this package. The token never appears in it. */
+export declare class PlantStoreError extends Error {
+  readonly name: "PlantStoreError";
+  readonly kind: PlantStoreErrorKind;
+  /** The HTTP status, for `rejected`, `unexpected_status` and `invalid_response`. */
+  readonly status?: number;
+  /** The service's `error` value, when it sent an Error body. */
+  readonly code?: number;
+  /** Every problem found, for `validation`. */
+  readonly issues?: ValidationIssue[];
+  /** The original JavaScript failure, or else the error of the attempt before, when there was one. */
+  readonly cause?: unknown;
+  /** The requests sent: 0 when the call failed before sending one. */
+  readonly attempts: number;
+  /** True when a request may have reached the store without the client learning the outcome: the plant may exist. */
+  readonly maybeCreated: boolean;
+  /** A Retry-After wait the call did not take (over `maxDelayMs` or the time left), in ms. */
+  readonly retryAfterMs?: number;
+  /** True for a PlantStoreError, also from another realm or copy of this package. */
+  static is(value: unknown): value is PlantStoreError;
+  toJSON(): {
+    name: "PlantStoreError"; kind: PlantStoreErrorKind; message: string; status?: number; code?: number;
+    issues?: ValidationIssue[]; attempts: number; maybeCreated: boolean; retryAfterMs?: number;
+  };
+}
+
+/**
+ * A client with checked options, for many calls. (Where the runtime has `Symbol.dispose`, the class
+ * also has `[Symbol.dispose]()`, the same as `free()`; it is left out of these types so that they
+ * compile with a `lib` older than ESNext.)
+ */
+export declare class PlantStoreClient {
+  /** Checks the options once; throws a `PlantStoreError` of kind `config`. */
+  constructor(options: PlantStoreOptions);
+  /** Validates `plant` locally, then sends it; `options` may change this call's signal, retries and key. */
+  createPlant(plant: NewPlant, options?: CallOptions | null): Promise<Plant>;
+  /** Frees the client's memory in wasm now, rather than when it is garbage-collected. */
+  free(): void;
+}
