@@ -14,4 +14,4 @@ export CARGO_UNSTABLE_BUILD_STD=core,alloc
 export CARGO_UNSTABLE_BUILD_STD_FEATURES=optimize_for_size
 export RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none -Zfmt-debug=none"
 # Apart from the stable builds' target/, whose artifacts these flags would otherwise replace.
-export CARGO_TARGET_DIR="${WASM_TARGET_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/target/npm}"
+export CARGO_TARGET_DIR="${WASM_TARGET_DIR:-${CARGO_TARGET_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/target}/npm}"

@@ -24,9 +24,7 @@ const EXCERPT_CHARS: usize = 300;
 
 /// How much of a 200's body is read for a NewPlant whose name and tag are `echoed` bytes long.
 pub(crate) fn success_limit(echoed: usize) -> usize {
-    echoed
-        .saturating_mul(ECHO_BYTES_PER_BYTE)
-        .saturating_add(BODY_SLACK)
+    echoed.saturating_mul(ECHO_BYTES_PER_BYTE).saturating_add(BODY_SLACK)
 }
 
 /// The error of a redirect (3xx, or an opaque redirect with status 0), whose body is not read.
@@ -41,10 +39,7 @@ pub(crate) fn redirect(status: u16) -> Draft {
 
 /// The error of a fetch that resolved to something that is not a Response.
 pub(crate) fn not_a_response() -> Draft {
-    Draft::new(
-        Kind::InvalidResponse,
-        "fetch resolved to a value that is not a Response",
-    )
+    Draft::new(Kind::InvalidResponse, "fetch resolved to a value that is not a Response")
 }
 
 /// What a status and (at most `limit` bytes of) body mean under the contract: only 200 with a
@@ -67,12 +62,7 @@ pub(crate) fn outcome(
                     why
                 }
             },
-            false => [
-                " with a body over ",
-                &decimal(limit as i64),
-                " bytes, not a Plant",
-            ]
-            .concat(),
+            false => [" with a body over ", &decimal(limit as i64), " bytes, not a Plant"].concat(),
         };
         return Err(Draft::new(Kind::InvalidResponse, [answered, why].concat()).with_status(200));
     }
@@ -89,11 +79,7 @@ pub(crate) fn outcome(
             Draft::new(other, message.concat()).with_code(e.error)
         }
         (400, None) => {
-            let message = [
-                &answered,
-                " without an Error body: ",
-                &body_excerpt(body, complete),
-            ];
+            let message = [&answered, " without an Error body: ", &body_excerpt(body, complete)];
             Draft::new(Kind::InvalidResponse, message.concat())
         }
         (_, None) => {
@@ -131,10 +117,7 @@ fn body_excerpt(body: &[u8], complete: bool) -> String {
             .unwrap_or_default(),
     };
     let (shown, whole) = excerpt(valid.trim_ascii());
-    match (
-        whole && complete && valid.len() == body.len(),
-        shown.is_empty(),
-    ) {
+    match (whole && complete && valid.len() == body.len(), shown.is_empty()) {
         (true, true) => "an empty body".into(),
         (true, false) => ["body \"", &shown, "\""].concat(),
         (false, _) => ["body starting \"", &shown, "\""].concat(),
@@ -204,11 +187,7 @@ impl Clock {
     /// The platform's: `Date.now()`, `Math.random()` and `Date.parse`.
     pub(crate) fn now() -> Clock {
         use js_sys::{Date, Math};
-        Clock {
-            now_ms: Date::now(),
-            random: Math::random(),
-            parse_date: Date::parse,
-        }
+        Clock { now_ms: Date::now(), random: Math::random(), parse_date: Date::parse }
     }
 }
 
@@ -237,10 +216,7 @@ pub(crate) fn next(
     if !retried || !budget.has_attempt_left() {
         return Next::Stop(None);
     }
-    let asked = learnt
-        .retry_after
-        .as_deref()
-        .and_then(|v| retry_after(v, clock));
+    let asked = learnt.retry_after.as_deref().and_then(|v| retry_after(v, clock));
     let wait = asked.unwrap_or_else(|| backoff(retry, budget.sent, clock.random));
     // A wait past the cap (a Retry-After's) or past the deadline ends the call now.
     if wait > retry.max_delay_ms || f64::from(wait) >= budget.left_ms {
@@ -272,9 +248,9 @@ fn backoff(retry: &Retry, retries: u32, random: f64) -> u32 {
 fn retry_after(value: &str, clock: &Clock) -> Option<u32> {
     let value = value.trim_ascii();
     if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
-        let seconds = value.bytes().fold(0u64, |n, b| {
-            n.saturating_mul(10).saturating_add(u64::from(b - b'0'))
-        });
+        let seconds = value
+            .bytes()
+            .fold(0u64, |n, b| n.saturating_mul(10).saturating_add(u64::from(b - b'0')));
         return Some(u32::try_from(seconds.saturating_mul(1000)).unwrap_or(u32::MAX));
     }
     let at = (value.len() >= 24).then(|| (clock.parse_date)(value))?;
@@ -300,10 +276,7 @@ mod tests {
     fn only_200_with_a_plant_is_success() {
         assert_eq!(
             outcome(200, r#"{"name":"Fern","tag":"green","id":1}"#).ok(),
-            Some(Plant {
-                name: "Fern".into(),
-                tag: Some("green".into())
-            })
+            Some(Plant { name: "Fern".into(), tag: Some("green".into()) })
         );
         for body in [
             "",
@@ -314,15 +287,9 @@ mod tests {
             r#"{"name":"\ud800"}"#,
         ] {
             let e = failure(200, body);
-            assert_eq!(
-                (e.kind(), e.status()),
-                (Kind::InvalidResponse, Some(200)),
-                "{body}"
-            );
+            assert_eq!((e.kind(), e.status()), (Kind::InvalidResponse, Some(200)), "{body}");
         }
-        let e = super::outcome(200, br#"{"name":"#, false, 4156)
-            .unwrap_err()
-            .redact(&[]);
+        let e = super::outcome(200, br#"{"name":"#, false, 4156).unwrap_err().redact(&[]);
         assert_eq!(e.kind(), Kind::InvalidResponse);
         assert!(e.message().contains("over 4156 bytes"), "{}", e.message());
     }
@@ -345,14 +312,8 @@ mod tests {
 
     #[test]
     fn a_400_error_body_is_a_rejection_with_the_servers_message() {
-        let e = failure(
-            400,
-            r#"{"error":3,"message":"a plant with id 7 already exists"}"#,
-        );
-        assert_eq!(
-            (e.kind(), e.status(), e.code()),
-            (Kind::Rejected, Some(400), Some(3))
-        );
+        let e = failure(400, r#"{"error":3,"message":"a plant with id 7 already exists"}"#);
+        assert_eq!((e.kind(), e.status(), e.code()), (Kind::Rejected, Some(400), Some(3)));
         assert_eq!(e.message(), "a plant with id 7 already exists");
         for body in [r#"{"oops":true}"#, "<!doctype html><h1>Oops</h1>", ""] {
             let e = failure(400, body);
@@ -372,30 +333,17 @@ mod tests {
 
     #[test]
     fn other_statuses_are_unexpected_with_code_or_excerpt() {
-        let e = failure(
-            401,
-            r#"{"error":4,"message":"missing or invalid bearer token"}"#,
-        );
-        assert_eq!(
-            (e.kind(), e.status(), e.code()),
-            (Kind::Unauthorized, Some(401), Some(4))
-        );
+        let e = failure(401, r#"{"error":4,"message":"missing or invalid bearer token"}"#);
+        assert_eq!((e.kind(), e.status(), e.code()), (Kind::Unauthorized, Some(401), Some(4)));
         assert!(
             e.message().contains("401") && e.message().contains("missing or invalid bearer token")
         );
         let e = failure(500, "<html>\n<h1>Internal</h1></html>");
-        assert_eq!(
-            (e.kind(), e.status(), e.code()),
-            (Kind::UnexpectedStatus, Some(500), None)
-        );
+        assert_eq!((e.kind(), e.status(), e.code()), (Kind::UnexpectedStatus, Some(500), None));
         assert!(e.message().contains("<h1>Internal</h1>"), "{}", e.message());
         assert!(!e.message().contains('\n'));
         for status in [201, 204, 404, 409, 503] {
-            assert_eq!(
-                failure(status, "").kind(),
-                Kind::UnexpectedStatus,
-                "{status}"
-            );
+            assert_eq!(failure(status, "").kind(), Kind::UnexpectedStatus, "{status}");
         }
     }
 
@@ -407,22 +355,15 @@ mod tests {
             r#"the Plant Store answered 500: body starting "{"detail":"Bearer ""#
         );
         let e = super::outcome(502, b"<h1>Bad\xff gateway</h1>", true, 64).unwrap_err();
-        assert!(e
-            .redact(&[])
-            .message()
-            .ends_with(r#"body starting "<h1>Bad""#));
-        assert_eq!(
-            failure(503, " \n").message(),
-            "the Plant Store answered 503: an empty body"
-        );
+        assert!(e.redact(&[]).message().ends_with(r#"body starting "<h1>Bad""#));
+        assert_eq!(failure(503, " \n").message(), "the Plant Store answered 503: an empty body");
     }
 
     #[test]
     fn excerpts_are_bounded() {
         let huge = "E".repeat(ERROR_BODY_LIMIT);
-        let e = super::outcome(500, huge.as_bytes(), false, ERROR_BODY_LIMIT)
-            .unwrap_err()
-            .redact(&[]);
+        let e =
+            super::outcome(500, huge.as_bytes(), false, ERROR_BODY_LIMIT).unwrap_err().redact(&[]);
         assert!(e.message().len() < 400, "{}", e.message().len());
         assert!(e.message().contains("body starting"));
         let long = format!(r#"{{"error":1,"message":"{}"}}"#, "m".repeat(3000));
@@ -446,9 +387,8 @@ mod tests {
         for cut in 0..token.len() {
             let body = format!("{}{}", " ".repeat(ERROR_BODY_LIMIT - cut), token);
             let read = &body.as_bytes()[..ERROR_BODY_LIMIT];
-            let e = super::outcome(403, read, false, ERROR_BODY_LIMIT)
-                .unwrap_err()
-                .redact(&[token]);
+            let e =
+                super::outcome(403, read, false, ERROR_BODY_LIMIT).unwrap_err().redact(&[token]);
             assert!(!pieces(e.message()), "cut {cut}: {}", e.message());
         }
     }
@@ -456,11 +396,7 @@ mod tests {
     const NOW: f64 = 784_111_777_000.0; // Sun, 06 Nov 1994 08:49:37 GMT
 
     /// The clock of the tests: now, a jitter of one half, and `Date.parse` for the dates used.
-    const CLOCK: Clock = Clock {
-        now_ms: NOW,
-        random: 0.5,
-        parse_date,
-    };
+    const CLOCK: Clock = Clock { now_ms: NOW, random: 0.5, parse_date };
 
     fn parse_date(date: &str) -> f64 {
         match date {
@@ -479,11 +415,7 @@ mod tests {
     }
 
     fn answered(status: u16) -> Learnt {
-        Learnt {
-            sent: true,
-            status: Some(status),
-            ..Learnt::default()
-        }
+        Learnt { sent: true, status: Some(status), ..Learnt::default() }
     }
 
     fn budget(attempts: u32, sent: u32) -> Budget {
@@ -512,14 +444,8 @@ mod tests {
 
     #[test]
     fn a_plant_is_done() {
-        let plant = Plant {
-            name: "Fern".into(),
-            tag: None,
-        };
-        assert_eq!(
-            decide(Ok(plant), &answered(200), &budget(1, 1)),
-            ("done", 0)
-        );
+        let plant = Plant { name: "Fern".into(), tag: None };
+        assert_eq!(decide(Ok(plant), &answered(200), &budget(1, 1)), ("done", 0));
     }
 
     #[test]
@@ -545,21 +471,11 @@ mod tests {
             assert_eq!(decide(e, &answered(status), &gateways).0, "wait");
         }
         // No answer: retried only when fetch was called.
-        let sent = Learnt {
-            sent: true,
-            ..Learnt::default()
-        };
+        let sent = Learnt { sent: true, ..Learnt::default() };
         assert_eq!(decide(error(Kind::Network, None), &sent, &b).0, "wait");
-        assert_eq!(
-            decide(error(Kind::Network, None), &Learnt::default(), &b).0,
-            "stop"
-        );
+        assert_eq!(decide(error(Kind::Network, None), &Learnt::default(), &b).0, "stop");
         // The attempt's own timer: retried; the call's timeout or an abort: never.
-        let timed_out = Learnt {
-            sent: true,
-            timed_out: true,
-            ..Learnt::default()
-        };
+        let timed_out = Learnt { sent: true, timed_out: true, ..Learnt::default() };
         assert_eq!(decide(error(Kind::Timeout, None), &timed_out, &b).0, "wait");
         assert_eq!(decide(error(Kind::Timeout, None), &sent, &b).0, "stop");
         assert_eq!(decide(error(Kind::Aborted, None), &timed_out, &b).0, "stop");
@@ -608,30 +524,16 @@ mod tests {
         for date in ["Sun, 06 Nov 1994 08:49:39 GMT", "Sun Nov  6 08:49:39 1994"] {
             assert_eq!(retry_after(date, &CLOCK), Some(2_000), "{date}");
         }
-        assert_eq!(
-            retry_after("Sat, 05 Nov 1994 08:49:37 GMT", &CLOCK),
-            Some(0),
-            "the past"
-        );
+        assert_eq!(retry_after("Sat, 05 Nov 1994 08:49:37 GMT", &CLOCK), Some(0), "the past");
         // Too short to be an HTTP-date, or not one: the backoff is used.
-        for bad in [
-            "",
-            "-1",
-            "1.5",
-            "soon",
-            "2026-11-25",
-            "Mon, 99 Foo 1994 08:49:37 GMT",
-        ] {
+        for bad in ["", "-1", "1.5", "soon", "2026-11-25", "Mon, 99 Foo 1994 08:49:37 GMT"] {
             assert_eq!(retry_after(bad, &CLOCK), None, "{bad}");
         }
     }
 
     #[test]
     fn a_wait_past_the_cap_or_the_deadline_stops_with_what_was_asked() {
-        let asked = |value: &str| Learnt {
-            retry_after: Some(value.to_string()),
-            ..answered(429)
-        };
+        let asked = |value: &str| Learnt { retry_after: Some(value.to_string()), ..answered(429) };
         let e = error(Kind::UnexpectedStatus, Some(429));
         let again = error(Kind::UnexpectedStatus, Some(429));
         assert_eq!(decide(again, &asked("1"), &budget(3, 1)), ("wait", 1_000));

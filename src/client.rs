@@ -202,15 +202,8 @@ impl Call {
                 Next::Stop(asked) => asked,
                 _ => None,
             };
-            let outcome = tried
-                .outcome
-                .map_err(|e| self.fail(e.with_retry_after(asked)));
-            self.after(
-                &tried.learnt,
-                tried.headers.as_ref(),
-                tried.duration_ms,
-                &outcome,
-            )?;
+            let outcome = tried.outcome.map_err(|e| self.fail(e.with_retry_after(asked)));
+            self.after(&tried.learnt, tried.headers.as_ref(), tried.duration_ms, &outcome)?;
             let error = match outcome {
                 Ok(plant) => return Ok(plant),
                 Err(error) => error,
@@ -243,9 +236,7 @@ impl Call {
         let limit_ms = self.retry.attempt_timeout_ms;
         let mut guard = AbortGuard::new(&self.stops, limit_ms).map_err(|f| self.failed(f))?;
         let began = Date::now();
-        let head = guard
-            .fetch(&self.fetch, &client.0.url, &headers, &self.body)
-            .await;
+        let head = guard.fetch(&self.fetch, &client.0.url, &headers, &self.body).await;
         let (status, answered) = match &head {
             Ok(Some(head)) => (Some(head.status), head.headers.clone()),
             _ => (None, None),
@@ -267,21 +258,10 @@ impl Call {
             (Some(429 | 503), Some(headers)) => headers.get("retry-after").ok().flatten(),
             _ => None,
         };
-        let learnt = Learnt {
-            sent: guard.sent,
-            status,
-            retry_after,
-            timed_out: guard.timed_out(),
-        };
+        let learnt = Learnt { sent: guard.sent, status, retry_after, timed_out: guard.timed_out() };
         drop(guard);
         let duration_ms = Date::now() - began;
-        Ok(Tried {
-            outcome,
-            learnt,
-            token,
-            headers: answered,
-            duration_ms,
-        })
+        Ok(Tried { outcome, learnt, token, headers: answered, duration_ms })
     }
 
     /// The token this attempt sends: the fixed one, the refreshed one, or the source's.
@@ -303,21 +283,14 @@ impl Call {
         let json = "application/json";
         let fixed = [("Accept", json), ("Content-Type", json)];
         let key = self.key.as_deref().map(|key| ("Idempotency-Key", key));
-        let extra = settings
-            .headers
-            .iter()
-            .map(|(n, v)| (n.as_str(), v.as_str()));
+        let extra = settings.headers.iter().map(|(n, v)| (n.as_str(), v.as_str()));
         for (name, value) in fixed.into_iter().chain(extra).chain(key) {
             // Each was checked by `Config::check` (or is ours).
             let _ = headers.set(name, value);
         }
         if let Some(before) = &settings.before {
             let number = self.sent + 1;
-            let attempt = Attempt {
-                url: &settings.url,
-                number,
-                headers: &headers,
-            };
+            let attempt = Attempt { url: &settings.url, number, headers: &headers };
             before.0(&attempt).map_err(|cause| hook_threw("options.beforeAttempt", cause))?;
             let content_type = headers.get("content-type").ok().flatten();
             if headers.has("authorization").unwrap_or(true) || content_type.as_deref() != Some(json)

@@ -160,10 +160,7 @@ impl Config {
 
     fn settings(self) -> Result<Settings, Draft> {
         let required = "options.baseUrl is required, for example https://plants.example/api";
-        let base = self
-            .base_url
-            .as_deref()
-            .ok_or_else(|| Draft::config(required))?;
+        let base = self.base_url.as_deref().ok_or_else(|| Draft::config(required))?;
         let url = plant_store_model::plants_url(base).map_err(|e| {
             let mut message = String::from("options.");
             e.describe(&mut message);
@@ -225,19 +222,12 @@ fn check_headers(headers: &[(String, String)]) -> Result<(), Draft> {
     for (name, value) in headers {
         let shown: String = name.chars().take(40).collect();
         if name.eq_ignore_ascii_case("authorization") || name.eq_ignore_ascii_case("content-type") {
-            let message = [
-                "options.headers cannot set ",
-                &shown,
-                ": the client sets it",
-            ];
+            let message = ["options.headers cannot set ", &shown, ": the client sets it"];
             return Err(Draft::config(message.concat()));
         }
         let invalid = |cause: JsValue| {
-            let message = [
-                "options.headers[\"",
-                &shown,
-                "\"] is not a valid header name and value",
-            ];
+            let message =
+                ["options.headers[\"", &shown, "\"] is not a valid header name and value"];
             Draft::config(message.concat()).with_cause(cause)
         };
         let headers = match check.take() {
@@ -258,15 +248,7 @@ fn whole(n: u32, what: &str, unit: &str, min: u32, max: u32) -> Result<u32, Draf
         return Ok(n);
     }
     let (min, max) = (decimal(min.into()), decimal(max.into()));
-    let message = [
-        what,
-        " must be a whole number",
-        unit,
-        " from ",
-        &min,
-        " to ",
-        &max,
-    ];
+    let message = [what, " must be a whole number", unit, " from ", &min, " to ", &max];
     Err(Draft::config(message.concat()))
 }
 
@@ -335,13 +317,7 @@ impl Retry {
     pub(crate) fn check(self) -> Result<Retry, Draft> {
         let ms = " of milliseconds";
         whole(self.attempts, "retry.attempts", "", 1, 10)?;
-        whole(
-            self.base_delay_ms,
-            "retry.baseDelayMs",
-            ms,
-            0,
-            MAX_TIMEOUT_MS,
-        )?;
+        whole(self.base_delay_ms, "retry.baseDelayMs", ms, 0, MAX_TIMEOUT_MS)?;
         whole(self.max_delay_ms, "retry.maxDelayMs", ms, 0, MAX_TIMEOUT_MS)?;
         if let Some(limit) = self.attempt_timeout_ms {
             whole(limit, "retry.attemptTimeoutMs", ms, 1, MAX_TIMEOUT_MS)?;
@@ -500,15 +476,9 @@ mod tests {
     fn config_errors_name_the_option_and_never_the_token() {
         let e = message(Config::new("ftp://h.example").token("t"));
         assert!(e.starts_with("options.baseUrl must start with"), "{e}");
-        let e = Config::new("https://h.example")
-            .token("s3cret\r\nX-Evil: 1")
-            .check();
+        let e = Config::new("https://h.example").token("s3cret\r\nX-Evil: 1").check();
         let e = e.err().expect("a bad token is refused");
-        assert!(
-            e.message().starts_with("options.token: "),
-            "{}",
-            e.message()
-        );
+        assert!(e.message().starts_with("options.token: "), "{}", e.message());
         assert!(!e.message().contains("s3cret"));
         let e = Config::new("https://h.example").check().err();
         assert_eq!(e.map(|e| e.kind()), Some(Kind::Config));
@@ -520,20 +490,11 @@ mod tests {
     #[test]
     fn retries_name_their_option() {
         for (retry, name) in [
-            (
-                Retry::new(0),
-                "retry.attempts must be a whole number from 1 to 10",
-            ),
+            (Retry::new(0), "retry.attempts must be a whole number from 1 to 10"),
             (Retry::new(11), "retry.attempts "),
             (Retry::new(3).base_delay_ms(u32::MAX), "retry.baseDelayMs "),
-            (
-                Retry::new(3).max_delay_ms(MAX_TIMEOUT_MS + 1),
-                "retry.maxDelayMs ",
-            ),
-            (
-                Retry::new(3).attempt_timeout_ms(0),
-                "retry.attemptTimeoutMs ",
-            ),
+            (Retry::new(3).max_delay_ms(MAX_TIMEOUT_MS + 1), "retry.maxDelayMs "),
+            (Retry::new(3).attempt_timeout_ms(0), "retry.attemptTimeoutMs "),
         ] {
             let e = message(Config::new("https://h.example").token("t").retry(retry));
             assert!(e.starts_with(name), "{e}");

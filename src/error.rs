@@ -174,10 +174,7 @@ impl Error {
         let fields = [
             ("status", inner.status.map(JsValue::from)),
             ("code", inner.code.map(JsValue::from)),
-            (
-                "issues",
-                (!inner.issues.is_empty()).then(|| issues_to_js(&inner.issues)),
-            ),
+            ("issues", (!inner.issues.is_empty()).then(|| issues_to_js(&inner.issues))),
             ("cause", cause),
             ("attempts", Some(inner.attempts.into())),
             ("maybeCreated", Some(inner.maybe_created.into())),
@@ -198,11 +195,7 @@ pub(crate) fn issues_to_js(issues: &[Issue]) -> JsValue {
     for issue in issues {
         let object = Object::new();
         let code = issue.code.as_str();
-        let fields = [
-            ("path", &*issue.path),
-            ("code", code),
-            ("message", &*issue.message),
-        ];
+        let fields = [("path", &*issue.path), ("code", code), ("message", &*issue.message)];
         for (key, value) in fields {
             let _ = Reflect::set(&object, &key.into(), &value.into());
         }
@@ -433,10 +426,7 @@ mod tests {
         )
         .with_status(401)
         .redact(&[TOKEN]);
-        assert_eq!(
-            echoed.message(),
-            "the Plant Store answered 401: Bearer [redacted]"
-        );
+        assert_eq!(echoed.message(), "the Plant Store answered 401: Bearer [redacted]");
         for text in [format!("{echoed:?}"), format!("{echoed}")] {
             assert!(!leaks(&text), "{text}");
         }
@@ -456,11 +446,7 @@ mod tests {
             }
         }
         assert_eq!(redacted("a Hk7-s3cr b", TOKEN), "a [redacted] b");
-        assert_eq!(
-            redacted("a Hk7-s3c b", TOKEN),
-            "a Hk7-s3c b",
-            "7 characters are not a piece"
-        );
+        assert_eq!(redacted("a Hk7-s3c b", TOKEN), "a Hk7-s3c b", "7 characters are not a piece");
         assert_eq!(
             redacted("x Hk7-s3cr3t.T0ken_Zq9~wHk7-s3cr y", TOKEN),
             "x [redacted] y",
@@ -475,10 +461,7 @@ mod tests {
 
     #[test]
     fn a_short_token_is_redacted_whole() {
-        assert_eq!(
-            redacted("token abc12 and abc1", "abc12"),
-            "token [redacted] and abc1"
-        );
+        assert_eq!(redacted("token abc12 and abc1", "abc12"), "token [redacted] and abc1");
     }
 
     #[test]

@@ -70,10 +70,7 @@ impl Timer {
     fn new(ms: u32, callback: Box<dyn FnMut()>) -> Timer {
         let callback = Closure::wrap(callback);
         let id = set_timeout(callback.as_ref().unchecked_ref(), f64::from(ms));
-        Timer {
-            id,
-            _callback: callback,
-        }
+        Timer { id, _callback: callback }
     }
 }
 
@@ -159,14 +156,7 @@ impl Stops {
             let listener = listener.as_ref().unchecked_ref();
             let _ = signal.add_event_listener_with_callback("abort", listener);
         }
-        Ok(Stops {
-            state,
-            _deadline: deadline,
-            timeout_ms,
-            ends_at,
-            signals,
-            on_abort,
-        })
+        Ok(Stops { state, _deadline: deadline, timeout_ms, ends_at, signals, on_abort })
     }
 
     /// The error of a call that stopped.
@@ -266,14 +256,7 @@ impl<'a> AbortGuard<'a> {
             Timer::new(ms, Box::new(move || state.stop(Stop::AttemptTimedOut)))
         });
         let (reader, sent, done) = (None, false, false);
-        Ok(AbortGuard {
-            stops,
-            controller,
-            _timer: timer,
-            reader,
-            sent,
-            done,
-        })
+        Ok(AbortGuard { stops, controller, _timer: timer, reader, sent, done })
     }
 
     /// `POST url` through `fetch`, with `headers`, `body`, `credentials: 'omit'`, `redirect:
@@ -310,12 +293,7 @@ impl<'a> AbortGuard<'a> {
         let headers = get(&answer, "headers").ok().and_then(|h| h.dyn_into().ok());
         let body = get(&answer, "body").map_err(Failure::Threw)?;
         let body = (!body.is_null() && !body.is_undefined()).then_some(body);
-        Ok(Some(Head {
-            status,
-            redirect,
-            headers,
-            body,
-        }))
+        Ok(Some(Head { status, redirect, headers, body }))
     }
 
     /// Reads the body of `head` to its end or up to `limit` bytes, cancelling the rest. Returns the
@@ -335,18 +313,12 @@ impl<'a> AbortGuard<'a> {
                 return Ok((Vec::new(), true));
             }
         };
-        let reader = body
-            .unchecked_ref::<Stream>()
-            .get_reader()
-            .map_err(Failure::Threw)?;
+        let reader = body.unchecked_ref::<Stream>().get_reader().map_err(Failure::Threw)?;
         let reader = self.reader.insert(reader).clone();
         let reader = reader.unchecked_ref::<Stream>();
         let mut bytes = Vec::new();
         loop {
-            let result = self
-                .stops
-                .wait(&reader.read().map_err(Failure::Threw)?)
-                .await?;
+            let result = self.stops.wait(&reader.read().map_err(Failure::Threw)?).await?;
             if get(&result, "done").map_err(Failure::Threw)?.is_truthy() {
                 self.done = true;
                 return Ok((bytes, true));
@@ -359,10 +331,7 @@ impl<'a> AbortGuard<'a> {
             // One byte past the room tells whether the chunk is over it; at most that is copied.
             let room = limit.saturating_sub(bytes.len());
             let end = u32::try_from(room.saturating_add(1)).unwrap_or(u32::MAX);
-            let piece = chunk
-                .unchecked_ref::<Chunk>()
-                .head(0, end)
-                .map_err(Failure::Threw)?;
+            let piece = chunk.unchecked_ref::<Chunk>().head(0, end).map_err(Failure::Threw)?;
             bytes.extend_from_slice(piece.get(..room).unwrap_or(&piece));
             if piece.len() > room {
                 ignore(reader.cancel());

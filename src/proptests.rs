@@ -36,9 +36,7 @@ const CASES: u32 = 5_000;
 const EXCERPT_CUT: usize = 300;
 /// RFC 6750 b64token characters, before the trailing `=`s.
 const B64: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/";
-const OTHER_STATUSES: &[u16] = &[
-    201, 204, 302, 401, 403, 404, 409, 418, 429, 500, 502, 503, 599,
-];
+const OTHER_STATUSES: &[u16] = &[201, 204, 302, 401, 403, 404, 409, 418, 429, 500, 502, 503, 599];
 /// What pads the body before the token, repeated: ASCII, spaces, 2- and 4-byte UTF-8.
 const FILLS: &[&str] = &["x", " ", "é", "ab🌿", "- "];
 /// Leading whitespace, which the excerpt trims: so a token just past a long run of it shows.
@@ -139,27 +137,16 @@ impl fmt::Debug for Case {
             .field("body_len", &self.body.len())
             .field("limit", &self.limit)
             .field("complete", &self.complete())
-            .field(
-                "body_start",
-                &String::from_utf8_lossy(&self.body[..self.body.len().min(80)]),
-            )
-            .field(
-                "around_piece",
-                &String::from_utf8_lossy(&self.body[from..to]),
-            )
+            .field("body_start", &String::from_utf8_lossy(&self.body[..self.body.len().min(80)]))
+            .field("around_piece", &String::from_utf8_lossy(&self.body[from..to]))
             .finish()
     }
 }
 
 fn plan() -> impl Strategy<Value = Plan> {
     let token_len = prop_oneof![1usize..8, 8usize..=12, 13usize..=64, 65usize..=300];
-    let token = token_len.prop_flat_map(|len| {
-        (
-            Just(len),
-            prop::collection::vec(0..B64.len(), len),
-            0usize..=2,
-        )
-    });
+    let token = token_len
+        .prop_flat_map(|len| (Just(len), prop::collection::vec(0..B64.len(), len), 0usize..=2));
     (
         token,
         (0u8..10, any::<usize>()),
@@ -172,20 +159,18 @@ fn plan() -> impl Strategy<Value = Plan> {
         0u8..4,
         -5i32..1000,
     )
-        .prop_map(
-            |(token, status, echoed, cut, escape, shape, place, pad, tail, code)| Plan {
-                token,
-                status,
-                echoed,
-                cut,
-                escape,
-                shape,
-                place,
-                pad,
-                tail,
-                code,
-            },
-        )
+        .prop_map(|(token, status, echoed, cut, escape, shape, place, pad, tail, code)| Plan {
+            token,
+            status,
+            echoed,
+            cut,
+            escape,
+            shape,
+            place,
+            pad,
+            tail,
+            code,
+        })
 }
 
 /// xorshift64, for the per-character choices of an escape.
@@ -254,10 +239,7 @@ fn build(p: &Plan) -> Case {
     let shape = SHAPES[p.shape];
     let (open, close) = match shape {
         Shape::Plain | Shape::Alone => (String::new(), String::new()),
-        Shape::ErrorMessage => (
-            format!(r#"{{"error":{},"message":""#, p.code),
-            r#""}"#.into(),
-        ),
+        Shape::ErrorMessage => (format!(r#"{{"error":{},"message":""#, p.code), r#""}"#.into()),
         Shape::StringValue => (r#"{"name":5,"tag":""#.into(), r#""}"#.into()),
         Shape::Bare => (r#"{"name":"#.into(), "}".into()),
         Shape::MemberName => (r#"{""#.into(), r#"":1,"error":1,"message":"m"}"#.into()),
@@ -272,12 +254,8 @@ fn build(p: &Plan) -> Case {
 
     // The padding before the piece: leading whitespace (trimmed by the excerpt) and fill.
     let (place_kind, r, split) = p.place;
-    let place = [
-        Place::Start,
-        Place::ExcerptCut,
-        Place::ReadLimit,
-        Place::Anywhere,
-    ][usize::from(place_kind)];
+    let place = [Place::Start, Place::ExcerptCut, Place::ReadLimit, Place::Anywhere]
+        [usize::from(place_kind)];
     let fill = FILLS[p.pad.0];
     let lead = LEADS[p.pad.1];
     let (lead_bytes, fill_chars) = match (shape, place) {
@@ -285,10 +263,9 @@ fn build(p: &Plan) -> Case {
         (_, Place::Start) => (0, r % 40),
         // The text before the piece, as the excerpt counts it, is 300 characters or a little
         // less, so that the cut falls inside the piece or just after it.
-        (_, Place::ExcerptCut) => (
-            r % 3,
-            (EXCERPT_CUT + 5).saturating_sub(r % (written.chars().count() + 40)),
-        ),
+        (_, Place::ExcerptCut) => {
+            (r % 3, (EXCERPT_CUT + 5).saturating_sub(r % (written.chars().count() + 40)))
+        }
         (_, Place::ReadLimit | Place::Anywhere) => {
             let target = match place {
                 Place::ReadLimit => limit.saturating_sub(r % (written.len() + 8)),
@@ -358,10 +335,7 @@ fn decode_once(text: &str) -> String {
             chars.next();
             out.push(s);
         } else if rest.len() == 5 && rest.starts_with('u') {
-            match u32::from_str_radix(&rest[1..], 16)
-                .ok()
-                .and_then(char::from_u32)
-            {
+            match u32::from_str_radix(&rest[1..], 16).ok().and_then(char::from_u32) {
                 Some(decoded) => {
                     out.push(decoded);
                     for _ in 0..5 {
@@ -379,10 +353,7 @@ fn decode_once(text: &str) -> String {
 
 /// Occurrences of `piece` in `text`, overlapping ones included.
 fn count(text: &str, piece: &str) -> usize {
-    text.as_bytes()
-        .windows(piece.len())
-        .filter(|w| *w == piece.as_bytes())
-        .count()
+    text.as_bytes().windows(piece.len()).filter(|w| *w == piece.as_bytes()).count()
 }
 
 /// The marker is ours: `[redacted]` holds no byte of the token, even when the token spells it.
@@ -392,10 +363,7 @@ fn unmarked(text: &str) -> String {
 
 /// What is wrong with `e` for `token`: the first piece found in an exposed text.
 fn leak(e: &Error, token: &str) -> Option<String> {
-    let mut texts = alloc::vec![
-        ("message", e.message().to_string()),
-        ("Display", format!("{e}")),
-    ];
+    let mut texts = alloc::vec![("message", e.message().to_string()), ("Display", format!("{e}")),];
     for (i, issue) in e.issues().iter().enumerate() {
         texts.push(("issue", format!("{i}: {} {}", issue.path, issue.message)));
     }
@@ -443,14 +411,10 @@ struct Seen {
 
 #[test]
 fn no_piece_of_the_token_in_any_error_text() {
-    let seed: u64 = std::env::var("SECRETS_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x5eed_0022);
-    let cases: u32 = std::env::var("SECRETS_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(CASES);
+    let seed: u64 =
+        std::env::var("SECRETS_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x5eed_0022);
+    let cases: u32 =
+        std::env::var("SECRETS_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(CASES);
     let mut seed_bytes = [0u8; 32];
     seed_bytes[..8].copy_from_slice(&seed.to_le_bytes());
     let config = ProptestConfig {
@@ -509,15 +473,9 @@ fn no_piece_of_the_token_in_any_error_text() {
     assert_eq!(seen.cases, cases);
     assert!(share(seen.redacted) > 0.15, "{seen:?}");
     for (what, n) in [
-        (
-            "redacted after the read limit cut the body",
-            seen.redacted_cut_by_limit,
-        ),
+        ("redacted after the read limit cut the body", seen.redacted_cut_by_limit),
         ("redacted from an escaped piece", seen.redacted_escaped),
-        (
-            "redacted near the excerpt's cut",
-            seen.redacted_near_excerpt_cut,
-        ),
+        ("redacted near the excerpt's cut", seen.redacted_near_excerpt_cut),
         // A 200's message quotes nothing of the body; it is searched all the same.
         ("failing as a 200", seen.errors_200),
         ("redacted in a 400", seen.redacted_400),

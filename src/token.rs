@@ -85,9 +85,7 @@ fn checked(value: JsValue) -> Result<Token, Draft> {
             true => "null".into(),
             false => value.js_typeof().as_string().unwrap_or_default(),
         };
-        return Err(Draft::config(
-            ["options.getToken must be a string, got ", &got].concat(),
-        ));
+        return Err(Draft::config(["options.getToken must be a string, got ", &got].concat()));
     };
     crate::config::checked_token(token, "options.getToken")
 }

@@ -22,11 +22,7 @@ fn client() -> Client {
 }
 
 fn plant(name: &str) -> NewPlant {
-    NewPlant {
-        id: uid(),
-        name: name.into(),
-        tag: None,
-    }
+    NewPlant { id: uid(), name: name.into(), tag: None }
 }
 
 #[wasm_bindgen_test]
@@ -39,19 +35,12 @@ async fn a_rust_caller_creates_a_plant_with_every_digit_of_its_id() {
     let created = match client().create_plant(&fern).await {
         Ok(plant) => plant,
         // A rerun against the same server finds the plant already there.
-        Err(e) if e.kind() == Kind::Rejected => Plant {
-            name: fern.name.clone(),
-            tag: fern.tag.clone(),
-        },
+        Err(e) if e.kind() == Kind::Rejected => {
+            Plant { name: fern.name.clone(), tag: fern.tag.clone() }
+        }
         Err(e) => panic!("{e}"),
     };
-    assert_eq!(
-        created,
-        Plant {
-            name: fern.name.clone(),
-            tag: Some("green".into())
-        }
-    );
+    assert_eq!(created, Plant { name: fern.name.clone(), tag: Some("green".into()) });
     let stored = server_json(&format!("/__test/plants/{}", fern.id)).await;
     assert_eq!(text(&stored, "id"), fern.id.to_string());
     assert_eq!(text(&stored, "name"), fern.name);
@@ -63,10 +52,7 @@ async fn errors_carry_their_kind_status_and_code() {
     let twice = plant("twice");
     client.create_plant(&twice).await.expect("the first time");
     let e = client.create_plant(&twice).await.unwrap_err();
-    assert_eq!(
-        (e.kind(), e.status(), e.code()),
-        (Kind::Rejected, Some(400), Some(3))
-    );
+    assert_eq!((e.kind(), e.status(), e.code()), (Kind::Rejected, Some(400), Some(3)));
     assert!(e.message().contains("already exists"), "{e}");
     assert!(e.issues().is_empty() && e.cause().is_none());
 
@@ -91,42 +77,20 @@ async fn errors_carry_their_kind_status_and_code() {
         .await
         .unwrap_err();
     assert_eq!(e.kind(), Kind::Network);
-    assert!(e
-        .cause()
-        .is_some_and(|c| c.is_instance_of::<js_sys::Error>()));
+    assert!(e.cause().is_some_and(|c| c.is_instance_of::<js_sys::Error>()));
 }
 
 #[wasm_bindgen_test]
 async fn settings_are_checked_once_and_nothing_is_sent_for_a_bad_one() {
     let before = request_count().await;
     for (config, names) in [
-        (
-            Config::new("ftp://127.0.0.1").token(TOKEN),
-            "options.baseUrl",
-        ),
-        (
-            Config::new(format!("{SERVER}?x=1")).token(TOKEN),
-            "options.baseUrl",
-        ),
+        (Config::new("ftp://127.0.0.1").token(TOKEN), "options.baseUrl"),
+        (Config::new(format!("{SERVER}?x=1")).token(TOKEN), "options.baseUrl"),
         (Config::new(SERVER), "options.token"),
-        (
-            Config::new(SERVER).token(format!("{TOKEN}\r\nX: 1")),
-            "options.token",
-        ),
-        (
-            Config::new(SERVER).token(TOKEN).timeout_ms(0),
-            "options.timeoutMs",
-        ),
-        (
-            Config::new(SERVER)
-                .token(TOKEN)
-                .header("Authorization", "x"),
-            "options.headers",
-        ),
-        (
-            Config::new(SERVER).token(TOKEN).header("bad name", "x"),
-            "options.headers",
-        ),
+        (Config::new(SERVER).token(format!("{TOKEN}\r\nX: 1")), "options.token"),
+        (Config::new(SERVER).token(TOKEN).timeout_ms(0), "options.timeoutMs"),
+        (Config::new(SERVER).token(TOKEN).header("Authorization", "x"), "options.headers"),
+        (Config::new(SERVER).token(TOKEN).header("bad name", "x"), "options.headers"),
     ] {
         let e = Client::new(config).unwrap_err();
         assert_eq!(e.kind(), Kind::Config, "{e}");
@@ -149,20 +113,13 @@ async fn timeouts_and_signals_stop_a_call() {
 
     let client = Client::new(Config::new(&slow).token(TOKEN)).unwrap();
     let signal = AbortSignal::timeout_with_u32(50);
-    let e = client
-        .create_plant_with_signal(&plant("aborted"), &signal)
-        .await
-        .unwrap_err();
+    let e = client.create_plant_with_signal(&plant("aborted"), &signal).await.unwrap_err();
     assert_eq!(e.kind(), Kind::Aborted);
     assert!(e.cause().is_some(), "the signal's reason is the cause");
 
     let before = request_count().await;
-    let aborted = Client::new(
-        Config::new(SERVER)
-            .token(TOKEN)
-            .signal(AbortSignal::abort()),
-    )
-    .unwrap();
+    let aborted =
+        Client::new(Config::new(SERVER).token(TOKEN).signal(AbortSignal::abort())).unwrap();
     let e = aborted.create_plant(&plant("never")).await.unwrap_err();
     assert_eq!(e.kind(), Kind::Aborted);
     assert_eq!(request_count().await, before, "nothing is sent");
@@ -189,26 +146,15 @@ async fn a_token_source_and_an_injected_fetch_are_plain_js_functions() {
     .call1(&JsValue::UNDEFINED, &seen)
     .unwrap()
     .unchecked_into();
-    let plant = NewPlant {
-        id: -9_007_199_254_740_993,
-        name: "N".into(),
-        tag: Some("t".into()),
-    };
-    let created = Client::new(
-        Config::new("https://plants.example/api/")
-            .token(TOKEN)
-            .fetch(fetch),
-    )
-    .unwrap()
-    .create_plant(&plant)
-    .await
-    .unwrap();
+    let plant = NewPlant { id: -9_007_199_254_740_993, name: "N".into(), tag: Some("t".into()) };
+    let created = Client::new(Config::new("https://plants.example/api/").token(TOKEN).fetch(fetch))
+        .unwrap()
+        .create_plant(&plant)
+        .await
+        .unwrap();
     assert_eq!(created.name, "canned");
     assert_eq!(text(&seen, "url"), "https://plants.example/api/plants");
-    assert_eq!(
-        text(&seen, "body"),
-        r#"{"id":-9007199254740993,"name":"N","tag":"t"}"#
-    );
+    assert_eq!(text(&seen, "body"), r#"{"id":-9007199254740993,"name":"N","tag":"t"}"#);
     assert_eq!(text(&seen, "auth"), format!("Bearer {TOKEN}"));
 }
 
@@ -251,10 +197,7 @@ async fn rust_and_js_callers_get_the_same_error() {
     .unwrap_err();
     assert_eq!(text(&from_js, "kind"), rust.kind().as_str());
     assert_eq!(text(&from_js, "message"), rust.message());
-    assert_eq!(
-        get(&from_js, "status"),
-        JsValue::from(rust.status().unwrap())
-    );
+    assert_eq!(get(&from_js, "status"), JsValue::from(rust.status().unwrap()));
 }
 
 /// Issue 25 in the Rust API: a 503 retried with the hooks watching, and a refused token refreshed
@@ -277,8 +220,7 @@ async fn a_503_is_retried_with_hooks_and_a_refused_token_is_refreshed_once() {
             let seen = seen.clone();
             move |outcome| {
                 let kind = outcome.error.map(|e| e.kind());
-                seen.borrow_mut()
-                    .push((outcome.number, outcome.status, kind));
+                seen.borrow_mut().push((outcome.number, outcome.status, kind));
                 Ok(())
             }
         });
@@ -291,10 +233,7 @@ async fn a_503_is_retried_with_hooks_and_a_refused_token_is_refreshed_once() {
     assert_eq!(created.name, "retried");
     assert_eq!(
         *seen.borrow(),
-        [
-            (1, Some(503), Some(Kind::UnexpectedStatus)),
-            (2, Some(200), None)
-        ]
+        [(1, Some(503), Some(Kind::UnexpectedStatus)), (2, Some(200), None)]
     );
     let last = server_json("/__test/last").await;
     let headers = get(&last, "headers");
@@ -303,10 +242,7 @@ async fn a_503_is_retried_with_hooks_and_a_refused_token_is_refreshed_once() {
 
     // Retries off (the default): one attempt, and the error says so.
     let e = client.create_plant(&plant("once")).await.unwrap_err();
-    assert_eq!(
-        (e.kind(), e.status(), e.attempts()),
-        (Kind::UnexpectedStatus, Some(503), 1)
-    );
+    assert_eq!((e.kind(), e.status(), e.attempts()), (Kind::UnexpectedStatus, Some(503), 1));
     assert!(!e.maybe_created());
 
     // A token source refused once: one refresh, then the plant.

@@ -68,11 +68,7 @@ fn written(r: &mut Random, token: &str, in_string: bool) -> String {
 /// One hostile answer: status, body, and the chunk size (0: one chunk).
 fn answer(r: &mut Random, token: &str) -> (u16, String, usize) {
     let status = r.pick(&[200, 200, 400, 400, 401, 404, 500, 503]);
-    let limits: &[usize] = if status == 200 {
-        &[4096, 65_536, 1 << 20]
-    } else {
-        &[4096, 65_536]
-    };
+    let limits: &[usize] = if status == 200 { &[4096, 65_536, 1 << 20] } else { &[4096, 65_536] };
     let at = match r.below(4) {
         0 => r.below(40),
         1 => 260 + r.below(60),
@@ -92,19 +88,12 @@ fn answer(r: &mut Random, token: &str) -> (u16, String, usize) {
         }
         2 => {
             let quoted = written(r, token, true);
-            format!(
-                r#"{{"name":5,"tag":"{}{quoted}"}}"#,
-                pad(at.saturating_sub(20), r)
-            )
+            format!(r#"{{"name":5,"tag":"{}{quoted}"}}"#, pad(at.saturating_sub(20), r))
         }
         3 => format!(r#"{{"name":{}{token}}}"#, pad(at.saturating_sub(10), r)),
         _ => token.into(),
     };
-    let chunks = if r.chance(50) {
-        0
-    } else {
-        r.pick(&[1, 64, 1000, 16_384])
-    };
+    let chunks = if r.chance(50) { 0 } else { r.pick(&[1, 64, 1000, 16_384]) };
     (status, body, chunks)
 }
 
@@ -120,12 +109,7 @@ fn fetch_for(status: u16, body: &str, chunks: usize) -> Function {
         } }, { highWaterMark: 0 }), { status });
     }");
     make.unchecked_ref::<Function>()
-        .call3(
-            &JsValue::UNDEFINED,
-            &status.into(),
-            &body.into(),
-            &(chunks as u32).into(),
-        )
+        .call3(&JsValue::UNDEFINED, &status.into(), &body.into(), &(chunks as u32).into())
         .unwrap()
         .unchecked_into()
 }
@@ -178,20 +162,14 @@ async fn no_piece_of_the_token_in_any_exposed_text() {
         if let Err(error) = JsFuture::from(call).await {
             errors += 1;
             if let Some(piece) = leak(&token, &js_texts(&error)) {
-                leaks.push(format!(
-                    "case {i} (JS, status {status}, {} bytes): {piece}",
-                    body.len()
-                ));
+                leaks
+                    .push(format!("case {i} (JS, status {status}, {} bytes): {piece}", body.len()));
             }
         }
 
         // The Rust API, with the same answer.
         let client = Client::new(Config::new(base).token(&token).fetch(fetch)).unwrap();
-        let new_plant = NewPlant {
-            id: i.into(),
-            name: "Fern".into(),
-            tag: None,
-        };
+        let new_plant = NewPlant { id: i.into(), name: "Fern".into(), tag: None };
         if let Err(e) = client.create_plant(&new_plant).await {
             if let Some(piece) = leak(&token, &format!("{e}\n{e:?}")) {
                 leaks.push(format!(
@@ -202,10 +180,5 @@ async fn no_piece_of_the_token_in_any_exposed_text() {
         }
     }
     assert!(errors > CASES / 2, "only {errors} errors");
-    assert!(
-        leaks.is_empty(),
-        "{} leaks: {:#?}",
-        leaks.len(),
-        &leaks[..leaks.len().min(8)]
-    );
+    assert!(leaks.is_empty(), "{} leaks: {:#?}", leaks.len(), &leaks[..leaks.len().min(8)]);
 }

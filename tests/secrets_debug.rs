@@ -15,9 +15,7 @@ fn leaks(text: &str) -> bool {
 
 #[test]
 fn settings_and_tokens_print_without_the_token() {
-    let config = Config::new("https://plants.example/api")
-        .token(TOKEN)
-        .header("X-Trace", "t-1");
+    let config = Config::new("https://plants.example/api").token(TOKEN).header("X-Trace", "t-1");
     let printed = [
         format!("{config:?}"),
         format!("{config:#?}"),

@@ -35,8 +35,7 @@ impl PlantStoreClient {
     }
 
     fn create_plant(&self, plant: JsValue, options: Option<JsValue>) -> Promise {
-        self.0
-            .create_plant(plant, options.unwrap_or(JsValue::UNDEFINED))
+        self.0.create_plant(plant, options.unwrap_or(JsValue::UNDEFINED))
     }
 }
 
@@ -46,12 +45,9 @@ async fn settle(promise: Promise) -> Result<JsValue, JsValue> {
 
 /// After a failure, a valid call still succeeds: the module keeps working.
 async fn the_module_still_works() {
-    settle(create_plant(
-        js("({ id: uid(), name: 'after' })"),
-        options(),
-    ))
-    .await
-    .expect("a valid call after a failure");
+    settle(create_plant(js("({ id: uid(), name: 'after' })"), options()))
+        .await
+        .expect("a valid call after a failure");
 }
 
 fn options() -> JsValue {
@@ -77,19 +73,9 @@ fn expect_error(result: Result<JsValue, JsValue>, kind: &str) -> JsValue {
     );
     let verdict = check
         .unchecked_ref::<Function>()
-        .call3(
-            &JsValue::UNDEFINED,
-            &error,
-            &JsValue::from_str(kind),
-            &JsValue::from_str(TOKEN),
-        )
+        .call3(&JsValue::UNDEFINED, &error, &JsValue::from_str(kind), &JsValue::from_str(TOKEN))
         .unwrap();
-    assert_eq!(
-        verdict.as_string().unwrap(),
-        "ok",
-        "{}",
-        text(&error, "message")
-    );
+    assert_eq!(verdict.as_string().unwrap(), "ok", "{}", text(&error, "message"));
     error
 }
 
@@ -98,14 +84,8 @@ async fn creates_a_plant() {
     let plant = js("({ id: uid(), name: 'Monstera', tag: 'tropical' })");
     let id = get(&plant, "id").as_f64().unwrap();
     let created = settle(create_plant(plant, options())).await.unwrap();
-    assert_eq!(
-        JSON::stringify(&created).unwrap(),
-        r#"{"name":"Monstera","tag":"tropical"}"#
-    );
-    assert_eq!(
-        JsValue::from(Reflect::get_prototype_of(&created).unwrap()),
-        js("Object.prototype")
-    );
+    assert_eq!(JSON::stringify(&created).unwrap(), r#"{"name":"Monstera","tag":"tropical"}"#);
+    assert_eq!(JsValue::from(Reflect::get_prototype_of(&created).unwrap()), js("Object.prototype"));
     let stored = server_json(&format!("/__test/plants/{id}")).await;
     assert_eq!(text(&stored, "name"), "Monstera");
     let last = server_json("/__test/last").await;
@@ -117,19 +97,13 @@ async fn creates_a_plant() {
 
 #[wasm_bindgen_test]
 async fn a_plant_without_tag_comes_back_without_tag() {
-    let created = settle(create_plant(js("({ id: uid(), name: '' })"), options()))
-        .await
-        .unwrap();
+    let created = settle(create_plant(js("({ id: uid(), name: '' })"), options())).await.unwrap();
     assert_eq!(JSON::stringify(&created).unwrap(), r#"{"name":""}"#);
 }
 
 #[wasm_bindgen_test]
 async fn an_id_beyond_2_pow_53_arrives_exact_as_a_bigint() {
-    for id in [
-        "9007199254740993",
-        "9223372036854775807",
-        "-9223372036854775808",
-    ] {
+    for id in ["9007199254740993", "9223372036854775807", "-9223372036854775808"] {
         let call = create_plant(js(&format!("({{ id: {id}n, name: 'Big' }})")), options());
         match settle(call).await {
             Ok(_) => {}
@@ -139,17 +113,9 @@ async fn an_id_beyond_2_pow_53_arrives_exact_as_a_bigint() {
         let stored = server_json(&format!("/__test/plants/{id}")).await;
         assert_eq!(text(&stored, "id"), id);
     }
-    let _ = settle(create_plant(
-        js("({ id: 9007199254740995n, name: 'Raw' })"),
-        options(),
-    ))
-    .await;
+    let _ = settle(create_plant(js("({ id: 9007199254740995n, name: 'Raw' })"), options())).await;
     let last = server_json("/__test/last").await;
-    assert!(
-        text(&last, "body").contains(r#""id":9007199254740995,"#),
-        "{}",
-        text(&last, "body")
-    );
+    assert!(text(&last, "body").contains(r#""id":9007199254740995,"#), "{}", text(&last, "body"));
 }
 
 #[wasm_bindgen_test]
@@ -164,19 +130,12 @@ async fn validation_fails_locally_and_sends_nothing() {
         ("({ id: 1, name: 'a\\uD800b' })", "name", "malformed_string"),
         ("({ id: 1, name: 'a', tag: null })", "tag", "invalid_type"),
         ("({ id: 1, name: 'a', tags: 'x' })", "tags", "unknown_field"),
-        (
-            "({ id: 1, get name() { throw new Error('boom') } })",
-            "name",
-            "unreadable",
-        ),
+        ("({ id: 1, get name() { throw new Error('boom') } })", "name", "unreadable"),
         ("[1, 'a']", "", "invalid_type"),
         ("new Date()", "", "invalid_type"),
     ];
     for (source, path, code) in cases {
-        let error = expect_error(
-            settle(create_plant(js(source), options())).await,
-            "validation",
-        );
+        let error = expect_error(settle(create_plant(js(source), options())).await, "validation");
         let issue = get(&get(&error, "issues"), "0");
         assert_eq!(
             (text(&issue, "path"), text(&issue, "code")),
@@ -186,23 +145,11 @@ async fn validation_fails_locally_and_sends_nothing() {
         assert!(text(&issue, "message").contains(path), "{source}");
     }
     let error = expect_error(
-        settle(create_plant(
-            js("({ id: 'x', name: 5, tag: null })"),
-            options(),
-        ))
-        .await,
+        settle(create_plant(js("({ id: 'x', name: 5, tag: null })"), options())).await,
         "validation",
     );
-    assert_eq!(
-        js_sys::Array::from(&get(&error, "issues")).length(),
-        3,
-        "every problem at once"
-    );
-    assert_eq!(
-        request_count().await,
-        before,
-        "no request may reach the server"
-    );
+    assert_eq!(js_sys::Array::from(&get(&error, "issues")).length(), 3, "every problem at once");
+    assert_eq!(request_count().await, before, "no request may reach the server");
     the_module_still_works().await;
 }
 
@@ -255,11 +202,7 @@ async fn config_errors_send_nothing_and_never_show_the_token() {
         assert!(!text(&error, "message").is_empty(), "{source}");
     }
     let error = expect_error(
-        settle(create_plant(
-            plant(),
-            js("({ baseURL: SERVER, token: TOKEN })"),
-        ))
-        .await,
+        settle(create_plant(plant(), js("({ baseURL: SERVER, token: TOKEN })"))).await,
         "config",
     );
     assert!(
@@ -278,9 +221,8 @@ async fn the_client_checks_options_once_at_construction() {
         "({ baseUrl: SERVER + '/api/v1/', getToken: async () => TOKEN })",
     ))
     .unwrap();
-    let created = settle(client.create_plant(js("({ id: uid(), name: 'prefixed' })"), None))
-        .await
-        .unwrap();
+    let created =
+        settle(client.create_plant(js("({ id: uid(), name: 'prefixed' })"), None)).await.unwrap();
     assert_eq!(text(&created, "name"), "prefixed");
     assert_eq!(text(&server_json("/__test/last").await, "path"), "/plants");
 }
@@ -288,9 +230,7 @@ async fn the_client_checks_options_once_at_construction() {
 #[wasm_bindgen_test]
 async fn a_duplicate_id_is_rejected_with_the_servers_code_and_message() {
     let plant = js("({ id: uid(), name: 'twice' })");
-    settle(create_plant(plant.clone(), options()))
-        .await
-        .unwrap();
+    settle(create_plant(plant.clone(), options())).await.unwrap();
     let error = expect_error(settle(create_plant(plant, options())).await, "rejected");
     assert_eq!(get(&error, "status"), JsValue::from(400));
     assert_eq!(get(&error, "code"), JsValue::from(3));
@@ -324,21 +264,15 @@ async fn broken_answers_have_their_own_kinds() {
         ("404", "unexpected_status", 404),
         ("204", "unexpected_status", 204),
     ] {
-        let options = js(&format!(
-            "({{ baseUrl: SERVER + '/__test/fault/{fault}', token: TOKEN }})"
-        ));
+        let options =
+            js(&format!("({{ baseUrl: SERVER + '/__test/fault/{fault}', token: TOKEN }})"));
         let error = expect_error(
             settle(create_plant(js("({ id: uid(), name: 'f' })"), options)).await,
             kind,
         );
         assert_eq!(get(&error, "status"), JsValue::from(status), "{fault}");
     }
-    settle(create_plant(
-        js("({ id: uid(), name: 'still works' })"),
-        options(),
-    ))
-    .await
-    .unwrap();
+    settle(create_plant(js("({ id: uid(), name: 'still works' })"), options())).await.unwrap();
 }
 
 #[wasm_bindgen_test]
@@ -399,10 +333,7 @@ async fn the_timeout_counts_from_the_calls_start() {
     let elapsed = js_sys::Date::now() - started;
     // 600 ms when counted from the start; 1000 ms if the 400 ms were not counted. The margin
     // is for a busy machine.
-    assert!(
-        (590.0..950.0).contains(&elapsed),
-        "timed out after {elapsed} ms"
-    );
+    assert!((590.0..950.0).contains(&elapsed), "timed out after {elapsed} ms");
 }
 
 #[wasm_bindgen_test]
@@ -426,11 +357,7 @@ async fn the_callers_signal_aborts() {
         Some("already"),
         "a non-Error reason is kept"
     );
-    assert_eq!(
-        request_count().await,
-        before,
-        "an aborted signal sends nothing"
-    );
+    assert_eq!(request_count().await, before, "an aborted signal sends nothing");
 
     let client = PlantStoreClient::new(options_for_delay()).unwrap();
     let call = js("({ signal: AbortSignal.timeout(50) })");
@@ -448,10 +375,8 @@ fn options_for_delay() -> JsValue {
 /// records into: `fetch_of` is JS source for `(seen) => fetch`.
 fn options_with_fetch(options: &str, fetch_of: &str) -> (JsValue, JsValue) {
     let seen = js("({})");
-    let fetch = js(fetch_of)
-        .unchecked_into::<Function>()
-        .call1(&JsValue::UNDEFINED, &seen)
-        .unwrap();
+    let fetch =
+        js(fetch_of).unchecked_into::<Function>().call1(&JsValue::UNDEFINED, &seen).unwrap();
     let options = js(options);
     Reflect::set(&options, &"fetch".into(), &fetch).unwrap();
     (options, seen)
@@ -477,11 +402,7 @@ async fn an_injected_fetch_sees_the_exact_request() {
     .await
     .unwrap();
     assert_eq!(JSON::stringify(&created).unwrap(), r#"{"name":"Canned"}"#);
-    assert_eq!(
-        text(&seen, "args"),
-        "string,object",
-        "fetch(url, init), as a hand-written call"
-    );
+    assert_eq!(text(&seen, "args"), "string,object", "fetch(url, init), as a hand-written call");
     assert_eq!(get(&seen, "signal"), JsValue::TRUE);
     assert_eq!(text(&seen, "method"), "POST");
     assert_eq!(text(&seen, "url"), "https://plants.example/api/plants");
@@ -491,10 +412,7 @@ async fn an_injected_fetch_sees_the_exact_request() {
     assert_eq!(text(&seen, "type"), "application/json");
     assert_eq!(text(&seen, "accept"), "application/json");
     assert_eq!(text(&seen, "extra"), "t-1");
-    assert_eq!(
-        text(&seen, "body"),
-        r#"{"id":9223372036854775807,"name":"Q\"\n","tag":"t"}"#
-    );
+    assert_eq!(text(&seen, "body"), r#"{"id":9223372036854775807,"name":"Q\"\n","tag":"t"}"#);
 }
 
 /// Without a global fetch and without `options.fetch`, a call fails as `config`; a global fetch
@@ -570,10 +488,7 @@ async fn a_fetch_wrapper_that_copies_init_keeps_the_signal() {
         settle(create_plant(js("({ id: uid(), name: 'copied' })"), options)).await,
         "timeout",
     );
-    assert_eq!(
-        text(&seen, "keys"),
-        "body,credentials,headers,method,redirect,signal"
-    );
+    assert_eq!(text(&seen, "keys"), "body,credentials,headers,method,redirect,signal");
     assert_eq!(text(&seen, "reason"), "TimeoutError");
 }
 
@@ -598,20 +513,10 @@ async fn a_revoked_proxy_is_refused_not_thrown() {
     // `Array.isArray` throws on a revoked Proxy; the client must turn that into an issue.
     let revoked =
         "(() => { const { proxy, revoke } = Proxy.revocable({}, {}); revoke(); return proxy; })()";
+    let error = expect_error(settle(create_plant(js(revoked), options())).await, "validation");
+    assert_eq!(text(&get(&get(&error, "issues"), "0"), "code"), "invalid_type");
     let error = expect_error(
-        settle(create_plant(js(revoked), options())).await,
-        "validation",
-    );
-    assert_eq!(
-        text(&get(&get(&error, "issues"), "0"), "code"),
-        "invalid_type"
-    );
-    let error = expect_error(
-        settle(create_plant(
-            js(&format!("({{ id: 1, name: {revoked} }})")),
-            options(),
-        ))
-        .await,
+        settle(create_plant(js(&format!("({{ id: 1, name: {revoked} }})")), options())).await,
         "validation",
     );
     assert_eq!(text(&get(&get(&error, "issues"), "0"), "path"), "name");
@@ -642,9 +547,5 @@ async fn values_inherited_from_a_polluted_prototype_are_not_read() {
         get(&server_json(&format!("/__test/plants/{id}")).await, "tag").is_null(),
         "no inherited tag was sent"
     );
-    assert_eq!(
-        get(&inherited, "ok"),
-        JsValue::FALSE,
-        "inherited id and name are not the caller's"
-    );
+    assert_eq!(get(&inherited, "ok"), JsValue::FALSE, "inherited id and name are not the caller's");
 }

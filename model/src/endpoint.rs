@@ -107,18 +107,13 @@ fn check_authority(authority: &str) -> Result<(), BaseUrlError> {
         Some(v6) => {
             let (addr, after) = v6.split_once(']').ok_or(BaseUrlError::Host)?;
             if addr.is_empty()
-                || !addr
-                    .chars()
-                    .all(|c| c.is_ascii_hexdigit() || c == ':' || c == '.')
+                || !addr.chars().all(|c| c.is_ascii_hexdigit() || c == ':' || c == '.')
             {
                 return Err(BaseUrlError::Host);
             }
             match after {
                 "" => (addr, None),
-                _ => (
-                    addr,
-                    Some(after.strip_prefix(':').ok_or(BaseUrlError::Host)?),
-                ),
+                _ => (addr, Some(after.strip_prefix(':').ok_or(BaseUrlError::Host)?)),
             }
         }
         None => match authority.rsplit_once(':') {
@@ -150,18 +145,9 @@ mod tests {
             ("https://plants.example", "https://plants.example/plants"),
             ("https://plants.example/", "https://plants.example/plants"),
             ("http://127.0.0.1:4010", "http://127.0.0.1:4010/plants"),
-            (
-                "https://h.example/api/v1",
-                "https://h.example/api/v1/plants",
-            ),
-            (
-                "https://h.example/api/v1/",
-                "https://h.example/api/v1/plants",
-            ),
-            (
-                "HTTPS://H.example:443/a%20b",
-                "HTTPS://H.example:443/a%20b/plants",
-            ),
+            ("https://h.example/api/v1", "https://h.example/api/v1/plants"),
+            ("https://h.example/api/v1/", "https://h.example/api/v1/plants"),
+            ("HTTPS://H.example:443/a%20b", "HTTPS://H.example:443/a%20b/plants"),
             ("http://[::1]:8080/x", "http://[::1]:8080/x/plants"),
             ("http://[::1]", "http://[::1]/plants"),
             ("https://bücher.example", "https://bücher.example/plants"),
@@ -211,28 +197,14 @@ mod tests {
         use BaseUrlError::*;
         for (error, why) in [
             (Scheme, "must start with http:// or https://"),
-            (
-                Whitespace,
-                "must not contain white space or control characters",
-            ),
-            (
-                UserInfo,
-                "must not contain user info (user:password@); pass the token instead",
-            ),
+            (Whitespace, "must not contain white space or control characters"),
+            (UserInfo, "must not contain user info (user:password@); pass the token instead"),
             (Host, "must name a host, with an optional numeric port"),
-            (
-                Query,
-                "must not contain a query (?…); /plants is appended to its path",
-            ),
+            (Query, "must not contain a query (?…); /plants is appended to its path"),
             (Fragment, "must not contain a fragment (#…)"),
             (Backslash, "must not contain a backslash"),
         ] {
-            let message = [
-                "baseUrl ",
-                why,
-                ", for example https://plants.example/api/v1",
-            ]
-            .concat();
+            let message = ["baseUrl ", why, ", for example https://plants.example/api/v1"].concat();
             assert_eq!(error.to_string(), message);
             let mut described = String::new();
             error.describe(&mut described);

@@ -231,11 +231,7 @@ impl Reader<'_> {
             let _ = self.eat(b'+') || self.eat(b'-');
             self.digits()?;
         }
-        let n = if negative {
-            n
-        } else {
-            n.and_then(i64::checked_neg)
-        };
+        let n = if negative { n } else { n.and_then(i64::checked_neg) };
         Ok(n.filter(|_| plain))
     }
 
@@ -303,10 +299,7 @@ impl Reader<'_> {
                 let unit = self.hex4()?;
                 let pair = (0xD800..0xDC00).contains(&unit)
                     && self.text.get(self.at..self.at + 2) == Some("\\u")
-                    && matches!(
-                        hex4(self.text.as_bytes(), self.at + 2),
-                        Some(0xDC00..=0xDFFF)
-                    );
+                    && matches!(hex4(self.text.as_bytes(), self.at + 2), Some(0xDC00..=0xDFFF));
                 let code = if pair {
                     self.at += 2;
                     let low = self.hex4()?;
@@ -333,9 +326,7 @@ impl Reader<'_> {
 /// The four hex digits at `at`, as a number.
 fn hex4(text: &[u8], at: usize) -> Option<u32> {
     let digits = text.get(at..at + 4)?;
-    digits
-        .iter()
-        .try_fold(0, |n, &d| Some(n * 16 + char::from(d).to_digit(16)?))
+    digits.iter().try_fold(0, |n, &d| Some(n * 16 + char::from(d).to_digit(16)?))
 }
 
 /// Appends `s` as a JSON string literal (quotes included), escaping as RFC 8259 requires.
@@ -412,11 +403,7 @@ mod tests {
             Ok([Member::Other("object"), Member::Other("boolean")])
         );
         for text in ["[]", r#""s""#, "1", "null"] {
-            assert_eq!(
-                plant(text),
-                Err(BodyError::Shape("not a JSON object")),
-                "{text}"
-            );
+            assert_eq!(plant(text), Err(BodyError::Shape("not a JSON object")), "{text}");
         }
         for (text, member) in [
             (r#"{"error":-9223372036854775808}"#, Member::Int(i64::MIN)),
@@ -482,17 +469,11 @@ mod tests {
         ] {
             assert_eq!(plant(text), Err(BodyError::NotJson(at)), "{text}");
         }
-        assert_eq!(
-            members(b"{\"a\":\"\xff\"}", ["a"]),
-            Err(BodyError::NotUtf8(6))
-        );
+        assert_eq!(members(b"{\"a\":\"\xff\"}", ["a"]), Err(BodyError::NotUtf8(6)));
         let deep = format!("{{\"a\":{}{}}}", "[".repeat(127), "]".repeat(127));
         assert!(plant(&deep).is_ok());
         let deeper = format!("{{\"a\":{}{}}}", "[".repeat(128), "]".repeat(128));
-        assert_eq!(
-            plant(&deeper),
-            Err(BodyError::Shape("nests deeper than 128 levels"))
-        );
+        assert_eq!(plant(&deeper), Err(BodyError::Shape("nests deeper than 128 levels")));
     }
 
     /// Over every document in a generated family, the reader accepts exactly what serde_json

@@ -22,11 +22,7 @@ pub struct NewPlant {
     /// The name of the plant.
     pub name: String,
     /// Tag that specifies the type of the plant; left out of the JSON when absent.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "present"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "present")]
     pub tag: Option<String>,
 }
 
@@ -36,11 +32,7 @@ pub struct Plant {
     /// The name of the plant.
     pub name: String,
     /// Tag that specifies the type of the plant.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "present"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "present")]
     pub tag: Option<String>,
 }
 
@@ -189,21 +181,10 @@ mod tests {
 
     #[test]
     fn new_plant_json_keeps_every_digit_of_the_id() {
-        let p = NewPlant {
-            id: i64::MAX,
-            name: "Fern".into(),
-            tag: None,
-        };
+        let p = NewPlant { id: i64::MAX, name: "Fern".into(), tag: None };
         assert_eq!(p.to_json(), r#"{"id":9223372036854775807,"name":"Fern"}"#);
-        let p = NewPlant {
-            id: i64::MIN,
-            name: "\"q\"\n".into(),
-            tag: Some("t".into()),
-        };
-        assert_eq!(
-            p.to_json(),
-            r#"{"id":-9223372036854775808,"name":"\"q\"\n","tag":"t"}"#
-        );
+        let p = NewPlant { id: i64::MIN, name: "\"q\"\n".into(), tag: Some("t".into()) };
+        assert_eq!(p.to_json(), r#"{"id":-9223372036854775808,"name":"\"q\"\n","tag":"t"}"#);
     }
 
     /// The reader gives the answer serde_json gives over the derives: the same bodies accepted, the
@@ -242,14 +223,8 @@ mod tests {
     fn plant_errors_name_the_field_or_the_byte() {
         for (body, reason) in [
             (r#"{"name":"a","name":"b"}"#, "name appears more than once"),
-            (
-                r#"{"name":"a","\u006eame":"a"}"#,
-                "name appears more than once",
-            ),
-            (
-                r#"{"tag":"x","name":"a","tag":"x"}"#,
-                "tag appears more than once",
-            ),
+            (r#"{"name":"a","\u006eame":"a"}"#, "name appears more than once"),
+            (r#"{"tag":"x","name":"a","tag":"x"}"#, "tag appears more than once"),
             (r#"{"name":"a","tag":null}"#, "tag is not a string"),
             (r#"{"name":5}"#, "name is not a string"),
             (r#"{"tag":"t"}"#, "name is missing"),
@@ -260,11 +235,7 @@ mod tests {
             ),
             (r#"{"name":s3cret}"#, "not JSON (at byte 8)"),
         ] {
-            assert_eq!(
-                why(Plant::from_json(body.as_bytes()).unwrap_err()),
-                reason,
-                "{body}"
-            );
+            assert_eq!(why(Plant::from_json(body.as_bytes()).unwrap_err()), reason, "{body}");
         }
         assert_eq!(
             why(Plant::from_json(b"{\"name\":\"\xff\"}").unwrap_err()),
@@ -273,10 +244,7 @@ mod tests {
         // A repeated key no shape reads is left alone, as RFC 8259 allows it.
         assert_eq!(
             Plant::from_json(br#"{"x":1,"name":"Fern","x":[2],"x":{"y":3}}"#),
-            Ok(Plant {
-                name: "Fern".into(),
-                tag: None
-            })
+            Ok(Plant { name: "Fern".into(), tag: None })
         );
     }
 
@@ -285,10 +253,7 @@ mod tests {
         let read = |body: &str| ApiError::from_json(body.as_bytes());
         assert_eq!(
             read(r#"{"error":3,"message":"dup"}"#),
-            Ok(ApiError {
-                error: 3,
-                message: "dup".into()
-            })
+            Ok(ApiError { error: 3, message: "dup".into() })
         );
         assert_eq!(
             read(r#"{"message":"m","error":-2147483648,"x":1.5}"#).map(|e| e.error),
@@ -304,11 +269,7 @@ mod tests {
             r#"{"error":1,"message":null}"#,
         ] {
             assert!(read(body).is_err(), "{body}");
-            assert_eq!(
-                read(body).ok(),
-                serde_json::from_str::<ApiError>(body).ok(),
-                "{body}"
-            );
+            assert_eq!(read(body).ok(), serde_json::from_str::<ApiError>(body).ok(), "{body}");
         }
     }
 
@@ -316,21 +277,13 @@ mod tests {
     #[test]
     fn to_json_is_what_serde_json_writes() {
         for plant in [
-            NewPlant {
-                id: i64::MAX,
-                name: "Fern".into(),
-                tag: None,
-            },
+            NewPlant { id: i64::MAX, name: "Fern".into(), tag: None },
             NewPlant {
                 id: i64::MIN,
                 name: "\"q\"\n\u{0}\u{1f}\u{7f}é🌿\u{2028}".into(),
                 tag: Some(String::new()),
             },
-            NewPlant {
-                id: 0,
-                name: String::new(),
-                tag: Some("t\\/".into()),
-            },
+            NewPlant { id: 0, name: String::new(), tag: Some("t\\/".into()) },
         ] {
             assert_eq!(plant.to_json(), serde_json::to_string(&plant).unwrap());
         }

@@ -118,11 +118,7 @@ pub struct Issue {
 
 impl Issue {
     fn new(path: &str, code: IssueCode, message: String) -> Issue {
-        Issue {
-            path: path.to_owned(),
-            code,
-            message,
-        }
+        Issue { path: path.to_owned(), code, message }
     }
 
     /// The issue for an input that is not a plain object at all; `got` names what it is.
@@ -130,10 +126,7 @@ impl Issue {
         Issue::new(
             "",
             IssueCode::InvalidType,
-            message_of(&[
-                "a NewPlant must be a plain object like { id, name, tag }, got ",
-                got,
-            ]),
+            message_of(&["a NewPlant must be a plain object like { id, name, tag }, got ", got]),
         )
     }
 }
@@ -150,11 +143,7 @@ pub fn validate_new_plant(raw: RawNewPlant) -> Result<NewPlant, Vec<Issue>> {
     let name = check_string("name", raw.name, true, &mut issues);
     let tag = check_string("tag", raw.tag, false, &mut issues);
     for key in &raw.unknown {
-        issues.push(Issue::new(
-            key,
-            IssueCode::UnknownField,
-            unknown_field_message(key),
-        ));
+        issues.push(Issue::new(key, IssueCode::UnknownField, unknown_field_message(key)));
     }
     match (id, name, issues.is_empty()) {
         (Some(id), Some(name), true) => Ok(NewPlant { id, name, tag }),
@@ -169,16 +158,12 @@ fn check_id(field: Field, issues: &mut Vec<Issue>) -> Option<i64> {
             // Exact: a safe integer converts without loss (and -0 is 0).
             return Some(n as i64);
         }
-        Field::Number(n) if n.is_nan() => (
-            IssueCode::NotInteger,
-            "id must be an integer, got NaN".to_owned(),
-        ),
+        Field::Number(n) if n.is_nan() => {
+            (IssueCode::NotInteger, "id must be an integer, got NaN".to_owned())
+        }
         Field::Number(n) if n.is_infinite() => {
             let sign = if n < 0.0 { "-" } else { "" };
-            (
-                IssueCode::NotInteger,
-                message_of(&["id must be an integer, got ", sign, "Infinity"]),
-            )
+            (IssueCode::NotInteger, message_of(&["id must be an integer, got ", sign, "Infinity"]))
         }
         Field::Number(n) if !is_integer(n) => (
             IssueCode::NotInteger,
@@ -195,16 +180,12 @@ fn check_id(field: Field, issues: &mut Vec<Issue>) -> Option<i64> {
             "id must fit in int64 (from -9223372036854775808 to 9223372036854775807)".to_owned(),
         ),
         Field::Absent => (IssueCode::Required, "id is required".to_owned()),
-        Field::Unreadable => (
-            IssueCode::Unreadable,
-            "id could not be read: reading it threw".to_owned(),
-        ),
+        Field::Unreadable => {
+            (IssueCode::Unreadable, "id could not be read: reading it threw".to_owned())
+        }
         other => (
             IssueCode::InvalidType,
-            message_of(&[
-                "id must be an integer (a number or a BigInt), got ",
-                other.type_name(),
-            ]),
+            message_of(&["id must be an integer (a number or a BigInt), got ", other.type_name()]),
         ),
     };
     issues.push(Issue::new("id", problem.0, problem.1));
@@ -236,26 +217,18 @@ fn check_string(
         Field::Absent => (IssueCode::Required, message_of(&[path, " is required"])),
         Field::MalformedStr => (
             IssueCode::MalformedString,
-            message_of(&[
-                path,
-                " is not well-formed Unicode: it holds a lone surrogate",
-            ]),
+            message_of(&[path, " is not well-formed Unicode: it holds a lone surrogate"]),
         ),
-        Field::Unreadable => (
-            IssueCode::Unreadable,
-            message_of(&[path, " could not be read: reading it threw"]),
-        ),
+        Field::Unreadable => {
+            (IssueCode::Unreadable, message_of(&[path, " could not be read: reading it threw"]))
+        }
         other if required => (
             IssueCode::InvalidType,
             message_of(&[path, " must be a string, got ", other.type_name()]),
         ),
         other => (
             IssueCode::InvalidType,
-            message_of(&[
-                path,
-                " must be a string or be left out, got ",
-                other.type_name(),
-            ]),
+            message_of(&[path, " must be a string or be left out, got ", other.type_name()]),
         ),
     };
     issues.push(Issue::new(path, code, message));
@@ -305,12 +278,7 @@ fn is_near(key: &str, known: &str) -> bool {
     let start = key.iter().zip(known).take_while(|&pair| same(pair)).count();
     let (key, known) = (key.get(start..), known.get(start..));
     let (key, known) = (key.unwrap_or_default(), known.unwrap_or_default());
-    let end = key
-        .iter()
-        .rev()
-        .zip(known.iter().rev())
-        .take_while(|&pair| same(pair))
-        .count();
+    let end = key.iter().rev().zip(known.iter().rev()).take_while(|&pair| same(pair)).count();
     key.len() - end <= 1 && known.len() - end <= 1
 }
 
@@ -330,12 +298,7 @@ mod json_value {
             };
             let mut take = |key: &str| map.remove(key).map_or(Field::Absent, field_of);
             let (id, name, tag) = (take("id"), take("name"), take("tag"));
-            Ok(RawNewPlant {
-                id,
-                name,
-                tag,
-                unknown: map.keys().cloned().collect(),
-            })
+            Ok(RawNewPlant { id, name, tag, unknown: map.keys().cloned().collect() })
         }
     }
 
@@ -385,56 +348,26 @@ mod tests {
     use std::vec;
 
     fn raw(id: Field, name: Field, tag: Field) -> RawNewPlant {
-        RawNewPlant {
-            id,
-            name,
-            tag,
-            unknown: vec![],
-        }
+        RawNewPlant { id, name, tag, unknown: vec![] }
     }
 
     fn codes(result: Result<NewPlant, Vec<Issue>>) -> Vec<(String, &'static str)> {
-        result
-            .unwrap_err()
-            .into_iter()
-            .map(|i| (i.path, i.code.as_str()))
-            .collect()
+        result.unwrap_err().into_iter().map(|i| (i.path, i.code.as_str())).collect()
     }
 
     #[test]
     fn accepts_what_the_contract_allows() {
-        let ok = validate_new_plant(raw(
-            Field::Int(-5),
-            Field::Str(String::new()),
-            Field::Absent,
-        ));
-        assert_eq!(
-            ok,
-            Ok(NewPlant {
-                id: -5,
-                name: String::new(),
-                tag: None
-            })
-        );
+        let ok = validate_new_plant(raw(Field::Int(-5), Field::Str(String::new()), Field::Absent));
+        assert_eq!(ok, Ok(NewPlant { id: -5, name: String::new(), tag: None }));
         let ok = validate_new_plant(raw(
             Field::Number(-0.0),
             Field::Str("a".into()),
             Field::Str("t".into()),
         ));
-        assert_eq!(
-            ok.unwrap(),
-            NewPlant {
-                id: 0,
-                name: "a".into(),
-                tag: Some("t".into())
-            }
-        );
+        assert_eq!(ok.unwrap(), NewPlant { id: 0, name: "a".into(), tag: Some("t".into()) });
         for id in [MAX_SAFE_INTEGER, -MAX_SAFE_INTEGER] {
-            let ok = validate_new_plant(raw(
-                Field::Number(id),
-                Field::Str("a".into()),
-                Field::Absent,
-            ));
+            let ok =
+                validate_new_plant(raw(Field::Number(id), Field::Str("a".into()), Field::Absent));
             assert_eq!(ok.unwrap().id as f64, id);
         }
         for id in [i64::MAX, i64::MIN] {
@@ -462,11 +395,8 @@ mod tests {
             (Field::Unreadable, "unreadable"),
         ];
         for (id, code) in cases {
-            let got = codes(validate_new_plant(raw(
-                id.clone(),
-                Field::Str("a".into()),
-                Field::Absent,
-            )));
+            let got =
+                codes(validate_new_plant(raw(id.clone(), Field::Str("a".into()), Field::Absent)));
             assert_eq!(got, vec![("id".to_owned(), code)], "{id:?}");
         }
     }
@@ -479,11 +409,7 @@ mod tests {
             Field::Absent,
         ))
         .unwrap_err();
-        assert!(
-            issues[0].message.contains("BigInt"),
-            "{}",
-            issues[0].message
-        );
+        assert!(issues[0].message.contains("BigInt"), "{}", issues[0].message);
         assert!(issues[0].message.starts_with("id "));
     }
 
@@ -492,10 +418,7 @@ mod tests {
         let mut input = raw(Field::Str("12".into()), Field::Null, Field::Null);
         input.unknown = vec!["tags".into(), "__proto__".into()];
         let issues = validate_new_plant(input).unwrap_err();
-        let got: Vec<_> = issues
-            .iter()
-            .map(|i| (i.path.as_str(), i.code.as_str()))
-            .collect();
+        let got: Vec<_> = issues.iter().map(|i| (i.path.as_str(), i.code.as_str())).collect();
         assert_eq!(
             got,
             [
@@ -509,48 +432,21 @@ mod tests {
         for issue in &issues {
             assert!(issue.message.contains(&issue.path[..]), "{issue:?}");
         }
-        assert!(
-            issues[3].message.contains("did you mean \"tag\""),
-            "{}",
-            issues[3].message
-        );
-        assert!(
-            !issues[4].message.contains("did you mean"),
-            "{}",
-            issues[4].message
-        );
-        assert_eq!(
-            issues[2].message,
-            "tag must be a string or be left out, got null"
-        );
+        assert!(issues[3].message.contains("did you mean \"tag\""), "{}", issues[3].message);
+        assert!(!issues[4].message.contains("did you mean"), "{}", issues[4].message);
+        assert_eq!(issues[2].message, "tag must be a string or be left out, got null");
     }
 
     #[test]
     fn strings_must_be_well_formed() {
-        let got = codes(validate_new_plant(raw(
-            Field::Int(1),
-            Field::MalformedStr,
-            Field::MalformedStr,
-        )));
+        let got =
+            codes(validate_new_plant(raw(Field::Int(1), Field::MalformedStr, Field::MalformedStr)));
         assert_eq!(
             got,
-            [
-                ("name".to_owned(), "malformed_string"),
-                ("tag".to_owned(), "malformed_string")
-            ]
+            [("name".to_owned(), "malformed_string"), ("tag".to_owned(), "malformed_string")]
         );
-        let got = codes(validate_new_plant(raw(
-            Field::Int(1),
-            Field::Absent,
-            Field::Int(3),
-        )));
-        assert_eq!(
-            got,
-            [
-                ("name".to_owned(), "required"),
-                ("tag".to_owned(), "invalid_type")
-            ]
-        );
+        let got = codes(validate_new_plant(raw(Field::Int(1), Field::Absent, Field::Int(3))));
+        assert_eq!(got, [("name".to_owned(), "required"), ("tag".to_owned(), "invalid_type")]);
     }
 
     #[test]
@@ -621,10 +517,7 @@ mod tests {
                 first_message(raw(Field::Int(1), field.clone(), Field::Absent)),
                 name_message
             );
-            assert_eq!(
-                first_message(raw(Field::Int(1), name(), field)),
-                tag_message
-            );
+            assert_eq!(first_message(raw(Field::Int(1), name(), field)), tag_message);
         }
         let forty = "é".repeat(40);
         for (key, message) in [

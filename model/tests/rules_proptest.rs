@@ -12,15 +12,8 @@ use serde_json::Value;
 /// Generated inputs per property.
 const CASES: u32 = 10_000;
 const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
-const OTHER_TYPES: [&str; 7] = [
-    "object",
-    "array",
-    "function",
-    "symbol",
-    "bigint",
-    "an object that is not plain",
-    "date",
-];
+const OTHER_TYPES: [&str; 7] =
+    ["object", "array", "function", "symbol", "bigint", "an object that is not plain", "date"];
 
 /// Numbers a JavaScript caller can pass, weighted towards the edges of the rules.
 fn number() -> impl Strategy<Value = f64> {
@@ -101,9 +94,7 @@ fn unknown_key() -> impl Strategy<Value = String> {
         any::<String>(),
         (30usize..200, any::<char>()).prop_map(|(n, c)| c.to_string().repeat(n)),
     ]
-    .prop_filter("a known field", |k| {
-        !matches!(k.as_str(), "id" | "name" | "tag")
-    })
+    .prop_filter("a known field", |k| !matches!(k.as_str(), "id" | "name" | "tag"))
 }
 
 /// Inputs that are more often valid than a uniform draw would be, so both sides are exercised.
@@ -160,10 +151,8 @@ fn expected_issues(input: &RawNewPlant) -> Vec<(String, &'static str)> {
         ("name", expected_string(&input.name, true)),
         ("tag", expected_string(&input.tag, false)),
     ];
-    let mut out: Vec<_> = known
-        .into_iter()
-        .filter_map(|(p, c)| c.map(|c| (p.to_owned(), c)))
-        .collect();
+    let mut out: Vec<_> =
+        known.into_iter().filter_map(|(p, c)| c.map(|c| (p.to_owned(), c))).collect();
     out.extend(input.unknown.iter().map(|k| (k.clone(), "unknown_field")));
     out
 }
@@ -196,11 +185,7 @@ fn check_issue_message(issue: &Issue) {
         issue.message.chars().count()
     );
     if matches!(issue.path.as_str(), "id" | "name" | "tag") {
-        assert!(
-            issue.message.starts_with(&format!("{} ", issue.path)),
-            "{}",
-            issue.message
-        );
+        assert!(issue.message.starts_with(&format!("{} ", issue.path)), "{}", issue.message);
     }
 }
 
@@ -271,10 +256,7 @@ mod through_json {
 #[test]
 fn the_oracle_itself_knows_the_edges() {
     assert_eq!(expected_id(&Field::Number(-0.0)), None);
-    assert_eq!(
-        expected_id(&Field::Number(MAX_SAFE + 1.0)),
-        Some("unsafe_integer")
-    );
+    assert_eq!(expected_id(&Field::Number(MAX_SAFE + 1.0)), Some("unsafe_integer"));
     assert_eq!(expected_id(&Field::Number(f64::NAN)), Some("not_integer"));
     assert_eq!(expected_string(&Field::Absent, false), None);
     assert_eq!(expected_string(&Field::Null, false), Some("invalid_type"));

@@ -61,23 +61,13 @@ pub async fn answer(Path(name): Path<String>, headers: HeaderMap, _request: Byte
         "400-not-error" => json(StatusCode::BAD_REQUEST, r#"{"oops":true}"#),
         "400-html" => html(StatusCode::BAD_REQUEST),
         "500-html" => html(StatusCode::INTERNAL_SERVER_ERROR),
-        "401" => json(
-            StatusCode::UNAUTHORIZED,
-            r#"{"error":4,"message":"who are you?"}"#,
-        ),
-        "403" => json(
-            StatusCode::FORBIDDEN,
-            r#"{"error":5,"message":"not yours"}"#,
-        ),
-        "404" => json(
-            StatusCode::NOT_FOUND,
-            r#"{"error":6,"message":"no such route"}"#,
-        ),
+        "401" => json(StatusCode::UNAUTHORIZED, r#"{"error":4,"message":"who are you?"}"#),
+        "403" => json(StatusCode::FORBIDDEN, r#"{"error":5,"message":"not yours"}"#),
+        "404" => json(StatusCode::NOT_FOUND, r#"{"error":6,"message":"no such route"}"#),
         "409" => json(StatusCode::CONFLICT, r#"{"error":7,"message":"conflict"}"#),
-        "503-error" => json(
-            StatusCode::SERVICE_UNAVAILABLE,
-            r#"{"error":8,"message":"try later"}"#,
-        ),
+        "503-error" => {
+            json(StatusCode::SERVICE_UNAVAILABLE, r#"{"error":8,"message":"try later"}"#)
+        }
         "200-huge" => {
             // A Plant of 2 MiB: a client reads of a 200 what the echo of its NewPlant needs and refuses
             // the rest.
@@ -114,10 +104,7 @@ pub async fn answer(Path(name): Path<String>, headers: HeaderMap, _request: Byte
             });
             let mut response = Response::new(Body::from_stream(paced));
             let headers = response.headers_mut();
-            headers.insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            );
+            headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
             headers.insert(header::CONTENT_LENGTH, HeaderValue::from_static("1000"));
             response
         }
@@ -141,18 +128,11 @@ pub const REDIRECTS: &[u16] = &[301, 302, 303, 307, 308];
 /// is not a redirect.
 pub async fn redirect(Path((status, port)): Path<(u16, u16)>) -> Response {
     if !REDIRECTS.contains(&status) {
-        return (
-            StatusCode::BAD_REQUEST,
-            "the status must be one of 301, 302, 303, 307, 308",
-        )
+        return (StatusCode::BAD_REQUEST, "the status must be one of 301, 302, 303, 307, 308")
             .into_response();
     }
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::TEMPORARY_REDIRECT);
-    (
-        status,
-        [(header::LOCATION, format!("http://127.0.0.1:{port}/plants"))],
-    )
-        .into_response()
+    (status, [(header::LOCATION, format!("http://127.0.0.1:{port}/plants"))]).into_response()
 }
 
 fn with_type(status: StatusCode, content_type: &'static str, body: impl Into<Body>) -> Response {

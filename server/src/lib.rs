@@ -114,10 +114,7 @@ pub fn app(config: Config) -> (Router, Arc<Store>) {
             .route("/__test/delay/{ms}/plants", post(delayed_create))
             .route("/__test/script/{steps}/plants", post(scripted))
             .route("/__test/fault/{name}/plants", post(faults::answer))
-            .route(
-                "/__test/redirect/{status}/{port}/plants",
-                post(faults::redirect),
-            );
+            .route("/__test/redirect/{status}/{port}/plants", post(faults::redirect));
     }
     for (prefix, dir) in config.static_dirs {
         let files = ServeDir::new(dir).append_index_html_on_directories(true);
@@ -130,10 +127,7 @@ pub fn app(config: Config) -> (Router, Arc<Store>) {
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(CorsLayer::very_permissive())
         // Outermost, so preflights that the CORS layer answers are counted too.
-        .layer(middleware::from_fn_with_state(
-            store.clone(),
-            count_requests,
-        ))
+        .layer(middleware::from_fn_with_state(store.clone(), count_requests))
         .with_state(store.clone());
     (router, store)
 }
@@ -146,29 +140,18 @@ async fn count_requests(State(store): State<Arc<Store>>, request: Request, next:
 }
 
 fn error(status: StatusCode, code: i32, message: impl Into<String>) -> Response {
-    (
-        status,
-        Json(ApiError {
-            error: code,
-            message: message.into(),
-        }),
-    )
-        .into_response()
+    (status, Json(ApiError { error: code, message: message.into() })).into_response()
 }
 
 /// `POST /plants`: the operation of the contract.
 async fn create(State(store): State<Arc<Store>>, headers: HeaderMap, body: Bytes) -> Response {
     record(&store, "/plants", &headers, &body);
     if !authorized(&headers, &store.token) {
-        let mut response = error(
-            StatusCode::UNAUTHORIZED,
-            codes::UNAUTHORIZED,
-            "missing or invalid bearer token",
-        );
-        response.headers_mut().insert(
-            header::WWW_AUTHENTICATE,
-            header::HeaderValue::from_static("Bearer"),
-        );
+        let mut response =
+            error(StatusCode::UNAUTHORIZED, codes::UNAUTHORIZED, "missing or invalid bearer token");
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, header::HeaderValue::from_static("Bearer"));
         return response;
     }
     let plant = match parse_new_plant(&headers, &body) {
@@ -180,19 +163,13 @@ async fn create(State(store): State<Arc<Store>>, headers: HeaderMap, body: Bytes
         let message = format!("a plant with id {} already exists", plant.id);
         return error(StatusCode::BAD_REQUEST, codes::DUPLICATE_ID, message);
     }
-    let created = Plant {
-        name: plant.name.clone(),
-        tag: plant.tag.clone(),
-    };
+    let created = Plant { name: plant.name.clone(), tag: plant.tag.clone() };
     plants.insert(plant.id, plant);
     (StatusCode::OK, Json(created)).into_response()
 }
 
 fn authorized(headers: &HeaderMap, token: &str) -> bool {
-    let Some(value) = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-    else {
+    let Some(value) = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()) else {
         return false;
     };
     match value.split_once(' ') {
@@ -211,9 +188,7 @@ fn parse_new_plant(headers: &HeaderMap, body: &[u8]) -> Result<NewPlant, Respons
         .and_then(|v| v.split(';').next())
         .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"));
     if !json_type {
-        return Err(bad(
-            "the body must be sent as Content-Type: application/json".into(),
-        ));
+        return Err(bad("the body must be sent as Content-Type: application/json".into()));
     }
     if body.is_empty() {
         return Err(bad("the request body is required: a NewPlant".into()));
@@ -235,19 +210,10 @@ fn parse_new_plant(headers: &HeaderMap, body: &[u8]) -> Result<NewPlant, Respons
 fn record(store: &Store, path: &str, headers: &HeaderMap, body: &[u8]) {
     let headers = headers
         .iter()
-        .map(|(k, v)| {
-            (
-                k.as_str().to_owned(),
-                String::from_utf8_lossy(v.as_bytes()).into_owned(),
-            )
-        })
+        .map(|(k, v)| (k.as_str().to_owned(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
         .collect();
     let body = String::from_utf8_lossy(body).into_owned();
-    *lock(&store.last) = Some(SeenRequest {
-        path: path.to_owned(),
-        headers,
-        body,
-    });
+    *lock(&store.last) = Some(SeenRequest { path: path.to_owned(), headers, body });
 }
 
 async fn delayed_create(
@@ -281,11 +247,7 @@ async fn scripted(
     };
     let steps: Vec<&str> = steps.split(',').collect();
     let step = steps[played.min(steps.len() - 1)];
-    match step
-        .parse::<u16>()
-        .ok()
-        .and_then(|s| StatusCode::from_u16(s).ok())
-    {
+    match step.parse::<u16>().ok().and_then(|s| StatusCode::from_u16(s).ok()) {
         Some(status) => {
             record(&state, "/plants", &headers, &body);
             error(status, 8, format!("scripted {status}"))
@@ -337,7 +299,5 @@ pub async fn serve(
     let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
         let _ = tcp.set_nodelay(true);
     });
-    axum::serve(listener, router)
-        .with_graceful_shutdown(shutdown)
-        .await
+    axum::serve(listener, router).with_graceful_shutdown(shutdown).await
 }

@@ -23,28 +23,18 @@ async fn main() -> ExitCode {
 
 async fn run() -> Result<(), String> {
     let mut port: u16 = 4010;
-    let mut config = Config {
-        token: "demo-token".into(),
-        test_routes: false,
-        static_dirs: vec![],
-    };
+    let mut config = Config { token: "demo-token".into(), test_routes: false, static_dirs: vec![] };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{arg} needs a value"));
         match arg.as_str() {
             "--port" => {
-                port = value()?
-                    .parse()
-                    .map_err(|_| "--port takes a number from 0 to 65535")?
+                port = value()?.parse().map_err(|_| "--port takes a number from 0 to 65535")?
             }
             "--token" => config.token = value()?,
             "--test-routes" => config.test_routes = true,
-            "--www" => config
-                .static_dirs
-                .push(("/".into(), PathBuf::from(value()?))),
-            "--pkg" => config
-                .static_dirs
-                .push(("/pkg".into(), PathBuf::from(value()?))),
+            "--www" => config.static_dirs.push(("/".into(), PathBuf::from(value()?))),
+            "--pkg" => config.static_dirs.push(("/pkg".into(), PathBuf::from(value()?))),
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return Ok(());

@@ -10,11 +10,7 @@ use tower::ServiceExt;
 const TOKEN: &str = "test-token";
 
 fn server() -> (axum::Router, std::sync::Arc<plant_store_server::Store>) {
-    app(Config {
-        token: TOKEN.into(),
-        test_routes: true,
-        static_dirs: vec![],
-    })
+    app(Config { token: TOKEN.into(), test_routes: true, static_dirs: vec![] })
 }
 
 async fn send(
@@ -27,17 +23,11 @@ async fn send(
     if let Some(auth) = auth {
         request = request.header("authorization", auth);
     }
-    let response = router
-        .clone()
-        .oneshot(request.body(Body::from(body.to_owned())).unwrap())
-        .await
-        .unwrap();
+    let response =
+        router.clone().oneshot(request.body(Body::from(body.to_owned())).unwrap()).await.unwrap();
     let status = response.status();
     let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    )
+    (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
 }
 
 const BEARER: Option<&str> = Some("Bearer test-token");
@@ -45,17 +35,9 @@ const BEARER: Option<&str> = Some("Bearer test-token");
 #[tokio::test]
 async fn creates_a_plant_and_answers_a_plant() {
     let (router, store) = server();
-    let (status, body) = send(
-        &router,
-        "/plants",
-        BEARER,
-        r#"{"id":1,"name":"Fern","tag":"green"}"#,
-    )
-    .await;
-    assert_eq!(
-        (status, body),
-        (StatusCode::OK, json!({"name":"Fern","tag":"green"}))
-    );
+    let (status, body) =
+        send(&router, "/plants", BEARER, r#"{"id":1,"name":"Fern","tag":"green"}"#).await;
+    assert_eq!((status, body), (StatusCode::OK, json!({"name":"Fern","tag":"green"})));
     let (status, body) = send(&router, "/plants", BEARER, r#"{"id":2,"name":""}"#).await;
     assert_eq!((status, body), (StatusCode::OK, json!({"name":""})));
     assert_eq!(store.plant_count(), 2);
@@ -65,39 +47,20 @@ async fn creates_a_plant_and_answers_a_plant() {
 async fn ids_beyond_2_pow_53_stay_exact() {
     let (router, store) = server();
     for id in [i64::MAX, i64::MIN, 9_007_199_254_740_993] {
-        let (status, _) = send(
-            &router,
-            "/plants",
-            BEARER,
-            &format!(r#"{{"id":{id},"name":"n"}}"#),
-        )
-        .await;
+        let (status, _) =
+            send(&router, "/plants", BEARER, &format!(r#"{{"id":{id},"name":"n"}}"#)).await;
         assert_eq!(status, StatusCode::OK);
         assert_eq!(store.plant(id).unwrap().id, id);
     }
-    let (status, body) = send(
-        &router,
-        "/plants",
-        BEARER,
-        r#"{"id":9223372036854775808,"name":"n"}"#,
-    )
-    .await;
+    let (status, body) =
+        send(&router, "/plants", BEARER, r#"{"id":9223372036854775808,"name":"n"}"#).await;
     assert_eq!(
         (status, body["error"].as_i64()),
         (StatusCode::BAD_REQUEST, Some(codes::INVALID_PLANT as i64))
     );
-    let (status, _) = send(
-        &router,
-        "/plants",
-        BEARER,
-        r#"{"id":9007199254740993.0,"name":"n"}"#,
-    )
-    .await;
-    assert_eq!(
-        status,
-        StatusCode::BAD_REQUEST,
-        "a float beyond 2^53 is not taken as exact"
-    );
+    let (status, _) =
+        send(&router, "/plants", BEARER, r#"{"id":9007199254740993.0,"name":"n"}"#).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "a float beyond 2^53 is not taken as exact");
     let (status, _) = send(&router, "/plants", BEARER, r#"{"id":5.0,"name":"n"}"#).await;
     assert_eq!(status, StatusCode::OK, "5.0 is an integer in JSON Schema");
 }
@@ -117,26 +80,17 @@ async fn a_duplicate_id_is_a_400_error() {
 #[tokio::test]
 async fn missing_or_wrong_token_is_401_with_an_error_body() {
     let (router, store) = server();
-    for auth in [
-        None,
-        Some("Bearer nope"),
-        Some("Basic dGVzdA=="),
-        Some("Bearer"),
-        Some("test-token"),
-    ] {
+    for auth in
+        [None, Some("Bearer nope"), Some("Basic dGVzdA=="), Some("Bearer"), Some("test-token")]
+    {
         let (status, body) = send(&router, "/plants", auth, r#"{"id":1,"name":"a"}"#).await;
         assert_eq!(status, StatusCode::UNAUTHORIZED, "{auth:?}");
         assert_eq!(body["error"], json!(codes::UNAUTHORIZED));
         assert!(!body.to_string().contains("nope"));
     }
     assert_eq!(store.plant_count(), 0);
-    let (status, _) = send(
-        &router,
-        "/plants",
-        Some("bearer test-token"),
-        r#"{"id":1,"name":"a"}"#,
-    )
-    .await;
+    let (status, _) =
+        send(&router, "/plants", Some("bearer test-token"), r#"{"id":1,"name":"a"}"#).await;
     assert_eq!(status, StatusCode::OK, "the scheme is case-insensitive");
 }
 
@@ -160,13 +114,7 @@ async fn the_body_is_checked_as_the_contract_says() {
         assert_eq!(got["error"], json!(code), "{body}: {got}");
         assert!(got["message"].is_string());
     }
-    let (_, got) = send(
-        &router,
-        "/plants",
-        BEARER,
-        r#"{"id":"1","name":5,"tags":"x"}"#,
-    )
-    .await;
+    let (_, got) = send(&router, "/plants", BEARER, r#"{"id":"1","name":5,"tags":"x"}"#).await;
     let message = got["message"].as_str().unwrap();
     assert!(
         message.contains("id ") && message.contains("name ") && message.contains("\"tags\""),
@@ -188,27 +136,16 @@ async fn the_body_is_checked_as_the_contract_says() {
 #[tokio::test]
 async fn counts_requests_and_keeps_the_last_one() {
     let (router, store) = server();
-    send(
-        &router,
-        "/plants",
-        BEARER,
-        r#"{"id":9223372036854775807,"name":"a"}"#,
-    )
-    .await;
+    send(&router, "/plants", BEARER, r#"{"id":9223372036854775807,"name":"a"}"#).await;
     let preflight = Request::options("/plants")
         .header("origin", "http://127.0.0.1:1")
         .header("access-control-request-method", "POST")
-        .header(
-            "access-control-request-headers",
-            "authorization,content-type",
-        )
+        .header("access-control-request-headers", "authorization,content-type")
         .body(Body::empty())
         .unwrap();
     let response = router.clone().oneshot(preflight).await.unwrap();
     assert!(response.status().is_success());
-    assert!(response
-        .headers()
-        .contains_key("access-control-allow-origin"));
+    assert!(response.headers().contains_key("access-control-allow-origin"));
     assert_eq!(store.request_count(), 2);
     let last = router
         .clone()
@@ -217,17 +154,10 @@ async fn counts_requests_and_keeps_the_last_one() {
         .unwrap();
     let last: Value =
         serde_json::from_slice(&last.into_body().collect().await.unwrap().to_bytes()).unwrap();
-    assert_eq!(
-        last["body"],
-        json!(r#"{"id":9223372036854775807,"name":"a"}"#)
-    );
+    assert_eq!(last["body"], json!(r#"{"id":9223372036854775807,"name":"a"}"#));
     let exact = router
         .clone()
-        .oneshot(
-            Request::get("/__test/plants/9223372036854775807")
-                .body(Body::empty())
-                .unwrap(),
-        )
+        .oneshot(Request::get("/__test/plants/9223372036854775807").body(Body::empty()).unwrap())
         .await
         .unwrap();
     let exact: Value =
@@ -239,9 +169,8 @@ async fn counts_requests_and_keeps_the_last_one() {
 async fn every_fault_answers() {
     let (router, _) = server();
     for name in faults::NAMES {
-        let request = Request::post(format!("/__test/fault/{name}/plants"))
-            .body(Body::empty())
-            .unwrap();
+        let request =
+            Request::post(format!("/__test/fault/{name}/plants")).body(Body::empty()).unwrap();
         let response = router.clone().oneshot(request).await.unwrap();
         assert_ne!(response.status(), StatusCode::METHOD_NOT_ALLOWED, "{name}");
         if *name != "404" {
@@ -252,15 +181,9 @@ async fn every_fault_answers() {
 
 #[tokio::test]
 async fn test_routes_are_off_unless_asked_for() {
-    let (router, _) = app(Config {
-        token: TOKEN.into(),
-        test_routes: false,
-        static_dirs: vec![],
-    });
-    let response = router
-        .oneshot(Request::get("/__test/stats").body(Body::empty()).unwrap())
-        .await
-        .unwrap();
+    let (router, _) = app(Config { token: TOKEN.into(), test_routes: false, static_dirs: vec![] });
+    let response =
+        router.oneshot(Request::get("/__test/stats").body(Body::empty()).unwrap()).await.unwrap();
     assert_eq!(response.status(), StatusCode::NOT_FOUND);
 }
 
@@ -269,27 +192,18 @@ async fn redirects_point_to_another_loopback_port() {
     let (router, store) = server();
     for status in faults::REDIRECTS {
         let path = format!("/__test/redirect/{status}/4321/plants");
-        let response = router
-            .clone()
-            .oneshot(Request::post(path).body(Body::empty()).unwrap())
-            .await
-            .unwrap();
+        let response =
+            router.clone().oneshot(Request::post(path).body(Body::empty()).unwrap()).await.unwrap();
         assert_eq!(response.status().as_u16(), *status);
-        assert_eq!(
-            response.headers()["location"],
-            "http://127.0.0.1:4321/plants"
-        );
+        assert_eq!(response.headers()["location"], "http://127.0.0.1:4321/plants");
     }
     for path in [
         "/__test/redirect/200/4321/plants",
         "/__test/redirect/307/99999/plants",
         "/__test/redirect/307/x/plants",
     ] {
-        let response = router
-            .clone()
-            .oneshot(Request::post(path).body(Body::empty()).unwrap())
-            .await
-            .unwrap();
+        let response =
+            router.clone().oneshot(Request::post(path).body(Body::empty()).unwrap()).await.unwrap();
         assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{path}");
     }
     assert_eq!(store.plant_count(), 0);
@@ -308,11 +222,7 @@ async fn echo_faults_repeat_the_authorization_header() {
         let body = String::from_utf8_lossy(&body);
         assert!(body.contains("Bearer s3cret-t0ken"), "{name}: {body}");
         if name == "echo-token-500" {
-            assert_eq!(
-                body.find("s3cret"),
-                Some(290),
-                "the token straddles character 300"
-            );
+            assert_eq!(body.find("s3cret"), Some(290), "the token straddles character 300");
         }
     }
 }

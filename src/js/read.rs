@@ -34,27 +34,16 @@ pub(crate) fn new_plant(value: &JsValue) -> Result<(NewPlant, bool), Vec<Issue>>
     let keys = keys(value).map_err(|_| {
         let message = "the NewPlant's keys could not be listed: listing them threw";
         let code = IssueCode::Unreadable;
-        alloc::vec![Issue {
-            path: String::new(),
-            code,
-            message: message.into()
-        }]
+        alloc::vec![Issue { path: String::new(), code, message: message.into() }]
     })?;
-    let unknown = keys
-        .into_iter()
-        .filter(|key| !FIELDS.contains(&key.as_str()));
+    let unknown = keys.into_iter().filter(|key| !FIELDS.contains(&key.as_str()));
     let [id, name, tag] = FIELDS.map(|key| match own(value, key) {
         Ok(None) => Field::Absent,
         Ok(Some(value)) => field(&value, key == "id"),
         Err(_) => Field::Unreadable,
     });
     let bigint = matches!(id, Field::Int(_));
-    let raw = RawNewPlant {
-        id,
-        name,
-        tag,
-        unknown: unknown.collect(),
-    };
+    let raw = RawNewPlant { id, name, tag, unknown: unknown.collect() };
     validate_new_plant(raw).map(|plant| (plant, bigint))
 }
 
@@ -94,13 +83,8 @@ const CLIENT_OPTIONS: [&str; 11] = [
     "afterAttempt",
 ];
 const CALL_OPTIONS: [&str; 3] = ["signal", "retry", "idempotencyKey"];
-const RETRY_OPTIONS: [&str; 5] = [
-    "attempts",
-    "baseDelayMs",
-    "maxDelayMs",
-    "gatewayErrors",
-    "attemptTimeoutMs",
-];
+const RETRY_OPTIONS: [&str; 5] =
+    ["attempts", "baseDelayMs", "maxDelayMs", "gatewayErrors", "attemptTimeoutMs"];
 
 /// The client `options` describe. `options.token` is read first, so that an error about any
 /// option is redacted against it.
@@ -117,9 +101,7 @@ fn config(o: &Options, token: Result<Option<String>, Draft>) -> Result<Config, D
     o.known(&CLIENT_OPTIONS)?;
     let auth = match (token?, o.function("getToken")?) {
         (Some(_), Some(_)) => {
-            return Err(Draft::config(
-                "pass options.token or options.getToken, not both",
-            ))
+            return Err(Draft::config("pass options.token or options.getToken, not both"))
         }
         (Some(token), None) => Some(Auth::Token(token)),
         (None, Some(source)) => Some(Auth::Source(source)),
@@ -132,11 +114,7 @@ fn config(o: &Options, token: Result<Option<String>, Draft>) -> Result<Config, D
         signal: o.signal("signal")?,
         timeout_ms: o.whole("timeoutMs")?.unwrap_or(DEFAULT_TIMEOUT_MS),
         headers: o.record("headers")?.unwrap_or_default(),
-        retry: o
-            .object("retry")?
-            .map(|r| retry(&r))
-            .transpose()?
-            .unwrap_or(Retry::OFF),
+        retry: o.object("retry")?.map(|r| retry(&r)).transpose()?.unwrap_or(Retry::OFF),
         idempotency_key: o.bool("idempotencyKey")?.unwrap_or(false),
         before: o.function("beforeAttempt")?.map(before_attempt),
         after: o.function("afterAttempt")?.map(after_attempt),
@@ -157,18 +135,12 @@ pub(crate) fn call_options(options: &JsValue) -> Result<CallOptions, Draft> {
         Some(value) => Some(retry(&Options::new(value, "call options.retry".into())?)?),
         None => None,
     };
-    let key = o.typed("idempotencyKey", "a string or a boolean", |v| {
-        match v.as_bool() {
-            Some(true) => Ok(IdempotencyKey::Generated),
-            Some(false) => Ok(IdempotencyKey::Off),
-            None => string(&v).map(IdempotencyKey::Given),
-        }
+    let key = o.typed("idempotencyKey", "a string or a boolean", |v| match v.as_bool() {
+        Some(true) => Ok(IdempotencyKey::Generated),
+        Some(false) => Ok(IdempotencyKey::Off),
+        None => string(&v).map(IdempotencyKey::Given),
     })?;
-    Ok(CallOptions {
-        signal,
-        retry,
-        idempotency_key: key,
-    })
+    Ok(CallOptions { signal, retry, idempotency_key: key })
 }
 
 /// `retry: { attempts, baseDelayMs, maxDelayMs, gatewayErrors, attemptTimeoutMs }`; each key may
@@ -203,20 +175,9 @@ fn after_attempt(hook: Function) -> Hook<After> {
             ("url", outcome.url.into()),
             ("attempt", outcome.number.into()),
             ("durationMs", outcome.duration_ms.into()),
-            (
-                "status",
-                outcome.status.map_or(JsValue::UNDEFINED, JsValue::from),
-            ),
-            (
-                "headers",
-                outcome
-                    .headers
-                    .map_or(JsValue::UNDEFINED, |h| h.clone().into()),
-            ),
-            (
-                "error",
-                outcome.error.map_or(JsValue::UNDEFINED, Error::to_js),
-            ),
+            ("status", outcome.status.map_or(JsValue::UNDEFINED, JsValue::from)),
+            ("headers", outcome.headers.map_or(JsValue::UNDEFINED, |h| h.clone().into())),
+            ("error", outcome.error.map_or(JsValue::UNDEFINED, Error::to_js)),
         ];
         hook.call1(&JsValue::UNDEFINED, &object(seen)).map(drop)
     }))
@@ -242,9 +203,7 @@ impl Options {
     fn new(value: JsValue, name: String) -> Result<Options, Draft> {
         match plain(&value) {
             Ok(()) => Ok(Options { value, name }),
-            Err(got) => Err(Draft::config(
-                [&name, " must be a plain object, got ", got].concat(),
-            )),
+            Err(got) => Err(Draft::config([&name, " must be a plain object, got ", got].concat())),
         }
     }
 
@@ -258,13 +217,8 @@ impl Options {
         };
         let shown: String = key.chars().take(40).collect();
         let near = suggest(key, known).map(|near| [" (did you mean \"", near, "\"?)"].concat());
-        let message = [
-            "unknown option \"",
-            &shown,
-            "\" in ",
-            &self.name,
-            &near.unwrap_or_default(),
-        ];
+        let message =
+            ["unknown option \"", &shown, "\" in ", &self.name, &near.unwrap_or_default()];
         Err(Draft::config(message.concat()))
     }
 
@@ -287,9 +241,7 @@ impl Options {
         let Some(value) = self.get(key)? else {
             return Ok(None);
         };
-        cast(value)
-            .map(Some)
-            .map_err(|got| self.wrong(key, expected, got))
+        cast(value).map(Some).map_err(|got| self.wrong(key, expected, got))
     }
 
     fn wrong(&self, key: &str, expected: &str, got: &str) -> Draft {
@@ -334,9 +286,7 @@ impl Options {
     /// A nested options object.
     fn object(&self, key: &str) -> Result<Option<Options>, Draft> {
         let name = || [&self.name, ".", key].concat();
-        self.get(key)?
-            .map(|value| Options::new(value, name()))
-            .transpose()
+        self.get(key)?.map(|value| Options::new(value, name())).transpose()
     }
 
     /// A plain object of strings, as name and value pairs.
@@ -365,10 +315,7 @@ const MALFORMED: &str = "a string that is not well-formed Unicode (a lone surrog
 fn string(value: &JsValue) -> Result<String, &'static str> {
     let text = value.as_string().ok_or_else(|| type_name(value))?;
     // A byte scan: `str::contains(char)` costs the .wasm 1 KB more (docs/performance.md).
-    let replaced = text
-        .as_bytes()
-        .windows(3)
-        .any(|w| w == "\u{FFFD}".as_bytes());
+    let replaced = text.as_bytes().windows(3).any(|w| w == "\u{FFFD}".as_bytes());
     if replaced && !value.unchecked_ref::<JsString>().is_well_formed() {
         return Err(MALFORMED);
     }
@@ -381,11 +328,7 @@ fn type_name(value: &JsValue) -> &'static str {
         return "null";
     }
     if value.is_object() {
-        return if is_array(value).unwrap_or(false) {
-            "array"
-        } else {
-            "object"
-        };
+        return if is_array(value).unwrap_or(false) { "array" } else { "object" };
     }
     match value.js_typeof().as_string().as_deref() {
         Some("undefined") => "undefined",
@@ -431,10 +374,7 @@ fn own(object: &JsValue, key: &str) -> Result<Option<JsValue>, JsValue> {
 /// The own enumerable string keys of `value`; what listing them threw.
 fn keys(value: &JsValue) -> Result<Vec<String>, JsValue> {
     let keys = object_keys(value)?;
-    Ok(keys
-        .iter()
-        .map(|key| key.as_string().unwrap_or_default())
-        .collect())
+    Ok(keys.iter().map(|key| key.as_string().unwrap_or_default()).collect())
 }
 
 #[wasm_bindgen]

@@ -20,9 +20,7 @@ pub fn js(source: &str) -> JsValue {
          const uid = () => ++globalThis.__uid; return ({source});",
         server = SERVER
     );
-    Function::new_no_args(&body)
-        .call0(&JsValue::UNDEFINED)
-        .expect("test source must evaluate")
+    Function::new_no_args(&body).call0(&JsValue::UNDEFINED).expect("test source must evaluate")
 }
 
 /// A fresh id, shared with `uid()` in `js` sources.
@@ -40,17 +38,12 @@ pub fn text(value: &JsValue, key: &str) -> String {
 
 /// GET a test route of the reference server, parsed.
 pub async fn server_json(path: &str) -> JsValue {
-    let response = gloo_net::http::Request::get(&format!("{SERVER}{path}"))
-        .send()
-        .await
-        .unwrap();
+    let response = gloo_net::http::Request::get(&format!("{SERVER}{path}")).send().await.unwrap();
     let body = response.text().await.unwrap();
     JSON::parse(&body).unwrap()
 }
 
 /// How many requests reached `…/plants` paths of the server so far.
 pub async fn request_count() -> f64 {
-    get(&server_json("/__test/stats").await, "requests")
-        .as_f64()
-        .unwrap()
+    get(&server_json("/__test/stats").await, "requests").as_f64().unwrap()
 }
