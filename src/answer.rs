@@ -1,5 +1,6 @@
-//! What the Plant Store's answer means: under the contract, the Plant or the error ([`outcome`]);
-//! and so what the call does next ([`next`]): done, refresh the token, wait and try again, or stop.
+//! What the Plant Store's answer means: under the contract, the Plant or the error ([`outcome`]),
+//! or the error of an attempt that got none; and so what the call does next ([`next`]): done,
+//! refresh the token, wait and try again, or stop.
 //! Pure Rust over a status, bytes and numbers, as reqwest keeps its retry policy apart from its
 //! loop: `cargo test` covers every case natively, the clock and the dice passed in.
 //!
@@ -12,6 +13,7 @@ use crate::error::{decimal, Draft, Kind};
 use crate::Retry;
 use alloc::string::String;
 use plant_store_model::{ApiError, Plant};
+use wasm_bindgen::{JsCast, JsValue};
 
 /// The most of a body other than a 200's that is read: 4 KiB.
 pub const ERROR_BODY_LIMIT: usize = 4096;
@@ -35,6 +37,35 @@ pub(crate) fn redirect(status: u16) -> Draft {
         0 => draft,
         _ => draft.with_status(status),
     }
+}
+
+/// The error of a call to `url` whose fetch threw or rejected with `cause`: no answer came.
+pub(crate) fn unreachable(url: &str, cause: JsValue) -> Draft {
+    let why = match cause.dyn_ref::<js_sys::Error>() {
+        Some(error) => String::from(error.message()),
+        None => String::from("a value that is not an Error"),
+    };
+    let message = ["could not reach the Plant Store at ", url, ": ", &why];
+    Draft::new(Kind::Network, message.concat()).with_cause(cause)
+}
+
+/// The error of a call a signal aborted, with its reason as the cause.
+pub(crate) fn aborted(reason: JsValue) -> Draft {
+    let draft = Draft::new(Kind::Aborted, "the call was aborted by its AbortSignal");
+    match reason.is_undefined() {
+        true => draft,
+        false => draft.with_cause(reason),
+    }
+}
+
+/// The error of a call that ran out of its time (`Some` of the call's milliseconds), or whose
+/// attempt ran out of its own (`None`).
+pub(crate) fn timed_out(call_ms: Option<u32>) -> Draft {
+    let Some(ms) = call_ms else {
+        return Draft::new(Kind::Timeout, "no answer to the attempt within retry.attemptTimeoutMs");
+    };
+    let message = ["no answer from the Plant Store within ", &decimal(ms.into()), " ms"];
+    Draft::new(Kind::Timeout, message.concat())
 }
 
 /// The error of a fetch that resolved to something that is not a Response.

@@ -3,9 +3,10 @@
 //! what comes next. Every error the call ends with leaves through [`Call::fail`].
 
 use crate::answer::{self, Budget, Clock, Learnt, Next};
-use crate::config::{Attempt, AttemptOutcome, CallOptions, Config, IdempotencyKey, Settings};
+use crate::config::{CallOptions, Config, Settings};
 use crate::error::{Draft, Error};
 use crate::fetch::{AbortGuard, Failure, Stops};
+use crate::hooks::{self, Attempt, AttemptOutcome};
 use crate::token::Credential;
 use crate::Retry;
 use alloc::rc::Rc;
@@ -70,19 +71,6 @@ impl Client {
         self.create_plant_with(plant, &CallOptions::new()).await
     }
 
-    /// [`Client::create_plant`], which `signal` also aborts.
-    ///
-    /// # Errors
-    /// As [`Client::create_plant`].
-    pub async fn create_plant_with_signal(
-        &self,
-        plant: &NewPlant,
-        signal: &AbortSignal,
-    ) -> Result<Plant, Error> {
-        let options = CallOptions::new().signal(signal.clone());
-        self.create_plant_with(plant, &options).await
-    }
-
     /// [`Client::create_plant`] with this call's signal, retries or idempotency key.
     ///
     /// # Errors
@@ -109,7 +97,7 @@ impl Client {
     pub(crate) fn start(&self, plant: &NewPlant, options: &CallOptions) -> Result<Call, Error> {
         let settings = &self.0;
         let (retry, key) = options.check(settings).map_err(|e| self.redact(e))?;
-        let key = idempotency_key(key).map_err(|e| self.redact(e))?;
+        let key = key.header().map_err(|e| self.redact(e))?;
         let fetch = match (&settings.fetch, global_fetch()) {
             (Some(fetch), _) => fetch.clone(),
             (None, Ok(Some(fetch))) => fetch,
@@ -291,7 +279,7 @@ impl Call {
         if let Some(before) = &settings.before {
             let number = self.sent + 1;
             let attempt = Attempt { url: &settings.url, number, headers: &headers };
-            before.0(&attempt).map_err(|cause| hook_threw("options.beforeAttempt", cause))?;
+            before.0(&attempt).map_err(|cause| hooks::threw("options.beforeAttempt", cause))?;
             let content_type = headers.get("content-type").ok().flatten();
             if headers.has("authorization").unwrap_or(true) || content_type.as_deref() != Some(json)
             {
@@ -331,7 +319,7 @@ impl Call {
         };
         self.maybe_created |= outcome.is_ok();
         self.last = outcome.as_ref().err().cloned();
-        Err(self.fail(hook_threw("options.afterAttempt", cause)))
+        Err(self.fail(hooks::threw("options.afterAttempt", cause)))
     }
 
     /// Where the call stands, for the decision.
@@ -347,7 +335,10 @@ impl Call {
 
     /// The error of a failed exchange or wait.
     fn failed(&self, failure: Failure) -> Draft {
-        failure.draft(&self.client.0.url, &self.stops)
+        match failure {
+            Failure::Threw(cause) => answer::unreachable(&self.client.0.url, cause),
+            Failure::Stopped(stop) => self.stops.draft(stop),
+        }
     }
 
     /// The one way out for an error of the call: redacted against every token it sent, with the
@@ -362,49 +353,11 @@ impl Call {
     }
 }
 
-/// What a hook threw, which ends the call.
-fn hook_threw(name: &str, cause: JsValue) -> Draft {
-    Draft::config([name, " threw; the call was stopped"].concat()).with_cause(cause)
-}
-
 /// The global `fetch`, read per call (so a polyfill or a mock installed later is seen); `None`
 /// when there is none, and what reading it threw when it throws.
 fn global_fetch() -> Result<Option<Function>, JsValue> {
     let fetch = GLOBAL.with(|global| Reflect::get(global, &JsValue::from_str("fetch")))?;
     Ok(fetch.dyn_into::<Function>().ok())
-}
-
-/// The `Idempotency-Key` header's value for `key`: a Structured Fields string (quoted).
-fn idempotency_key(key: IdempotencyKey) -> Result<Option<String>, Draft> {
-    let key = match key {
-        IdempotencyKey::Off => return Ok(None),
-        IdempotencyKey::Generated => uuid()?,
-        IdempotencyKey::Given(key) => key,
-    };
-    Ok(Some(["\"", &key, "\""].concat()))
-}
-
-/// A random UUID v4 (RFC 9562), by hand: 16 bytes from `crypto.getRandomValues` (which every
-/// runtime has, unlike `crypto.randomUUID` outside secure contexts) and their hex; the `uuid`
-/// crate would reach the same bytes through getrandom's JS backend, a dependency for 20 lines.
-fn uuid() -> Result<String, Draft> {
-    let mut bytes = [0u8; 16];
-    random_values(&mut bytes).map_err(|cause| {
-        Draft::config("idempotencyKey needs crypto.getRandomValues, which this runtime lacks")
-            .with_cause(cause)
-    })?;
-    bytes[6] = bytes[6] & 0x0f | 0x40;
-    bytes[8] = bytes[8] & 0x3f | 0x80;
-    let mut out = String::with_capacity(36);
-    for (i, byte) in bytes.iter().enumerate() {
-        if matches!(i, 4 | 6 | 8 | 10) {
-            out.push('-');
-        }
-        for nibble in [byte >> 4, byte & 15] {
-            out.push(char::from_digit(nibble.into(), 16).unwrap_or('0'));
-        }
-    }
-    Ok(out)
 }
 
 #[wasm_bindgen::prelude::wasm_bindgen]
@@ -413,7 +366,4 @@ extern "C" {
     #[wasm_bindgen(thread_local_v2, js_name = globalThis)]
     static GLOBAL: JsValue;
 
-    /// `crypto.getRandomValues(bytes)`; throws where there is no `crypto`.
-    #[wasm_bindgen(catch, js_namespace = crypto, js_name = getRandomValues)]
-    fn random_values(bytes: &mut [u8]) -> Result<JsValue, JsValue>;
 }

@@ -3,6 +3,8 @@
 //! place: [`Config::check`] and [`CallOptions::check`], whose messages name the JS options.
 
 use crate::error::{decimal, Draft, Error};
+use crate::hooks::{After, Attempt, AttemptOutcome, Before, Hook};
+use crate::key::IdempotencyKey;
 use crate::token::{Credential, TokenSource};
 use alloc::rc::Rc;
 use alloc::string::String;
@@ -326,18 +328,6 @@ impl Retry {
     }
 }
 
-/// The `Idempotency-Key` of a call (IETF httpapi draft "The Idempotency-Key HTTP Header Field"):
-/// the same on every attempt, so a server that knows the header creates the plant once.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum IdempotencyKey {
-    /// No header.
-    Off,
-    /// A random UUID v4, from `crypto.getRandomValues`.
-    Generated,
-    /// This key: 1 to 255 printable ASCII characters, without `"` or `\`.
-    Given(String),
-}
-
 /// What one call may change: its signal, its retries and its idempotency key.
 ///
 /// ```no_run
@@ -375,74 +365,15 @@ impl CallOptions {
         self
     }
 
-    /// The call's retries and key over the client's `settings`, checked.
+    /// The call's retries (checked) and key over the client's `settings`.
     pub(crate) fn check(&self, settings: &Settings) -> Result<(Retry, IdempotencyKey), Draft> {
         let retry = self.retry.map_or(Ok(settings.retry), Retry::check)?;
         let key = match &self.idempotency_key {
-            Some(IdempotencyKey::Given(key)) => {
-                let printable = |b: u8| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\';
-                if key.is_empty() || key.len() > 255 || !key.bytes().all(printable) {
-                    return Err(Draft::config(
-                        "idempotencyKey must be 1 to 255 printable ASCII characters, without \" or \\",
-                    ));
-                }
-                IdempotencyKey::Given(key.clone())
-            }
             Some(key) => key.clone(),
             None if settings.idempotency_key => IdempotencyKey::Generated,
             None => IdempotencyKey::Off,
         };
         Ok((retry, key))
-    }
-}
-
-/// What [`Config::before_attempt`]'s hook is given.
-#[derive(Debug)]
-#[non_exhaustive]
-pub struct Attempt<'a> {
-    /// `{baseUrl}/plants`.
-    pub url: &'a str,
-    /// 1 for the first request of the call.
-    pub number: u32,
-    /// The headers to send, without `Authorization`. The hook may add some; it may not set
-    /// `Authorization` or change `Content-Type`.
-    pub headers: &'a web_sys::Headers,
-}
-
-/// What [`Config::after_attempt`]'s hook is given.
-#[derive(Debug)]
-#[non_exhaustive]
-pub struct AttemptOutcome<'a> {
-    /// `{baseUrl}/plants`.
-    pub url: &'a str,
-    /// 1 for the first request of the call.
-    pub number: u32,
-    /// From the request to the end of the answer (or of the failure), in milliseconds.
-    pub duration_ms: f64,
-    /// The status, when an answer came.
-    pub status: Option<u16>,
-    /// The answer's headers, as the server sent them.
-    pub headers: Option<&'a web_sys::Headers>,
-    /// The attempt's error, when it failed (retried or not).
-    pub error: Option<&'a Error>,
-}
-
-/// The hooks as a client keeps them; what they return in `Err` ends the call.
-pub(crate) type Before = dyn Fn(&Attempt<'_>) -> Result<(), JsValue>;
-pub(crate) type After = dyn Fn(&AttemptOutcome<'_>) -> Result<(), JsValue>;
-
-/// A hook, shown as `..` by `Debug`.
-pub(crate) struct Hook<F: ?Sized>(pub(crate) Rc<F>);
-
-impl<F: ?Sized> Clone for Hook<F> {
-    fn clone(&self) -> Self {
-        Hook(self.0.clone())
-    }
-}
-
-impl<F: ?Sized> fmt::Debug for Hook<F> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("..")
     }
 }
 

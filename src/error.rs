@@ -158,9 +158,7 @@ impl Error {
         inner.earlier = earlier;
         self
     }
-}
 
-impl Error {
     /// The `PlantStoreError` of this error: its kind and message, and its status, code, issues,
     /// cause, attempts, `maybeCreated` and `retryAfterMs` where they apply. The cause is the JS
     /// failure, or else the error of the attempt before.
@@ -180,10 +178,8 @@ impl Error {
             ("maybeCreated", Some(inner.maybe_created.into())),
             ("retryAfterMs", inner.retry_after_ms.map(JsValue::from)),
         ];
-        for (key, value) in fields {
-            if let Some(value) = value {
-                let _ = Reflect::set(&details, &key.into(), &value);
-            }
+        for (key, value) in fields.into_iter().filter_map(|(key, v)| Some((key, v?))) {
+            let _ = Reflect::set(&details, &key.into(), &value);
         }
         PlantStoreError::new(inner.kind.as_str(), &inner.message, &details).into()
     }

@@ -1,26 +1,18 @@
 //! The request, after reqwest's wasm backend: [`AbortGuard::fetch`] calls fetch for one attempt and
-//! [`AbortGuard::read`] reads the answer's body up to a bound. The guard owns what the attempt
-//! holds (its AbortController, its timer, the body reader) and lets go of it in `Drop`, however the
-//! attempt ends. [`Stops`] owns what ends a whole call: its deadline (one timer) and the caller's
-//! signals, each heard through its own callback. Every wait of a call, on a promise or a sleep,
-//! ends at once when one of them fires, also when fetch or getToken ignore their signal.
-//!
-//! What a caller's fetch or a server hands in is read with `catch` (`Reflect.get` and the bindings
-//! below): a Response subclass, a forgery that passes `instanceof`, or a Proxy can throw where Web
-//! IDL says nothing throws, and a JS exception must never unwind through wasm frames.
+//! [`AbortGuard::read`] reads the answer's body up to a bound; the guard owns what the attempt holds
+//! and lets go of it in `Drop`. [`Stops`] owns what ends a whole call, its deadline and the
+//! caller's signals: every wait of a call ends at once when one fires, also when fetch or getToken
+//! ignore their signal. What a caller's fetch or a server hands in is read with `catch`
+//! (`Reflect.get` and the bindings below): a Response subclass, a forgery or a Proxy can throw
+//! where Web IDL says nothing throws, and a JS exception must never unwind through wasm frames.
 
-use crate::error::{decimal, Draft, Kind};
-use alloc::boxed::Box;
-use alloc::rc::Rc;
-use alloc::string::String;
-use alloc::vec::Vec;
-use core::cell::Cell;
+use crate::answer;
+use crate::error::Draft;
+use alloc::{boxed::Box, rc::Rc, vec::Vec};
 use core::future::{poll_fn, Future};
-use core::pin::Pin;
-use core::task::{Context, Poll, Waker};
+use core::{cell::Cell, pin::Pin, task::Context, task::Poll, task::Waker};
 use js_sys::{Date, Function, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 use web_sys::{AbortController, AbortSignal, Headers, RequestCredentials, RequestInit};
 
 /// Why a call, or one of its attempts, stopped before it was done.
@@ -40,22 +32,6 @@ pub(crate) enum Failure {
     Stopped(Stop),
     /// What was awaited rejected, or starting it threw; the value thrown.
     Threw(JsValue),
-}
-
-impl Failure {
-    /// The error of a call to `url` that got no answer.
-    pub(crate) fn draft(self, url: &str, stops: &Stops) -> Draft {
-        let cause = match self {
-            Failure::Threw(cause) => cause,
-            Failure::Stopped(stop) => return stops.draft(stop),
-        };
-        let why = match cause.dyn_ref::<js_sys::Error>() {
-            Some(error) => String::from(error.message()),
-            None => String::from("a value that is not an Error"),
-        };
-        let message = ["could not reach the Plant Store at ", url, ": ", &why];
-        Draft::new(Kind::Network, message.concat()).with_cause(cause)
-    }
 }
 
 /// A one-shot timer, after gloo-timers' `Timeout`: `callback` runs once after `ms` milliseconds,
@@ -85,6 +61,8 @@ impl Drop for Timer {
 #[derive(Default)]
 struct State {
     stop: Cell<Option<Stop>>,
+    /// A sleep's timer rang.
+    rang: Cell<bool>,
     waker: Cell<Option<Waker>>,
 }
 
@@ -107,6 +85,19 @@ impl State {
     fn wake(&self) {
         if let Some(waker) = self.waker.take() {
             waker.wake();
+        }
+    }
+
+    /// A sleep's timer rang: the sleep is over.
+    fn ring(&self) {
+        self.rang.set(true);
+        self.wake();
+    }
+
+    fn rung(&self) -> Poll<()> {
+        match self.rang.take() {
+            true => Poll::Ready(()),
+            false => Poll::Pending,
         }
     }
 
@@ -139,7 +130,7 @@ impl Stops {
     /// Arms the call's timeout and listens to `signals`. Fails when one is already aborted.
     pub(crate) fn start(timeout_ms: u32, signals: Vec<AbortSignal>) -> Result<Stops, Draft> {
         if let Some(reason) = first_abort(&signals) {
-            return Err(aborted(reason));
+            return Err(answer::aborted(reason));
         }
         let state = Rc::new(State::default());
         let ends_at = Date::now() + f64::from(timeout_ms);
@@ -162,16 +153,9 @@ impl Stops {
     /// The error of a call that stopped.
     pub(crate) fn draft(&self, stop: Stop) -> Draft {
         match stop {
-            Stop::Aborted(reason) => aborted(reason),
-            Stop::TimedOut => {
-                let ms = decimal(self.timeout_ms.into());
-                let message = ["no answer from the Plant Store within ", &ms, " ms"];
-                Draft::new(Kind::Timeout, message.concat())
-            }
-            Stop::AttemptTimedOut => {
-                let message = "no answer to the attempt within retry.attemptTimeoutMs";
-                Draft::new(Kind::Timeout, message)
-            }
+            Stop::Aborted(reason) => answer::aborted(reason),
+            Stop::TimedOut => answer::timed_out(Some(self.timeout_ms)),
+            Stop::AttemptTimedOut => answer::timed_out(None),
         }
     }
 
@@ -194,23 +178,9 @@ impl Stops {
 
     /// Sleeps `ms` milliseconds, a timer future, unless the call stops first.
     pub(crate) async fn sleep(&self, ms: u32) -> Result<(), Stop> {
-        let (rang, state) = (Rc::new(Cell::new(false)), self.state.clone());
-        let ring = rang.clone();
-        let _timer = Timer::new(
-            ms,
-            Box::new(move || {
-                ring.set(true);
-                state.wake();
-            }),
-        );
-        let over = |_: &mut Context<'_>| {
-            if rang.get() {
-                Poll::Ready(())
-            } else {
-                Poll::Pending
-            }
-        };
-        poll_fn(|cx| self.state.poll(cx, over)).await
+        let state = self.state.clone();
+        let _timer = Timer::new(ms, Box::new(move || state.ring()));
+        poll_fn(|cx| self.state.poll(cx, |_| self.state.rung())).await
     }
 }
 
@@ -368,15 +338,6 @@ impl Drop for AbortGuard<'_> {
         if matches!(state.stopped(), Some(Stop::AttemptTimedOut)) {
             state.stop.set(None);
         }
-    }
-}
-
-/// The error of a call a signal aborted, with its reason as the cause.
-fn aborted(reason: JsValue) -> Draft {
-    let draft = Draft::new(Kind::Aborted, "the call was aborted by its AbortSignal");
-    match reason.is_undefined() {
-        true => draft,
-        false => draft.with_cause(reason),
     }
 }
 

@@ -10,7 +10,7 @@ use core::future::Future;
 use core::pin::pin;
 use core::task::{Context, Waker};
 use js_sys::{Function, Promise};
-use plant_store_client::{Client, Config, Kind, NewPlant, Plant};
+use plant_store_client::{CallOptions, Client, Config, Kind, NewPlant, Plant};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
 use web_sys::AbortSignal;
@@ -113,7 +113,8 @@ async fn timeouts_and_signals_stop_a_call() {
 
     let client = Client::new(Config::new(&slow).token(TOKEN)).unwrap();
     let signal = AbortSignal::timeout_with_u32(50);
-    let e = client.create_plant_with_signal(&plant("aborted"), &signal).await.unwrap_err();
+    let options = CallOptions::new().signal(signal);
+    let e = client.create_plant_with(&plant("aborted"), &options).await.unwrap_err();
     assert_eq!(e.kind(), Kind::Aborted);
     assert!(e.cause().is_some(), "the signal's reason is the cause");
 
@@ -204,7 +205,7 @@ async fn rust_and_js_callers_get_the_same_error() {
 /// once, against the reference server's scripted route.
 #[wasm_bindgen_test]
 async fn a_503_is_retried_with_hooks_and_a_refused_token_is_refreshed_once() {
-    use plant_store_client::{CallOptions, IdempotencyKey, Retry};
+    use plant_store_client::{IdempotencyKey, Retry};
     use std::cell::RefCell;
     use std::rc::Rc;
 

@@ -11,13 +11,13 @@
 //! unknown keys, replaces a lone surrogate with U+FFFD without a word, stops at the first error,
 //! and needs std (README, "Where the contract is silent").
 
-use crate::config::{After, Attempt, AttemptOutcome, Auth, Before, Hook, DEFAULT_TIMEOUT_MS};
+use crate::config::{Auth, DEFAULT_TIMEOUT_MS};
 use crate::error::{Draft, Error};
+use crate::hooks;
 use crate::{CallOptions, Client, Config, IdempotencyKey, Retry};
-use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
-use js_sys::{Array, Function, JsString, Object, Reflect};
+use js_sys::{Array, Function, JsString, Reflect};
 use plant_store_model::{suggest, validate_new_plant, Field, Issue, IssueCode};
 use plant_store_model::{NewPlant, RawNewPlant};
 use wasm_bindgen::prelude::*;
@@ -116,8 +116,8 @@ fn config(o: &Options, token: Result<Option<String>, Draft>) -> Result<Config, D
         headers: o.record("headers")?.unwrap_or_default(),
         retry: o.object("retry")?.map(|r| retry(&r)).transpose()?.unwrap_or(Retry::OFF),
         idempotency_key: o.bool("idempotencyKey")?.unwrap_or(false),
-        before: o.function("beforeAttempt")?.map(before_attempt),
-        after: o.function("afterAttempt")?.map(after_attempt),
+        before: o.function("beforeAttempt")?.map(hooks::js_before),
+        after: o.function("afterAttempt")?.map(hooks::js_after),
     })
 }
 
@@ -153,43 +153,6 @@ fn retry(o: &Options) -> Result<Retry, Draft> {
     retry.gateway_errors = o.bool("gatewayErrors")?.unwrap_or(false);
     retry.attempt_timeout_ms = o.whole("attemptTimeoutMs")?;
     Ok(retry)
-}
-
-/// A JS `beforeAttempt(attempt)`, called with `{ url, attempt, headers }`.
-fn before_attempt(hook: Function) -> Hook<Before> {
-    Hook(Rc::new(move |attempt: &Attempt<'_>| {
-        let seen = [
-            ("url", attempt.url.into()),
-            ("attempt", attempt.number.into()),
-            ("headers", attempt.headers.clone().into()),
-        ];
-        hook.call1(&JsValue::UNDEFINED, &object(seen)).map(drop)
-    }))
-}
-
-/// A JS `afterAttempt(outcome)`, called with `{ url, attempt, durationMs, status?, headers?,
-/// error? }`.
-fn after_attempt(hook: Function) -> Hook<After> {
-    Hook(Rc::new(move |outcome: &AttemptOutcome<'_>| {
-        let seen = [
-            ("url", outcome.url.into()),
-            ("attempt", outcome.number.into()),
-            ("durationMs", outcome.duration_ms.into()),
-            ("status", outcome.status.map_or(JsValue::UNDEFINED, JsValue::from)),
-            ("headers", outcome.headers.map_or(JsValue::UNDEFINED, |h| h.clone().into())),
-            ("error", outcome.error.map_or(JsValue::UNDEFINED, Error::to_js)),
-        ];
-        hook.call1(&JsValue::UNDEFINED, &object(seen)).map(drop)
-    }))
-}
-
-/// A fresh plain object of `fields`, leaving out the undefined ones.
-fn object<const N: usize>(fields: [(&str, JsValue); N]) -> Object {
-    let object = Object::new();
-    for (key, value) in fields.iter().filter(|(_, value)| !value.is_undefined()) {
-        let _ = Reflect::set(&object, &(*key).into(), value);
-    }
-    object
 }
 
 /// An options object, named in messages (`options`, `retry`, …), read through typed getters.
