@@ -256,7 +256,6 @@ const ISSUES_IN_MESSAGE: usize = 3;
 
 impl Draft {
     /// An error of `kind` with a message and nothing else.
-    #[inline(never)]
     pub(crate) fn new(kind: Kind, message: impl Into<Cow<'static, str>>) -> Draft {
         Draft(Box::new(Inner {
             kind,
@@ -390,7 +389,8 @@ fn push_flat(out: &mut String, text: &str) {
     out.extend(text.chars().map(|c| if c.is_control() { ' ' } else { c }));
 }
 
-/// An integer in decimal, as the model writes a JSON integer.
+/// An integer in decimal, as the model writes a JSON integer: `to_string` would bring core's
+/// formatting machinery into the .wasm (its price is in docs/performance.md).
 pub(crate) fn decimal(n: i64) -> String {
     let mut out = String::new();
     plant_store_model::json::write_int(&mut out, n);

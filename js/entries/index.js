@@ -4,7 +4,7 @@
 // import: every export fails with a `config` PlantStoreError instead (guarded.js).
 //
 // Compiled here and handed to the glue's initSync rather than through the glue's default loader,
-// which carries every kind of source and its warnings: 0.3 KB gzip less (docs/performance.md).
+// which carries every kind of source and its warnings (its price is in docs/performance.md).
 import { url, response } from './wasm-url.js';
 import { initSync } from './plant_store_client.js';
 import { failLoad } from './guarded.js';

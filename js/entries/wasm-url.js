@@ -1,7 +1,6 @@
 // The .wasm's URL next to the entry, and its fetch, started when this module runs. index.js imports
-// it first, so the fetch starts before the glue's own code runs (bench/run, Chromium, navigation
-// start to the first call done: 5 to 13 ms sooner). Bundlers turn this `new URL(…, import.meta.url)`
-// into an asset.
+// it first, so the fetch starts before the glue's own code runs (its gain is in docs/performance.md).
+// Bundlers turn this `new URL(…, import.meta.url)` into an asset.
 export const url = new URL('./plant_store_client_bg.wasm', import.meta.url);
 // A status other than 2xx rejects here, so that a failed load names it (the glue would try to
 // compile a 404 page and only say it is not wasm).

@@ -277,7 +277,8 @@ const MALFORMED: &str = "a string that is not well-formed Unicode (a lone surrog
 /// string that holds U+FFFD is asked `isWellFormed()`).
 fn string(value: &JsValue) -> Result<String, &'static str> {
     let text = value.as_string().ok_or_else(|| type_name(value))?;
-    // A byte scan: `str::contains(char)` costs the .wasm 1 KB more (docs/performance.md).
+    // A byte scan: `str::contains(char)` brings a string searcher into the .wasm (its price is in
+    // docs/performance.md).
     let replaced = text.as_bytes().windows(3).any(|w| w == "\u{FFFD}".as_bytes());
     if replaced && !value.unchecked_ref::<JsString>().is_well_formed() {
         return Err(MALFORMED);
