@@ -5,8 +5,9 @@
 //! asked for. By hand, because what the contract needs is what general parsers do not report:
 //! `JSON.parse` and serde_json's `Value` keep one value of a repeated name without a word, and
 //! `JSON.parse` hands an escaped lone surrogate (`"\ud800"`) through as a string that is not
-//! well-formed. serde's derives refuse both, but serde_json would cost the wasm client many times this,
-//! and an engine's parse error quotes the body (which may hold the token); this one says where.
+//! well-formed. serde's derives refuse both, but serde_json would cost the wasm client many times
+//! this reader, and an engine's parse error quotes the body (which may hold the token); this one
+//! says where.
 //! Nesting is limited to 128 levels, as serde_json's.
 
 use crate::shapes::BodyError;
