@@ -23,7 +23,8 @@ use web_sys::{AbortSignal, Headers};
 /// use plant_store_client::{Client, Config, Kind, NewPlant};
 ///
 /// # async fn run() -> Result<(), plant_store_client::Error> {
-/// let client = Client::new(Config::new("https://plants.example/api/v1").token("my-access-token"))?;
+/// let config = Config::new("https://plants.example/api/v1").token("my-access-token");
+/// let client = Client::new(config)?;
 /// let plant = NewPlant { id: 9_007_199_254_740_993, name: "Monstera".into(), tag: None };
 /// match client.create_plant(&plant).await {
 ///     Ok(created) => assert_eq!(created.name, "Monstera"),
@@ -49,8 +50,8 @@ impl Client {
     /// A client for the Plant Store `config` names.
     ///
     /// # Errors
-    /// A [`Kind::Config`](crate::Kind::Config) error naming the first wrong setting: the base URL, a missing or
-    /// malformed token, the timeout, an extra header, or the retries.
+    /// A [`Kind::Config`](crate::Kind::Config) error naming the first wrong setting: the base URL,
+    /// a missing or malformed token, the timeout, an extra header, or the retries.
     pub fn new(config: Config) -> Result<Client, Error> {
         config.check().map(|settings| Client(Rc::new(settings)))
     }

@@ -1,6 +1,6 @@
-//! The settings of a client ([`Config`]) and of one call ([`CallOptions`]), written by a Rust caller
-//! or read from a JS options object (`js::read`, which fills the same structs), and checked in one
-//! place: [`Config::check`] and [`CallOptions::check`], whose messages name the JS options.
+//! The settings of a client ([`Config`]) and of one call ([`CallOptions`]), written by a Rust
+//! caller or read from a JS options object (`js::read`, which fills the same structs), and checked
+//! in one place: [`Config::check`] and [`CallOptions::check`], whose messages name the JS options.
 
 use crate::error::{decimal, Draft, Error};
 use crate::hooks::{After, Attempt, AttemptOutcome, Before, Hook};
@@ -332,7 +332,8 @@ impl Retry {
 ///
 /// ```no_run
 /// # use plant_store_client::{CallOptions, IdempotencyKey, Retry};
-/// let options = CallOptions::new().retry(Retry::new(3)).idempotency_key(IdempotencyKey::Generated);
+/// let key = IdempotencyKey::Generated;
+/// let options = CallOptions::new().retry(Retry::new(3)).idempotency_key(key);
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct CallOptions {

@@ -1,6 +1,6 @@
-//! The request, after reqwest's wasm backend: [`AbortGuard::fetch`] calls fetch for one attempt and
-//! [`AbortGuard::read`] reads the answer's body up to a bound; the guard owns what the attempt holds
-//! and lets go of it in `Drop`. [`Stops`] owns what ends a whole call, its deadline and the
+//! The request, after reqwest's wasm backend: [`AbortGuard::fetch`] calls fetch for one attempt
+//! and [`AbortGuard::read`] reads the answer's body up to a bound; the guard owns what the attempt
+//! holds and lets go of it in `Drop`. [`Stops`] owns what ends a whole call, its deadline and the
 //! caller's signals: every wait of a call ends at once when one fires, also when fetch or getToken
 //! ignore their signal. What a caller's fetch or a server hands in is read with `catch`
 //! (`Reflect.get` and the bindings below): a Response subclass, a forgery or a Proxy can throw

@@ -1,6 +1,6 @@
 //! Where a call's token comes from: a fixed one, or a source (`getToken`) asked before every
-//! request and, after a 401, once more with `{ refresh: true }`: one refresh shared by every call of
-//! the client refused with the same token.
+//! request and, after a 401, once more with `{ refresh: true }`: one refresh shared by every call
+//! of the client refused with the same token.
 
 use crate::error::{Draft, Kind};
 use crate::fetch::{resolve, Failure, Stops};
@@ -57,7 +57,8 @@ impl TokenSource {
         let token = match settle(Ok(promise.clone().into()), stops).await {
             Ok(value) => checked(value),
             Err(Failure::Threw(cause)) => {
-                let message = "the Plant Store refused the token (401), and options.getToken({ refresh: true }) failed";
+                let message = "the Plant Store refused the token (401), \
+                               and options.getToken({ refresh: true }) failed";
                 let draft = Draft::new(Kind::Unauthorized, message).with_status(401);
                 Err(draft.with_cause(cause))
             }
