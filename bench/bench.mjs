@@ -14,7 +14,7 @@
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { extname, join, relative } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { gzip9 } from './gzip.mjs';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { pathToFileURL, fileURLToPath } from 'node:url';
@@ -242,7 +242,7 @@ try {
   }
   const viteSize = `size in the browser: a Vite ${viteVersion} production build, its files but index.html, each gzip -9`;
   const sizeFigure = FIGURES.size;
-  const shipped = gzipSync(Buffer.concat(['index.js', 'plant_store_client_bg.wasm'].map((f) => readFileSync(join(PKG, f)))), { level: 9 }).length;
+  const shipped = gzip9(Buffer.concat(['index.js', 'plant_store_client_bg.wasm'].map((f) => readFileSync(join(PKG, f)))));
   for (const app of Object.values(apps)) {
     const over = app.bytes.gzip - apps.theirs.bytes.gzip;
     row(viteSize, app.label, `${kb(app.bytes.raw)} raw, ${kb(app.bytes.gzip)} gzip -9` + (app === apps.theirs ? '' : `: ${kb(over)} over the hand-written app`) +
@@ -369,9 +369,9 @@ function distBytes(dist) {
   const files = readdirSync(dist, { recursive: true }).filter((f) => extname(f) && f !== 'index.html').sort();
   const bytes = files.map((f) => readFileSync(join(dist, f)));
   return {
-    files: files.map((f, i) => `${f.replace(/^assets\//, '').replace(/-[\w-]{8}(?=\.)/, '')} ${kb(gzipSync(bytes[i], { level: 9 }).length)}`),
+    files: files.map((f, i) => `${f.replace(/^assets\//, '').replace(/-[\w-]{8}(?=\.)/, '')} ${kb(gzip9(bytes[i]))}`),
     raw: bytes.reduce((n, b) => n + b.length, 0),
-    gzip: bytes.reduce((n, b) => n + gzipSync(b, { level: 9 }).length, 0),
+    gzip: bytes.reduce((n, b) => n + gzip9(b), 0),
   };
 }
 

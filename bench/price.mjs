@@ -15,7 +15,7 @@
 // Builds everything first (niced), then measures; prints one row per variant.
 import { execFileSync, execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
-import { gzipSync } from 'node:zlib';
+import { gzip9 } from './gzip.mjs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -59,7 +59,7 @@ function build(name) {
 }
 
 function sizes(pkg) {
-  const gz = (...files) => gzipSync(Buffer.concat(files.map((f) => readFileSync(join(pkg, f)))), { level: 9 }).length;
+  const gz = (...files) => gzip9(Buffer.concat(files.map((f) => readFileSync(join(pkg, f)))));
   return { browser: gz('index.js', 'plant_store_client_bg.wasm'), wasm: gz('plant_store_client_bg.wasm') };
 }
 

@@ -1,12 +1,12 @@
 // Size figures of a built package, as table rows [section, what, value]:
 //   const rows = sizes(PKG_DIR)
-// - gzip -9 of what a user downloads: the files concatenated, zlib level 9;
+// - gzip -9 of what a user downloads: the files concatenated, GNU gzip -9 (gzip.mjs);
 // - what each library adds to the .wasm: a copy of the release .wasm that keeps its function names
 //   (the same wasm-bindgen, wasm-opt -Oz and import renaming steps as scripts/build-pkg and
 //   finish-pkg.mjs, with -g), read by twiggy, its items' shallow sizes summed by the crate they come
 //   from. Its last row compares the total with the shipped .wasm: equal when the copy matches it.
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { gzipSync } from 'node:zlib';
+import { gzip9 } from './gzip.mjs';
 import { join } from 'node:path';
 import { tmpdir, homedir } from 'node:os';
 import { execFileSync } from 'node:child_process';
@@ -22,7 +22,7 @@ const sh = (command, args) => execFileSync(command, args, { cwd: ROOT, timeout: 
 export function sizes(pkg) {
   const size = (...files) => {
     const bytes = Buffer.concat(files.map((f) => readFileSync(join(pkg, f))));
-    return `${kb(bytes.length)} raw, ${kb(gzipSync(bytes, { level: 9 }).length)} gzip -9`;
+    return `${kb(bytes.length)} raw, ${kb(gzip9(bytes))} gzip -9`;
   };
   const rows = [
     ['size', 'browser build: index.js + .wasm', size('index.js', WASM)],
@@ -48,9 +48,12 @@ export function sizes(pkg) {
 function byCrate() {
   const tmp = mkdtempSync(join(tmpdir(), 'plant-store-sizes-'));
   try {
-    // The same crate build as wasm-pack's in scripts/build-pkg (so, normally, nothing to do).
-    sh('cargo', ['build', '--release', '--quiet', '--target', 'wasm32-unknown-unknown', '--no-default-features', '-p', 'plant-store-client']);
-    sh('wasm-bindgen', ['--target', 'web', '--out-dir', tmp, 'target/wasm32-unknown-unknown/release/plant_store_client.wasm']);
+    // The same crate build as wasm-pack's in scripts/build-pkg, with its toolchain and flags
+    // (scripts/wasm-toolchain.sh), so, normally, nothing to do.
+    const wasm = sh('bash', ['-c', 'source scripts/wasm-toolchain.sh && ' +
+      'cargo build --release --quiet --target wasm32-unknown-unknown --no-default-features -p plant-store-client && ' +
+      'echo "$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/plant_store_client.wasm"']).trim();
+    sh('wasm-bindgen', ['--target', 'web', '--out-dir', tmp, wasm]);
     const named = join(tmp, 'named.wasm');
     const features = ['--enable-bulk-memory', '--enable-nontrapping-float-to-int', '--enable-sign-ext',
       '--enable-mutable-globals', '--enable-reference-types', '--enable-multivalue'];

@@ -192,7 +192,13 @@ impl Call {
                 _ => None,
             };
             let outcome = tried.outcome.map_err(|e| self.fail(e.with_retry_after(asked)));
-            self.after(&tried.learnt, tried.headers.as_ref(), tried.duration_ms, &outcome)?;
+            let seen = (tried.headers.as_ref(), tried.duration_ms);
+            if let Err(cause) = self.after(&tried.learnt, seen, &outcome) {
+                // The plant exists after a Plant; the attempt's error is the earlier one.
+                self.maybe_created |= outcome.is_ok();
+                self.last = outcome.err();
+                return Err(self.fail(hooks::threw("options.afterAttempt", cause)));
+            }
             let error = match outcome {
                 Ok(plant) => return Ok(plant),
                 Err(error) => error,
@@ -293,34 +299,26 @@ impl Call {
         Ok(headers)
     }
 
-    /// The after hook, with the attempt's outcome. What it throws ends the call, with the
-    /// attempt's error as the earlier one; after a Plant, the plant exists.
+    /// Calls the after hook, if there is one and a request was sent, with the attempt's outcome,
+    /// the answer's headers and the attempt's duration; what it threw.
     fn after(
-        &mut self,
+        &self,
         learnt: &Learnt,
-        headers: Option<&Headers>,
-        duration_ms: f64,
+        (headers, duration_ms): (Option<&Headers>, f64),
         outcome: &Result<Plant, Error>,
-    ) -> Result<(), Error> {
-        let client = self.client.clone();
-        let (Some(after), true) = (&client.0.after, learnt.sent) else {
+    ) -> Result<(), JsValue> {
+        let settings = &self.client.0;
+        let (Some(after), true) = (&settings.after, learnt.sent) else {
             return Ok(());
         };
-        let seen = AttemptOutcome {
-            url: &client.0.url,
+        after.0(&AttemptOutcome {
+            url: &settings.url,
             number: self.sent,
             duration_ms,
             status: learnt.status,
             headers,
             error: outcome.as_ref().err(),
-        };
-        let cause = after.0(&seen).err();
-        let Some(cause) = cause else {
-            return Ok(());
-        };
-        self.maybe_created |= outcome.is_ok();
-        self.last = outcome.as_ref().err().cloned();
-        Err(self.fail(hooks::threw("options.afterAttempt", cause)))
+        })
     }
 
     /// Where the call stands, for the decision.

@@ -66,7 +66,7 @@ pub(crate) fn js_before(hook: Function) -> Hook<Before> {
             ("attempt", attempt.number.into()),
             ("headers", attempt.headers.clone().into()),
         ];
-        hook.call1(&JsValue::UNDEFINED, &object(seen)).map(drop)
+        hook.call1(&JsValue::UNDEFINED, &object(&seen)).map(drop)
     }))
 }
 
@@ -82,7 +82,7 @@ pub(crate) fn js_after(hook: Function) -> Hook<After> {
             ("headers", outcome.headers.map_or(JsValue::UNDEFINED, |h| h.clone().into())),
             ("error", outcome.error.map_or(JsValue::UNDEFINED, Error::to_js)),
         ];
-        hook.call1(&JsValue::UNDEFINED, &object(seen)).map(drop)
+        hook.call1(&JsValue::UNDEFINED, &object(&seen)).map(drop)
     }))
 }
 
@@ -93,7 +93,7 @@ pub(crate) fn threw(name: &str, cause: JsValue) -> Draft {
 }
 
 /// A fresh plain object of `fields`, leaving out the undefined ones.
-fn object<const N: usize>(fields: [(&str, JsValue); N]) -> Object {
+fn object(fields: &[(&str, JsValue)]) -> Object {
     let object = Object::new();
     for (key, value) in fields.iter().filter(|(_, value)| !value.is_undefined()) {
         let _ = Reflect::set(&object, &(*key).into(), value);
