@@ -9,8 +9,8 @@
 //! back escaped as `\u00XX`) plus [`BODY_SLACK`]; any other answer up to [`ERROR_BODY_LIMIT`],
 //! room for an Error and an excerpt. The rest is cancelled unread.
 
+use crate::config::{whole, MAX_TIMEOUT_MS};
 use crate::error::{decimal, Draft, Kind};
-use crate::Retry;
 use alloc::string::String;
 use plant_store_model::{ApiError, Plant};
 use wasm_bindgen::{JsCast, JsValue};
@@ -152,6 +152,80 @@ fn body_excerpt(body: &[u8], complete: bool) -> String {
         (true, true) => "an empty body".into(),
         (true, false) => ["body \"", &shown, "\""].concat(),
         (false, _) => ["body starting \"", &shown, "\""].concat(),
+    }
+}
+
+/// The retries of a call: off unless given (it is a POST). Only what cannot have created the
+/// plant, or was asked for, is retried: fetch rejected (no answer), an attempt over
+/// `attempt_timeout_ms`, 429 and 503, and 502 and 504 with [`Retry::gateway_errors`]. Waits are
+/// exponential with full jitter, capped at `max_delay_ms`; a `Retry-After` (seconds or an
+/// HTTP-date) is waited exactly, unless it asks for more than the cap or the time left: then the
+/// call ends at once and [`Error::retry_after_ms`] holds the wait.
+///
+/// ```
+/// # use plant_store_client::Retry;
+/// let retry = Retry::new(3).base_delay_ms(100).max_delay_ms(2_000).gateway_errors(true);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Retry {
+    pub(crate) attempts: u32,
+    pub(crate) base_delay_ms: u32,
+    pub(crate) max_delay_ms: u32,
+    pub(crate) gateway_errors: bool,
+    pub(crate) attempt_timeout_ms: Option<u32>,
+}
+
+impl Retry {
+    /// One attempt: no retries.
+    pub const OFF: Retry = Retry::new(1);
+
+    /// Up to `attempts` requests in all (the first included), from 1 to 10; waits start at 100 ms
+    /// and are capped at 2 s.
+    pub const fn new(attempts: u32) -> Retry {
+        Retry {
+            attempts,
+            base_delay_ms: 100,
+            max_delay_ms: 2_000,
+            gateway_errors: false,
+            attempt_timeout_ms: None,
+        }
+    }
+
+    /// The cap of the first backoff wait, doubled at each retry.
+    pub const fn base_delay_ms(mut self, ms: u32) -> Retry {
+        self.base_delay_ms = ms;
+        self
+    }
+
+    /// The cap of every wait, a `Retry-After` included.
+    pub const fn max_delay_ms(mut self, ms: u32) -> Retry {
+        self.max_delay_ms = ms;
+        self
+    }
+
+    /// Also retry 502 and 504, which a gateway may send after passing the request on.
+    pub const fn gateway_errors(mut self, on: bool) -> Retry {
+        self.gateway_errors = on;
+        self
+    }
+
+    /// Gives up on an attempt after `ms` and retries: a `timeout` that may have created the plant.
+    /// Without it each attempt has what is left of the call's timeout.
+    pub const fn attempt_timeout_ms(mut self, ms: u32) -> Retry {
+        self.attempt_timeout_ms = Some(ms);
+        self
+    }
+
+    /// The retries, each number checked: a `config` error names the first wrong one.
+    pub(crate) fn check(self) -> Result<Retry, Draft> {
+        let ms = " of milliseconds";
+        whole(self.attempts, "retry.attempts", "", 1, 10)?;
+        whole(self.base_delay_ms, "retry.baseDelayMs", ms, 0, MAX_TIMEOUT_MS)?;
+        whole(self.max_delay_ms, "retry.maxDelayMs", ms, 0, MAX_TIMEOUT_MS)?;
+        if let Some(limit) = self.attempt_timeout_ms {
+            whole(limit, "retry.attemptTimeoutMs", ms, 1, MAX_TIMEOUT_MS)?;
+        }
+        Ok(self)
     }
 }
 

@@ -5,8 +5,9 @@
 use crate::answer::{self, Budget, Clock, Learnt, Next};
 use crate::config::{CallOptions, Config, Settings};
 use crate::error::{Draft, Error};
-use crate::fetch::{AbortGuard, Failure, Stops};
+use crate::fetch::AbortGuard;
 use crate::hooks::{self, Attempt, AttemptOutcome};
+use crate::stops::{Failure, Stops};
 use crate::token::Credential;
 use crate::Retry;
 use alloc::rc::Rc;
@@ -35,13 +36,20 @@ use web_sys::{AbortSignal, Headers};
 /// # }
 /// ```
 #[derive(Clone)]
-pub struct Client(Rc<Settings>);
+pub struct Client(Rc<Shared>);
+
+/// What a client's calls share: its checked settings, and the request headers every attempt
+/// starts from (`Accept`, `Content-Type` and the extra ones), copied per attempt.
+struct Shared {
+    settings: Settings,
+    headers: Headers,
+}
 
 impl core::fmt::Debug for Client {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Client")
-            .field("url", &self.0.url)
-            .field("timeout_ms", &self.0.timeout_ms)
+            .field("url", &self.0.settings.url)
+            .field("timeout_ms", &self.0.settings.timeout_ms)
             .finish_non_exhaustive()
     }
 }
@@ -53,7 +61,18 @@ impl Client {
     /// A [`Kind::Config`](crate::Kind::Config) error naming the first wrong setting: the base URL,
     /// a missing or malformed token, the timeout, an extra header, or the retries.
     pub fn new(config: Config) -> Result<Client, Error> {
-        config.check().map(|settings| Client(Rc::new(settings)))
+        let settings = config.check()?;
+        let headers = Headers::new().map_err(|cause| {
+            let message = "could not make the request's Headers: new Headers() threw";
+            Draft::config(message).with_cause(cause).redact(&[])
+        })?;
+        let json = "application/json";
+        let fixed = [("Accept", json), ("Content-Type", json)].into_iter();
+        for (name, value) in fixed.chain(settings.headers.iter().map(|(n, v)| (&**n, &**v))) {
+            // Each was checked by `Config::check`.
+            let _ = headers.set(name, value);
+        }
+        Ok(Client(Rc::new(Shared { settings, headers })))
     }
 
     /// Sends `plant` to `POST {baseUrl}/plants` and returns the Plant the store created.
@@ -86,7 +105,7 @@ impl Client {
 
     /// `draft` as an error of this client before any request: redacted against its fixed token.
     pub(crate) fn redact(&self, draft: Draft) -> Error {
-        match &self.0.credential {
+        match &self.0.settings.credential {
             Credential::Fixed(token) => draft.redact(&[token.expose()]),
             Credential::Source(_) => draft.redact(&[]),
         }
@@ -96,7 +115,7 @@ impl Client {
     /// the key, the timeout and the signals. Fails without sending when a signal is already
     /// aborted, an option of the call is wrong, or there is no fetch.
     pub(crate) fn start(&self, plant: &NewPlant, options: &CallOptions) -> Result<Call, Error> {
-        let settings = &self.0;
+        let settings = &self.0.settings;
         let (retry, key) = options.check(settings).map_err(|e| self.redact(e))?;
         let key = key.header().map_err(|e| self.redact(e))?;
         let fetch = match (&settings.fetch, global_fetch()) {
@@ -203,7 +222,7 @@ impl Call {
                 Ok(plant) => return Ok(plant),
                 Err(error) => error,
             };
-            match (next, &client.0.credential) {
+            match (next, &client.0.settings.credential) {
                 (Next::Refresh, Credential::Source(source)) => {
                     self.last = Some(error);
                     self.refreshed = true;
@@ -231,7 +250,7 @@ impl Call {
         let limit_ms = self.retry.attempt_timeout_ms;
         let mut guard = AbortGuard::new(&self.stops, limit_ms).map_err(|f| self.failed(f))?;
         let began = Date::now();
-        let head = guard.fetch(&self.fetch, &client.0.url, &headers, &self.body).await;
+        let head = guard.fetch(&self.fetch, &client.0.settings.url, &headers, &self.body).await;
         let (status, answered) = match &head {
             Ok(Some(head)) => (Some(head.status), head.headers.clone()),
             _ => (None, None),
@@ -261,7 +280,7 @@ impl Call {
 
     /// The token this attempt sends: the fixed one, the refreshed one, or the source's.
     async fn token(&mut self) -> Result<Token, Draft> {
-        let token = match (&self.client.0.credential, self.fresh.take()) {
+        let token = match (&self.client.0.settings.credential, self.fresh.take()) {
             (Credential::Fixed(token), _) => return Ok(token.clone()),
             (Credential::Source(_), Some(token)) => token,
             (Credential::Source(source), None) => source.token(&self.stops).await?,
@@ -273,23 +292,19 @@ impl Call {
     /// The attempt's request headers, one `Headers`: `Accept`, `Content-Type`, the extra ones and
     /// the `Idempotency-Key`, then what the before hook adds, then `Authorization`.
     fn headers(&self, token: &Token) -> Result<Headers, Draft> {
-        let settings = &self.client.0;
-        let headers = Headers::new().map_err(|cause| self.failed(Failure::Threw(cause)))?;
-        let json = "application/json";
-        let fixed = [("Accept", json), ("Content-Type", json)];
-        let key = self.key.as_deref().map(|key| ("Idempotency-Key", key));
-        let extra = settings.headers.iter().map(|(n, v)| (n.as_str(), v.as_str()));
-        for (name, value) in fixed.into_iter().chain(extra).chain(key) {
-            // Each was checked by `Config::check` (or is ours).
-            let _ = headers.set(name, value);
+        let Shared { settings, headers } = &*self.client.0;
+        let headers =
+            Headers::new_with_headers(headers).map_err(|e| self.failed(Failure::Threw(e)))?;
+        if let Some(key) = &self.key {
+            let _ = headers.set("Idempotency-Key", key);
         }
         if let Some(before) = &settings.before {
             let number = self.sent + 1;
             let attempt = Attempt { url: &settings.url, number, headers: &headers };
             before.0(&attempt).map_err(|cause| hooks::threw("options.beforeAttempt", cause))?;
             let content_type = headers.get("content-type").ok().flatten();
-            if headers.has("authorization").unwrap_or(true) || content_type.as_deref() != Some(json)
-            {
+            let json = Some("application/json");
+            if headers.has("authorization").unwrap_or(true) || content_type.as_deref() != json {
                 let message =
                     "options.beforeAttempt may not set Authorization or change Content-Type";
                 return Err(Draft::config(message));
@@ -307,7 +322,7 @@ impl Call {
         (headers, duration_ms): (Option<&Headers>, f64),
         outcome: &Result<Plant, Error>,
     ) -> Result<(), JsValue> {
-        let settings = &self.client.0;
+        let settings = &self.client.0.settings;
         let (Some(after), true) = (&settings.after, learnt.sent) else {
             return Ok(());
         };
@@ -326,7 +341,7 @@ impl Call {
         Budget {
             retry: self.retry,
             sent: self.sent,
-            refreshable: matches!(self.client.0.credential, Credential::Source(_)),
+            refreshable: matches!(self.client.0.settings.credential, Credential::Source(_)),
             refreshed: self.refreshed,
             left_ms: self.stops.left_ms(),
         }
@@ -335,7 +350,7 @@ impl Call {
     /// The error of a failed exchange or wait.
     fn failed(&self, failure: Failure) -> Draft {
         match failure {
-            Failure::Threw(cause) => answer::unreachable(&self.client.0.url, cause),
+            Failure::Threw(cause) => answer::unreachable(&self.client.0.settings.url, cause),
             Failure::Stopped(stop) => self.stops.draft(stop),
         }
     }
@@ -344,7 +359,7 @@ impl Call {
     /// requests made, whether one may have created the plant, and the error of the attempt before.
     fn fail(&mut self, draft: Draft) -> Error {
         let mut secrets: Vec<&str> = self.tokens.iter().map(Token::expose).collect();
-        if let Credential::Fixed(token) = &self.client.0.credential {
+        if let Credential::Fixed(token) = &self.client.0.settings.credential {
             secrets.push(token.expose());
         }
         let error = draft.redact(&secrets);

@@ -2,9 +2,9 @@
 //! caller or read from a JS options object (`js::read`, which fills the same structs), and checked
 //! in one place: [`Config::check`] and [`CallOptions::check`], whose messages name the JS options.
 
+use crate::answer::Retry;
 use crate::error::{decimal, Draft, Error};
 use crate::hooks::{After, Attempt, AttemptOutcome, Before, Hook};
-use crate::key::IdempotencyKey;
 use crate::token::{Credential, TokenSource};
 use alloc::rc::Rc;
 use alloc::string::String;
@@ -12,7 +12,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use js_sys::Function;
 use plant_store_model::Token;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::prelude::*;
 use web_sys::AbortSignal;
 
 /// The timeout of one call when none is given: 10 s.
@@ -245,87 +245,13 @@ fn check_headers(headers: &[(String, String)]) -> Result<(), Draft> {
 /// `n` when it is from `min` to `max`; else a `config` error: "{what} must be a whole number{unit}
 /// from {min} to {max}". (The JS options read a number that is no `u32` as `u32::MAX`, so that
 /// this message is theirs too.)
-fn whole(n: u32, what: &str, unit: &str, min: u32, max: u32) -> Result<u32, Draft> {
+pub(crate) fn whole(n: u32, what: &str, unit: &str, min: u32, max: u32) -> Result<u32, Draft> {
     if (min..=max).contains(&n) {
         return Ok(n);
     }
     let (min, max) = (decimal(min.into()), decimal(max.into()));
     let message = [what, " must be a whole number", unit, " from ", &min, " to ", &max];
     Err(Draft::config(message.concat()))
-}
-
-/// The retries of a call: off unless given (it is a POST). Only what cannot have created the
-/// plant, or was asked for, is retried: fetch rejected (no answer), an attempt over
-/// `attempt_timeout_ms`, 429 and 503, and 502 and 504 with [`Retry::gateway_errors`]. Waits are
-/// exponential with full jitter, capped at `max_delay_ms`; a `Retry-After` (seconds or an
-/// HTTP-date) is waited exactly, unless it asks for more than the cap or the time left: then the
-/// call ends at once and [`Error::retry_after_ms`] holds the wait.
-///
-/// ```
-/// # use plant_store_client::Retry;
-/// let retry = Retry::new(3).base_delay_ms(100).max_delay_ms(2_000).gateway_errors(true);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Retry {
-    pub(crate) attempts: u32,
-    pub(crate) base_delay_ms: u32,
-    pub(crate) max_delay_ms: u32,
-    pub(crate) gateway_errors: bool,
-    pub(crate) attempt_timeout_ms: Option<u32>,
-}
-
-impl Retry {
-    /// One attempt: no retries.
-    pub const OFF: Retry = Retry::new(1);
-
-    /// Up to `attempts` requests in all (the first included), from 1 to 10; waits start at 100 ms
-    /// and are capped at 2 s.
-    pub const fn new(attempts: u32) -> Retry {
-        Retry {
-            attempts,
-            base_delay_ms: 100,
-            max_delay_ms: 2_000,
-            gateway_errors: false,
-            attempt_timeout_ms: None,
-        }
-    }
-
-    /// The cap of the first backoff wait, doubled at each retry.
-    pub const fn base_delay_ms(mut self, ms: u32) -> Retry {
-        self.base_delay_ms = ms;
-        self
-    }
-
-    /// The cap of every wait, a `Retry-After` included.
-    pub const fn max_delay_ms(mut self, ms: u32) -> Retry {
-        self.max_delay_ms = ms;
-        self
-    }
-
-    /// Also retry 502 and 504, which a gateway may send after passing the request on.
-    pub const fn gateway_errors(mut self, on: bool) -> Retry {
-        self.gateway_errors = on;
-        self
-    }
-
-    /// Gives up on an attempt after `ms` and retries: a `timeout` that may have created the plant.
-    /// Without it each attempt has what is left of the call's timeout.
-    pub const fn attempt_timeout_ms(mut self, ms: u32) -> Retry {
-        self.attempt_timeout_ms = Some(ms);
-        self
-    }
-
-    /// The retries, each number checked: a `config` error names the first wrong one.
-    pub(crate) fn check(self) -> Result<Retry, Draft> {
-        let ms = " of milliseconds";
-        whole(self.attempts, "retry.attempts", "", 1, 10)?;
-        whole(self.base_delay_ms, "retry.baseDelayMs", ms, 0, MAX_TIMEOUT_MS)?;
-        whole(self.max_delay_ms, "retry.maxDelayMs", ms, 0, MAX_TIMEOUT_MS)?;
-        if let Some(limit) = self.attempt_timeout_ms {
-            whole(limit, "retry.attemptTimeoutMs", ms, 1, MAX_TIMEOUT_MS)?;
-        }
-        Ok(self)
-    }
 }
 
 /// What one call may change: its signal, its retries and its idempotency key.
@@ -376,6 +302,67 @@ impl CallOptions {
         };
         Ok((retry, key))
     }
+}
+
+/// The `Idempotency-Key` of a call (IETF httpapi draft "The Idempotency-Key HTTP Header Field"):
+/// the same on every attempt, so a server that knows the header creates the plant once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IdempotencyKey {
+    /// No header.
+    Off,
+    /// A random UUID v4, from `crypto.getRandomValues`.
+    Generated,
+    /// This key: 1 to 255 printable ASCII characters, without `"` or `\`.
+    Given(String),
+}
+
+impl IdempotencyKey {
+    /// The header's value, a Structured Fields string (quoted), `None` for no header; a `config`
+    /// error for a given key that is not one.
+    pub(crate) fn header(&self) -> Result<Option<String>, Draft> {
+        let key = match self {
+            IdempotencyKey::Off => return Ok(None),
+            IdempotencyKey::Generated => &uuid()?,
+            IdempotencyKey::Given(key) => key,
+        };
+        let printable = |b: u8| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\';
+        if key.is_empty() || key.len() > 255 || !key.bytes().all(printable) {
+            let message =
+                "idempotencyKey must be 1 to 255 printable ASCII characters, without \" or \\";
+            return Err(Draft::config(message));
+        }
+        Ok(Some(["\"", key, "\""].concat()))
+    }
+}
+
+/// A random UUID v4 (RFC 9562), by hand: 16 bytes from `crypto.getRandomValues` (which every
+/// runtime has, unlike `crypto.randomUUID` outside secure contexts) and their hex; the `uuid`
+/// crate would reach the same bytes through getrandom's JS backend, a dependency for 20 lines.
+fn uuid() -> Result<String, Draft> {
+    let mut bytes = [0u8; 16];
+    random_values(&mut bytes).map_err(|cause| {
+        let message = "idempotencyKey needs crypto.getRandomValues, which this runtime lacks";
+        Draft::config(message).with_cause(cause)
+    })?;
+    bytes[6] = bytes[6] & 0x0f | 0x40;
+    bytes[8] = bytes[8] & 0x3f | 0x80;
+    let mut out = String::with_capacity(36);
+    for (i, byte) in bytes.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            out.push('-');
+        }
+        for nibble in [byte >> 4, byte & 15] {
+            out.push(char::from_digit(nibble.into(), 16).unwrap_or('0'));
+        }
+    }
+    Ok(out)
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// `crypto.getRandomValues(bytes)`; throws where there is no `crypto`.
+    #[wasm_bindgen(catch, js_namespace = crypto, js_name = getRandomValues)]
+    fn random_values(bytes: &mut [u8]) -> Result<JsValue, JsValue>;
 }
 
 #[cfg(test)]

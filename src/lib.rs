@@ -18,17 +18,17 @@ mod error;
 mod fetch;
 mod hooks;
 mod js;
-mod key;
+mod stops;
 mod token;
 // Native only: proptest does not build for wasm32 (see Cargo.toml).
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod proptests;
 
+pub use answer::Retry;
 pub use answer::{BODY_SLACK, ERROR_BODY_LIMIT};
 pub use client::Client;
-pub use config::{CallOptions, Config, Retry, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS};
+pub use config::{CallOptions, Config, IdempotencyKey, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS};
 pub use error::{Error, Kind, PlantStoreError};
 pub use hooks::{Attempt, AttemptOutcome};
 pub use js::{create_plant, validate_new_plant, PlantStoreClient};
-pub use key::IdempotencyKey;
 pub use plant_store_model::{Issue, IssueCode, NewPlant, Plant};

@@ -3,7 +3,7 @@
 //! of the client refused with the same token.
 
 use crate::error::{Draft, Kind};
-use crate::fetch::{resolve, Failure, Stops};
+use crate::stops::{resolve, Failure, Stops};
 use core::cell::Cell;
 use js_sys::{Function, Object, Promise, Reflect};
 use plant_store_model::Token;

@@ -10,6 +10,7 @@ use crate::{CallOptions, Client};
 use js_sys::{Object, Promise, Reflect};
 use plant_store_model::{NewPlant, Plant};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = include_str!("types.d.ts");
@@ -114,9 +115,22 @@ fn new_plant_to_js(plant: &NewPlant, bigint: bool) -> JsValue {
 
 /// `object` with `name` and, when there is one, `tag`.
 fn named(object: Object, name: &str, tag: Option<&str>) -> JsValue {
-    let _ = Reflect::set(&object, &"name".into(), &name.into());
+    let object = object.unchecked_into::<Named>();
+    object.set_name(name);
     if let Some(tag) = tag {
-        let _ = Reflect::set(&object, &"tag".into(), &tag.into());
+        object.set_tag(tag);
     }
     object.into()
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// A Plant being made, through setters whose property names are in the glue rather than
+    /// passed on each call.
+    #[wasm_bindgen(extends = Object)]
+    type Named;
+    #[wasm_bindgen(method, setter)]
+    fn set_name(this: &Named, name: &str);
+    #[wasm_bindgen(method, setter)]
+    fn set_tag(this: &Named, tag: &str);
 }

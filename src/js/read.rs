@@ -36,11 +36,22 @@ pub(crate) fn new_plant(value: &JsValue) -> Result<(NewPlant, bool), Vec<Issue>>
         let code = IssueCode::Unreadable;
         alloc::vec![Issue { path: String::new(), code, message: message.into() }]
     })?;
+    let listed = FIELDS.map(|field| keys.iter().any(|key| key == field));
     let unknown = keys.into_iter().filter(|key| !FIELDS.contains(&key.as_str()));
-    let [id, name, tag] = FIELDS.map(|key| match own(value, key) {
-        Ok(None) => Field::Absent,
-        Ok(Some(value)) => field(&value, key == "id"),
-        Err(_) => Field::Unreadable,
+    // A field `Object.keys` listed is an own property, read through its getter binding; another
+    // one is looked for with `Object.hasOwn`.
+    let candidate = value.unchecked_ref::<Candidate>();
+    let getters = [Candidate::id, Candidate::name, Candidate::tag];
+    let [id, name, tag] = [0, 1, 2].map(|i| {
+        let read = match listed[i] {
+            true => getters[i](candidate).map(|v| (!v.is_undefined()).then_some(v)),
+            false => own(value, FIELDS[i]),
+        };
+        match read {
+            Ok(None) => Field::Absent,
+            Ok(Some(value)) => field(&value, i == 0),
+            Err(_) => Field::Unreadable,
+        }
     });
     let bigint = matches!(id, Field::Int(_));
     let raw = RawNewPlant { id, name, tag, unknown: unknown.collect() };
@@ -343,6 +354,16 @@ fn keys(value: &JsValue) -> Result<Vec<String>, JsValue> {
 
 #[wasm_bindgen]
 extern "C" {
+    /// A NewPlant as the caller passed it: anything, read through `catch` getters, whose property
+    /// names are in the glue rather than passed on each call.
+    type Candidate;
+    #[wasm_bindgen(method, catch, getter)]
+    fn id(this: &Candidate) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch, getter)]
+    fn name(this: &Candidate) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch, getter)]
+    fn tag(this: &Candidate) -> Result<JsValue, JsValue>;
+
     /// `Array.isArray(value)`; throws for a revoked Proxy.
     #[wasm_bindgen(catch, js_namespace = Array, js_name = isArray)]
     fn is_array(value: &JsValue) -> Result<bool, JsValue>;
