@@ -252,8 +252,8 @@ pub(crate) struct Budget {
     pub(crate) refreshable: bool,
     /// The token was refreshed once already in this call.
     pub(crate) refreshed: bool,
-    /// Milliseconds left before the call's timeout.
-    pub(crate) left_ms: f64,
+    /// When the call times out, in milliseconds since the epoch.
+    pub(crate) ends_at: f64,
 }
 
 impl Budget {
@@ -278,23 +278,20 @@ pub(crate) enum Next {
     Stop(Option<u32>),
 }
 
-/// What the decision reads from the world, passed in so that tests choose it.
+/// What the decision reads from the world, passed in so that tests choose it, and asked only
+/// when an attempt failed.
 pub(crate) struct Clock {
     /// Milliseconds since the epoch.
-    pub(crate) now_ms: f64,
+    pub(crate) now: fn() -> f64,
     /// A number in [0, 1), for the backoff's jitter.
-    pub(crate) random: f64,
+    pub(crate) random: fn() -> f64,
     /// An HTTP-date as milliseconds since the epoch, NaN when it is none.
     pub(crate) parse_date: fn(&str) -> f64,
 }
 
-impl Clock {
-    /// The platform's: `Date.now()`, `Math.random()` and `Date.parse`.
-    pub(crate) fn now() -> Clock {
-        use js_sys::{Date, Math};
-        Clock { now_ms: Date::now(), random: Math::random(), parse_date: Date::parse }
-    }
-}
+/// The platform's: `Date.now()`, `Math.random()` and `Date.parse`.
+pub(crate) const PLATFORM: Clock =
+    Clock { now: js_sys::Date::now, random: js_sys::Math::random, parse_date: js_sys::Date::parse };
 
 /// What the call does after an attempt that ended with `outcome`.
 pub(crate) fn next(
@@ -322,9 +319,9 @@ pub(crate) fn next(
         return Next::Stop(None);
     }
     let asked = learnt.retry_after.as_deref().and_then(|v| retry_after(v, clock));
-    let wait = asked.unwrap_or_else(|| backoff(retry, budget.sent, clock.random));
+    let wait = asked.unwrap_or_else(|| backoff(retry, budget.sent, (clock.random)()));
     // A wait past the cap (a Retry-After's) or past the deadline ends the call now.
-    if wait > retry.max_delay_ms || f64::from(wait) >= budget.left_ms {
+    if wait > retry.max_delay_ms || f64::from(wait) >= budget.ends_at - (clock.now)() {
         return Next::Stop(asked);
     }
     Next::Wait(wait)
@@ -359,7 +356,7 @@ fn retry_after(value: &str, clock: &Clock) -> Option<u32> {
         return Some(u32::try_from(seconds.saturating_mul(1000)).unwrap_or(u32::MAX));
     }
     let at = (value.len() >= 24).then(|| (clock.parse_date)(value))?;
-    (!at.is_nan()).then(|| (at - clock.now_ms).clamp(0.0, f64::from(u32::MAX)) as u32)
+    (!at.is_nan()).then(|| (at - (clock.now)()).clamp(0.0, f64::from(u32::MAX)) as u32)
 }
 
 #[cfg(test)]
@@ -501,7 +498,7 @@ mod tests {
     const NOW: f64 = 784_111_777_000.0; // Sun, 06 Nov 1994 08:49:37 GMT
 
     /// The clock of the tests: now, a jitter of one half, and `Date.parse` for the dates used.
-    const CLOCK: Clock = Clock { now_ms: NOW, random: 0.5, parse_date };
+    const CLOCK: Clock = Clock { now: || NOW, random: || 0.5, parse_date };
 
     fn parse_date(date: &str) -> f64 {
         match date {
@@ -529,7 +526,7 @@ mod tests {
             sent,
             refreshable: false,
             refreshed: false,
-            left_ms: 10_000.0,
+            ends_at: NOW + 10_000.0,
         }
     }
 
@@ -644,12 +641,12 @@ mod tests {
         assert_eq!(decide(again, &asked("1"), &budget(3, 1)), ("wait", 1_000));
         for (value, left, stop) in [("30", 60_000.0, 30_000), ("5", 1_000.0, 5_000)] {
             let mut b = budget(3, 1);
-            b.left_ms = left;
+            b.ends_at = NOW + left;
             assert_eq!(next(&e, &asked(value), &b, &CLOCK), Next::Stop(Some(stop)));
         }
         // The backoff past the deadline stops too, without a Retry-After to report.
         let mut b = budget(3, 1);
-        b.left_ms = 10.0;
+        b.ends_at = NOW + 10.0;
         assert_eq!(next(&e, &answered(429), &b, &CLOCK), Next::Stop(None));
     }
 }

@@ -2,7 +2,7 @@
 //! over [`Call::attempt`], whose one value, what the attempt learnt, [`answer::next`] turns into
 //! what comes next. Every error the call ends with leaves through [`Call::fail`].
 
-use crate::answer::{self, Budget, Clock, Learnt, Next};
+use crate::answer::{self, Budget, Learnt, Next, PLATFORM};
 use crate::config::{CallOptions, Config, Settings};
 use crate::error::{Draft, Error};
 use crate::fetch::AbortGuard;
@@ -38,11 +38,13 @@ use web_sys::{AbortSignal, Headers};
 #[derive(Clone)]
 pub struct Client(Rc<Shared>);
 
-/// What a client's calls share: its checked settings, and the request headers every attempt
-/// starts from (`Accept`, `Content-Type` and the extra ones), copied per attempt.
+/// What a client's calls share: its checked settings, and what every request sends made JS
+/// strings once: the URL, and the headers every attempt starts from (`Accept`, `Content-Type` and
+/// the extra ones).
 struct Shared {
     settings: Settings,
-    headers: Headers,
+    url: JsValue,
+    headers: Vec<(JsValue, JsValue)>,
 }
 
 impl core::fmt::Debug for Client {
@@ -62,17 +64,12 @@ impl Client {
     /// a missing or malformed token, the timeout, an extra header, or the retries.
     pub fn new(config: Config) -> Result<Client, Error> {
         let settings = config.check()?;
-        let headers = Headers::new().map_err(|cause| {
-            let message = "could not make the request's Headers: new Headers() threw";
-            Draft::config(message).with_cause(cause).redact(&[])
-        })?;
         let json = "application/json";
         let fixed = [("Accept", json), ("Content-Type", json)].into_iter();
-        for (name, value) in fixed.chain(settings.headers.iter().map(|(n, v)| (&**n, &**v))) {
-            // Each was checked by `Config::check`.
-            let _ = headers.set(name, value);
-        }
-        Ok(Client(Rc::new(Shared { settings, headers })))
+        let extra = settings.headers.iter().map(|(name, value)| (&**name, &**value));
+        let headers = fixed.chain(extra).map(|(name, value)| (name.into(), value.into())).collect();
+        let url = JsValue::from_str(&settings.url);
+        Ok(Client(Rc::new(Shared { settings, url, headers })))
     }
 
     /// Sends `plant` to `POST {baseUrl}/plants` and returns the Plant the store created.
@@ -205,7 +202,7 @@ impl Call {
             self.maybe_created |= learnt.sent
                 && tried.outcome.is_err()
                 && !matches!(learnt.status, Some(400..=499 | 503));
-            let next = answer::next(&tried.outcome, learnt, &self.budget(), &Clock::now());
+            let next = answer::next(&tried.outcome, learnt, &self.budget(), &PLATFORM);
             let asked = match next {
                 Next::Stop(asked) => asked,
                 _ => None,
@@ -250,7 +247,7 @@ impl Call {
         let limit_ms = self.retry.attempt_timeout_ms;
         let mut guard = AbortGuard::new(&self.stops, limit_ms).map_err(|f| self.failed(f))?;
         let began = Date::now();
-        let head = guard.fetch(&self.fetch, &client.0.settings.url, &headers, &self.body).await;
+        let head = guard.fetch(&self.fetch, &client.0.url, &headers, &self.body).await;
         let (status, answered) = match &head {
             Ok(Some(head)) => (Some(head.status), head.headers.clone()),
             _ => (None, None),
@@ -292,9 +289,12 @@ impl Call {
     /// The attempt's request headers, one `Headers`: `Accept`, `Content-Type`, the extra ones and
     /// the `Idempotency-Key`, then what the before hook adds, then `Authorization`.
     fn headers(&self, token: &Token) -> Result<Headers, Draft> {
-        let Shared { settings, headers } = &*self.client.0;
-        let headers =
-            Headers::new_with_headers(headers).map_err(|e| self.failed(Failure::Threw(e)))?;
+        let Shared { settings, headers: base, .. } = &*self.client.0;
+        let headers = Headers::new().map_err(|cause| self.failed(Failure::Threw(cause)))?;
+        for (name, value) in base {
+            // Each was checked by `Config::check`.
+            let _ = headers.unchecked_ref::<HeaderList>().set(name, value);
+        }
         if let Some(key) = &self.key {
             let _ = headers.set("Idempotency-Key", key);
         }
@@ -343,7 +343,7 @@ impl Call {
             sent: self.sent,
             refreshable: matches!(self.client.0.settings.credential, Credential::Source(_)),
             refreshed: self.refreshed,
-            left_ms: self.stops.left_ms(),
+            ends_at: self.stops.ends_at,
         }
     }
 
@@ -380,4 +380,9 @@ extern "C" {
     #[wasm_bindgen(thread_local_v2, js_name = globalThis)]
     static GLOBAL: JsValue;
 
+    /// A `Headers`, set with names and values that are JS strings already.
+    #[wasm_bindgen(extends = Headers)]
+    type HeaderList;
+    #[wasm_bindgen(method, catch)]
+    fn set(this: &HeaderList, name: &JsValue, value: &JsValue) -> Result<(), JsValue>;
 }

@@ -52,7 +52,7 @@ impl<'a> AbortGuard<'a> {
     pub(crate) async fn fetch(
         &mut self,
         fetch: &Function,
-        url: &str,
+        url: &JsValue,
         headers: &Headers,
         body: &JsValue,
     ) -> Result<Option<Head>, Failure> {
@@ -63,7 +63,7 @@ impl<'a> AbortGuard<'a> {
         init.set_credentials(RequestCredentials::Omit);
         init.set_redirect(web_sys::RequestRedirect::Manual);
         init.set_signal(Some(&self.controller.signal()));
-        let pending = fetch.call2(&JsValue::UNDEFINED, &JsValue::from_str(url), &init);
+        let pending = fetch.call2(&JsValue::UNDEFINED, url, &init);
         self.sent = pending.is_ok();
         let answer = self.stops.wait(&pending.map_err(Failure::Threw)?).await?;
         if !answer.is_instance_of::<web_sys::Response>() {

@@ -126,7 +126,8 @@ pub(crate) struct Stops {
     pub(crate) state: Rc<State>,
     _deadline: Timer,
     timeout_ms: u32,
-    ends_at: f64,
+    /// When the call times out, in milliseconds since the epoch.
+    pub(crate) ends_at: f64,
     signals: Vec<AbortSignal>,
     on_abort: Option<Closure<dyn FnMut()>>,
 }
@@ -162,11 +163,6 @@ impl Stops {
             Stop::TimedOut => answer::timed_out(Some(self.timeout_ms)),
             Stop::AttemptTimedOut => answer::timed_out(None),
         }
-    }
-
-    /// The milliseconds left before the call's timeout.
-    pub(crate) fn left_ms(&self) -> f64 {
-        self.ends_at - Date::now()
     }
 
     /// Waits for `value` (a promise, a thenable or a plain value) to settle, or for the call to
