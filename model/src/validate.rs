@@ -126,7 +126,7 @@ impl Issue {
         Issue::new(
             "",
             IssueCode::InvalidType,
-            message_of(&["a NewPlant must be a plain object like { id, name, tag }, got ", got]),
+            ["a NewPlant must be a plain object like { id, name, tag }, got ", got].concat(),
         )
     }
 }
@@ -163,7 +163,7 @@ fn check_id(field: Field, issues: &mut Vec<Issue>) -> Option<i64> {
         }
         Field::Number(n) if n.is_infinite() => {
             let sign = if n < 0.0 { "-" } else { "" };
-            (IssueCode::NotInteger, message_of(&["id must be an integer, got ", sign, "Infinity"]))
+            (IssueCode::NotInteger, ["id must be an integer, got ", sign, "Infinity"].concat())
         }
         Field::Number(n) if !is_integer(n) => (
             IssueCode::NotInteger,
@@ -185,7 +185,7 @@ fn check_id(field: Field, issues: &mut Vec<Issue>) -> Option<i64> {
         }
         other => (
             IssueCode::InvalidType,
-            message_of(&["id must be an integer (a number or a BigInt), got ", other.type_name()]),
+            ["id must be an integer (a number or a BigInt), got ", other.type_name()].concat(),
         ),
     };
     issues.push(Issue::new("id", problem.0, problem.1));
@@ -214,35 +214,24 @@ fn check_string(
     let (code, message) = match field {
         Field::Str(s) => return Some(s),
         Field::Absent if !required => return None,
-        Field::Absent => (IssueCode::Required, message_of(&[path, " is required"])),
+        Field::Absent => (IssueCode::Required, [path, " is required"].concat()),
         Field::MalformedStr => (
             IssueCode::MalformedString,
-            message_of(&[path, " is not well-formed Unicode: it holds a lone surrogate"]),
+            [path, " is not well-formed Unicode: it holds a lone surrogate"].concat(),
         ),
         Field::Unreadable => {
-            (IssueCode::Unreadable, message_of(&[path, " could not be read: reading it threw"]))
+            (IssueCode::Unreadable, [path, " could not be read: reading it threw"].concat())
         }
-        other if required => (
-            IssueCode::InvalidType,
-            message_of(&[path, " must be a string, got ", other.type_name()]),
-        ),
+        other if required => {
+            (IssueCode::InvalidType, [path, " must be a string, got ", other.type_name()].concat())
+        }
         other => (
             IssueCode::InvalidType,
-            message_of(&[path, " must be a string or be left out, got ", other.type_name()]),
+            [path, " must be a string or be left out, got ", other.type_name()].concat(),
         ),
     };
     issues.push(Issue::new(path, code, message));
     None
-}
-
-/// `parts` one after the other. Messages are built this way rather than with `format!`, whose
-/// machinery would cost the wasm client kilobytes.
-fn message_of(parts: &[&str]) -> String {
-    let mut message = String::with_capacity(parts.iter().map(|part| part.len()).sum());
-    for part in parts {
-        message.push_str(part);
-    }
-    message
 }
 
 const KNOWN_FIELDS: [&str; 3] = ["id", "name", "tag"];
