@@ -95,10 +95,11 @@ function bucketOf(name) {
   if (name.startsWith('import ')) return IMPORTS;
   if (/ shim$|^__wbindgen_|^__externref_|^__wbg_/.test(name)) return 'wasm-bindgen shims (externref, multivalue, exports)';
   if (/^(type\[|export |elem\[|global\[|table\[|memory\[)|headers$|^wasm magic bytes$/.test(name)) return STRUCTURE;
+  // `<str>::split_once::<char>`: a method of a primitive type is core's (its name has no crate).
+  if (/^<(str|\[T\]|\[u8\]|bool|char|u\d+|i\d+)>::/.test(name)) return 'core';
   const crate = name.match(/([A-Za-z_][A-Za-z0-9_]*)(?:\[[0-9a-f]+\])?::/)?.[1];
   if (crate === '__rustc') return 'alloc'; // __rust_alloc and friends: the global allocator's entry points
   if (crate) return crate;
   if (name === 'memcmp' || name === 'memcpy' || name === 'memset' || name === 'memmove') return 'compiler_builtins';
-  if (/^<(str|\[T\]|char|u\d+|i\d+)>::/.test(name)) return 'core';
   return 'other';
 }
