@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""Writes the price list's patches (bench/price/*.patch) against HEAD.
+
+Each variant is a list of (file, old, new) edits: a mechanism stubbed out, or a byte-driven choice
+replaced by its plain alternative. The edits are applied in a scratch worktree of HEAD and `git diff`
+is the patch; an edit whose `old` text is not found stops the script, naming it, so that a change to
+src/ that a variant no longer matches is seen at once. The talc, opt-level-3, wasm-opt-oz-only and
+no-import-renaming patches touch the build, not src/, and are kept as they are.
+
+    python3 bench/price/make.py            (then: node bench/price.mjs)
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OUT = os.path.join(ROOT, "bench", "price")
+
+HTTP_DATE = '''
+/// An HTTP-date (RFC 9110 5.6.7) in its three forms, in milliseconds since the epoch; NaN when
+/// `value` is none.
+fn http_date(value: &str) -> f64 {
+    let mut words = value.as_bytes().split(|b| matches!(b, b' ' | b',' | b'-'));
+    let mut words = words.by_ref().filter(|word| !word.is_empty());
+    let parsed = (|| {
+        let _weekday = words.next()?;
+        let (day, month, year, time) = match [(); 5].map(|()| words.next()) {
+            [Some(day), Some(month), Some(year), Some(time), Some(b"GMT")] => (day, month, year, time),
+            [Some(month), Some(day), Some(time), Some(year), None] => (day, month, year, time),
+            _ => return None,
+        };
+        let number = |digits: &[u8]| -> Option<i64> {
+            let ok = !digits.is_empty() && digits.len() <= 4 && digits.iter().all(u8::is_ascii_digit);
+            ok.then(|| digits.iter().fold(0, |n, &d| n * 10 + i64::from(d - b'0')))
+        };
+        let months = b"JanFebMarAprMayJunJulAugSepOctNovDec".chunks(3);
+        let month = months.into_iter().position(|m| m == month)? as i64 + 1;
+        let day = number(day).filter(|d| (1..=31).contains(d) && day.len() <= 2)?;
+        let year = match (number(year)?, year.len()) {
+            (y, 2) => y + if y < 70 { 2000 } else { 1900 },
+            (y, 4) => y,
+            _ => return None,
+        };
+        let [h1, h2, b':', m1, m2, b':', s1, s2] = *time else {
+            return None;
+        };
+        let (h, m, s) = (number(&[h1, h2])?, number(&[m1, m2])?, number(&[s1, s2])?);
+        if h > 23 || m > 59 || s > 60 {
+            return None;
+        }
+        let y = if month <= 2 { year - 1 } else { year };
+        let era = y.div_euclid(400);
+        let of_era = y - era * 400;
+        let of_year = (153 * (month + if month > 2 { -3 } else { 9 }) + 2) / 5 + day - 1;
+        let days = era * 146_097 + of_era * 365 + of_era / 4 - of_era / 100 + of_year - 719_468;
+        Some(((days * 24 + h) * 60 + m) as f64 * 60_000.0 + s as f64 * 1000.0)
+    })();
+    parsed.unwrap_or(f64::NAN)
+}
+'''
+
+VARIANTS = {
+    # What a mechanism costs: stubbed out.
+    "no-redaction": [
+        ("src/error.rs", "        let secrets: &[&str] = if secrets.is_empty() { &[\"\"] } else { secrets };",
+         "        let secrets: &[&str] = &[\"\"];\n        let _ = shown;"),
+    ],
+    "no-excerpt": [
+        ("src/answer.rs", "    let until = text.split('\\\\').next().unwrap_or_default();\n"
+         "    let mut chars = until.chars();\n"
+         "    let shown = chars.by_ref().take(EXCERPT_CHARS).collect();\n"
+         "    (shown, chars.next().is_none() && until.len() == text.len())",
+         "    let _ = (text, EXCERPT_CHARS);\n    (String::new(), true)"),
+    ],
+    "no-did-you-mean": [
+        ("src/js/read.rs", "        let near = suggest(key, known).map(|near| [\" (did you mean \\\"\", near, \"\\\"?)\"].concat());",
+         "        let near: Option<String> = None;\n        let _ = suggest;"),
+    ],
+    "no-get-token": [
+        ("src/config.rs", "Some(Auth::Source(get_token)) => Credential::Source(TokenSource::new(get_token)),",
+         "Some(Auth::Source(_)) => return Err(Draft::config(\"options.getToken is not supported\")),"),
+        ("src/client.rs", "            (Credential::Source(source), None) => source.token(&self.stops).await?,",
+         "            (Credential::Source(_), None) => return Err(Draft::config(\"no token source\")),"),
+        ("src/client.rs", "                    let token = source.refresh(tried.token, &self.stops).await;",
+         "                    let _ = (source, tried.token);\n"
+         "                    let token: Result<Token, Draft> = Err(Draft::config(\"no token source\"));"),
+    ],
+    "no-options-headers": [
+        ("src/js/read.rs", "        headers: o.record(\"headers\")?.unwrap_or_default(),", "        headers: Vec::new(),"),
+    ],
+    "no-signals": [
+        ("src/js/read.rs", "        signal: o.signal(\"signal\")?,", "        signal: None,"),
+        ("src/js/read.rs", "    let signal = o.signal(\"signal\")?;", "    let signal = None;"),
+    ],
+    "no-hooks": [
+        ("src/js/read.rs", "        before: o.function(\"beforeAttempt\")?.map(hooks::js_before),\n"
+         "        after: o.function(\"afterAttempt\")?.map(hooks::js_after),",
+         "        before: None,\n        after: None,"),
+        ("src/client.rs", "        if let Some(before) = &settings.before {",
+         "        if let (Some(before), false) = (&settings.before, true) {"),
+        ("src/client.rs", "        let (Some(after), true) = (&settings.after, learnt.sent) else {",
+         "        let (Some(after), true) = (&settings.after, false) else {"),
+    ],
+    "no-retries": [
+        ("src/answer.rs", "    let retried = match (error.kind(), learnt.status) {",
+         "    #[allow(unreachable_code)]\n    return Next::Stop(None);\n    let retried = match (error.kind(), learnt.status) {"),
+    ],
+    "no-idempotency-key": [
+        ("src/config.rs", "        let key = match self {",
+         "        #[allow(unreachable_code)]\n        return Ok(None);\n        let key = match self {"),
+    ],
+    "no-timer": [
+        ("src/stops.rs", "    _deadline: Timer,", "    _deadline: Option<Timer>,"),
+        ("src/stops.rs", "        let timed_out = state.clone();\n"
+         "        let deadline = Timer::new(timeout_ms, Box::new(move || timed_out.stop(Stop::TimedOut)));",
+         "        let deadline = None;"),
+    ],
+    "no-abort-controller": [
+        ("src/fetch.rs", "        init.set_signal(Some(&self.controller.signal()));\n", ""),
+        ("src/fetch.rs", "            self.controller.abort_with_reason(&reason);", "            let _ = reason;"),
+        ("src/fetch.rs", "        let controller = AbortController::new().map_err(Failure::Threw)?;",
+         "        let controller = JsValue::UNDEFINED.unchecked_into::<AbortController>();"),
+    ],
+    "newplant-not-read": [
+        ("src/js/mod.rs", "    let started = read::new_plant(plant)\n",
+         "    let _ = plant;\n"
+         "    // A fresh id per call (the reference server refuses one it has seen), the rest fixed.\n"
+         "    static NEXT: core::sync::atomic::AtomicU32 = core::sync::atomic::AtomicU32::new(0);\n"
+         "    let fresh = NEXT.fetch_add(1, core::sync::atomic::Ordering::Relaxed);\n"
+         "    let fixed = NewPlant {\n"
+         "        id: js_sys::Date::now() as i64 * 1000 + i64::from(fresh % 1000),\n"
+         "        name: \"Fern\".into(),\n"
+         "        tag: Some(\"green\".into()),\n"
+         "    };\n"
+         "    let started = Ok::<_, alloc::vec::Vec<plant_store_model::Issue>>((fixed, false))\n"),
+    ],
+    # The byte-driven choices still in the code, against their plain alternative.
+    "contains-char": [
+        ("src/js/read.rs", "    let replaced = text.as_bytes().windows(3).any(|w| w == \"\\u{FFFD}\".as_bytes());",
+         "    let replaced = text.contains('\\u{FFFD}');"),
+    ],
+    "to-string": [
+        ("src/error.rs", "    let mut out = String::new();\n    plant_store_model::json::write_int(&mut out, n);\n    out",
+         "    use alloc::string::ToString;\n    n.to_string()"),
+    ],
+    "http-date-in-rust": [
+        ("src/answer.rs", "parse_date: js_sys::Date::parse };", "parse_date: http_date };\n" + HTTP_DATE),
+    ],
+    # The build's levers.
+    "no-build-std": [
+        ("scripts/wasm-toolchain.sh", "export RUSTUP_TOOLCHAIN=nightly-2026-10-01\nexport CARGO_UNSTABLE_BUILD_STD=core,alloc\n"
+         "export RUSTFLAGS=\"-Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none -Zfmt-debug=none\"",
+         "export RUSTUP_TOOLCHAIN=stable\nunset RUSTFLAGS"),
+    ],
+    "panic-abort-not-immediate": [
+        ("scripts/wasm-toolchain.sh", "export RUSTFLAGS=\"-Zunstable-options -Cpanic=immediate-abort ",
+         "export RUSTFLAGS=\""),
+    ],
+    "no-location-detail-fmt-debug": [
+        ("scripts/wasm-toolchain.sh", " -Zlocation-detail=none -Zfmt-debug=none\"", "\""),
+    ],
+}
+
+
+def main():
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, check=True, capture_output=True, text=True).stdout.strip()
+    with tempfile.TemporaryDirectory() as scratch:
+        tree = os.path.join(scratch, "tree")
+        subprocess.run(["git", "worktree", "add", "--detach", tree, head], cwd=ROOT, check=True, capture_output=True)
+        try:
+            for name, edits in VARIANTS.items():
+                for path, old, new in edits:
+                    file = os.path.join(tree, path)
+                    text = open(file, encoding="utf-8").read()
+                    if old not in text:
+                        sys.exit(f"{name}: not found in {path}:\n{old}")
+                    open(file, "w", encoding="utf-8").write(text.replace(old, new, 1))
+                diff = subprocess.run(["git", "diff"], cwd=tree, check=True, capture_output=True, text=True).stdout
+                open(os.path.join(OUT, f"{name}.patch"), "w", encoding="utf-8").write(diff)
+                subprocess.run(["git", "checkout", "-q", "--", "."], cwd=tree, check=True)
+                print(f"{name}.patch")
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", tree], cwd=ROOT, check=True)
+
+
+if __name__ == "__main__":
+    main()
