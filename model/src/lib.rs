@@ -22,7 +22,8 @@ pub use endpoint::{plants_url, BaseUrlError};
 pub use json::Member;
 pub use shapes::{ApiError, BodyError, NewPlant, Plant};
 pub use token::{check_bearer_token, Token, TokenError};
-pub use validate::{suggest, validate_new_plant, Field, Issue, IssueCode, RawNewPlant};
+pub use validate::{suggest, unknown_field_message, validate_new_plant};
+pub use validate::{Field, Issue, IssueCode, RawNewPlant};
 
 /// The README's examples, compiled and run by `cargo test --doc`.
 #[cfg(doctest)]

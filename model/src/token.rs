@@ -31,9 +31,12 @@ impl fmt::Debug for Token {
 
 /// Why a token was refused. It never holds the token, nor any character of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TokenError {
     /// The token is the empty string.
     Empty,
+    /// The token starts with `Bearer `: it is the header's value, not the token.
+    BearerPrefix,
     /// The token holds a character outside the `b64token` alphabet (CR, LF, a space, …) or has `=`
     /// before its end.
     NotB64Token,
@@ -44,6 +47,10 @@ impl TokenError {
     pub fn reason(self) -> &'static str {
         match self {
             TokenError::Empty => "token is empty",
+            TokenError::BearerPrefix => {
+                "token starts with `Bearer `: pass the token without the `Bearer ` prefix (the \
+                 client adds it); its value is not shown"
+            }
             TokenError::NotB64Token => {
                 "token is not a valid bearer token (RFC 6750 b64token: letters, digits, - . _ ~ + / \
                  and only trailing =); its value is not shown"
@@ -64,11 +71,13 @@ impl core::error::Error for TokenError {}
 /// "/" ) *"="`.
 ///
 /// # Errors
-/// [`TokenError::Empty`] or [`TokenError::NotB64Token`].
+/// [`TokenError::Empty`], [`TokenError::BearerPrefix`] or [`TokenError::NotB64Token`].
 pub fn check_bearer_token(token: &str) -> Result<(), TokenError> {
     let body = token.trim_end_matches('=');
     if token.is_empty() {
         Err(TokenError::Empty)
+    } else if token.get(..7).is_some_and(|start| start.eq_ignore_ascii_case("bearer ")) {
+        Err(TokenError::BearerPrefix)
     } else if body.is_empty()
         || !body.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._~+/".contains(&b))
     {
@@ -90,6 +99,9 @@ mod tests {
             assert_eq!(check_bearer_token(ok), Ok(()), "{ok}");
         }
         assert_eq!(check_bearer_token(""), Err(TokenError::Empty));
+        for prefixed in ["Bearer abc", "bearer abc", "BEARER abc"] {
+            assert_eq!(check_bearer_token(prefixed), Err(TokenError::BearerPrefix), "{prefixed}");
+        }
         for bad in ["=", "a b", "a\r\nX-Evil: 1", "a=b", "tök", "a\0", "a\t", " a", "a,b", "\"a\""]
         {
             assert_eq!(check_bearer_token(bad), Err(TokenError::NotB64Token), "{bad:?}");

@@ -238,7 +238,9 @@ const KNOWN_FIELDS: [&str; 3] = ["id", "name", "tag"];
 /// How much of an unknown key a message repeats; the issue's `path` keeps the whole key.
 const KEY_SHOWN: usize = 40;
 
-fn unknown_field_message(key: &str) -> String {
+/// The message of an `unknown_field` issue about `key` (which a client rebuilds from the key it
+/// shows, when it redacts a piece of its token from it).
+pub fn unknown_field_message(key: &str) -> String {
     let mut message = String::from("unknown field \"");
     let mut chars = key.chars();
     message.extend(chars.by_ref().take(KEY_SHOWN));

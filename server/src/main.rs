@@ -2,10 +2,14 @@
 //!
 //! Listens on 127.0.0.1 only. Prints `listening on http://127.0.0.1:PORT` once ready (tests read
 //! that line to learn a port chosen with `--port 0`), and stops cleanly on Ctrl-C or SIGTERM.
+//! Without `--token` it expects [`DEMO_TOKEN`], and says so on stderr.
 
 use plant_store_server::{app, serve, Config};
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+/// The token the server expects when `--token` is not given.
+const DEMO_TOKEN: &str = "demo-token";
 
 const USAGE: &str =
     "usage: plant-store-server [--port N] [--token T] [--test-routes] [--www DIR] [--pkg DIR]";
@@ -23,7 +27,8 @@ async fn main() -> ExitCode {
 
 async fn run() -> Result<(), String> {
     let mut port: u16 = 4010;
-    let mut config = Config { token: "demo-token".into(), test_routes: false, static_dirs: vec![] };
+    let mut config = Config { token: DEMO_TOKEN.into(), test_routes: false, static_dirs: vec![] };
+    let mut token_given = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{arg} needs a value"));
@@ -31,7 +36,7 @@ async fn run() -> Result<(), String> {
             "--port" => {
                 port = value()?.parse().map_err(|_| "--port takes a number from 0 to 65535")?
             }
-            "--token" => config.token = value()?,
+            "--token" => (config.token, token_given) = (value()?, true),
             "--test-routes" => config.test_routes = true,
             "--www" => config.static_dirs.push(("/".into(), PathBuf::from(value()?))),
             "--pkg" => config.static_dirs.push(("/pkg".into(), PathBuf::from(value()?))),
@@ -43,6 +48,11 @@ async fn run() -> Result<(), String> {
         }
     }
     plant_store_model::check_bearer_token(&config.token).map_err(|e| e.to_string())?;
+    if !token_given {
+        eprintln!(
+            "plant-store-server: no --token given: send `Authorization: Bearer {DEMO_TOKEN}`"
+        );
+    }
     let (router, _store) = app(config);
     let ready = |addr| {
         println!("listening on http://{addr}");
