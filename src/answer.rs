@@ -6,23 +6,29 @@
 //!
 //! What one call may buffer follows from what it sent: a 200 is the Plant, the echo of the
 //! NewPlant's name and tag, so its body is read up to six bytes per byte of them (each may come
-//! back escaped as `\u00XX`) plus [`BODY_SLACK`]; any other answer up to [`ERROR_BODY_LIMIT`],
-//! room for an Error and an excerpt. The rest is cancelled unread.
+//! back escaped as `\u00XX`) plus [`BODY_SLACK`] for the members the client does not read; any
+//! other answer up to [`ERROR_BODY_LIMIT`], room for an Error and an excerpt. The rest is cancelled
+//! unread. Every text from outside in a message (the server's, a JS failure's) is marked
+//! [`theirs`], the only text redaction covers; the URL is the caller's own setting.
 
 use crate::config::{whole, MAX_TIMEOUT_MS};
-use crate::error::{decimal, Draft, Kind};
+use crate::error::{decimal, theirs, Draft, Kind};
 use alloc::string::String;
 use plant_store_model::{ApiError, Plant};
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsValue;
 
 /// The most of a body other than a 200's that is read: 4 KiB.
 pub const ERROR_BODY_LIMIT: usize = 4096;
-/// The room a 200's body has beyond the echo of the name and tag (its braces, other members).
-pub const BODY_SLACK: usize = 4096;
+/// The room a 200's body has beyond the echo of the name and tag: its braces and members the
+/// client does not read (links, timestamps, an audit trail), 64 KiB.
+pub const BODY_SLACK: usize = 64 * 1024;
 /// Each byte of the name and tag may come back escaped as `\u00XX`: 6 bytes.
 const ECHO_BYTES_PER_BYTE: usize = 6;
 /// The most of a server's message or body kept in an error message, in characters.
 const EXCERPT_CHARS: usize = 300;
+/// What a 404 suggests: its cause is most often a `baseUrl` without the API's path prefix.
+const NOT_FOUND: &str = "; check baseUrl: /plants is appended to it, so it must hold the API's \
+                         path prefix, for example https://plants.example/api/v1";
 
 /// How much of a 200's body is read for a NewPlant whose name and tag are `echoed` bytes long.
 pub(crate) fn success_limit(echoed: usize) -> usize {
@@ -39,13 +45,10 @@ pub(crate) fn redirect(status: u16) -> Draft {
     }
 }
 
-/// The error of a call to `url` whose fetch threw or rejected with `cause`: no answer came.
-pub(crate) fn unreachable(url: &str, cause: JsValue) -> Draft {
-    let why = match cause.dyn_ref::<js_sys::Error>() {
-        Some(error) => String::from(error.message()),
-        None => String::from("a value that is not an Error"),
-    };
-    let message = ["could not reach the Plant Store at ", url, ": ", &why];
+/// The error of a call to `url` whose fetch threw or rejected with `cause`: no answer came. `why`
+/// is what the runtime said of it.
+pub(crate) fn unreachable(url: &str, why: &str, cause: JsValue) -> Draft {
+    let message = ["could not reach the Plant Store at ", url, ": ", &theirs(why)];
     Draft::new(Kind::Network, message.concat()).with_cause(cause)
 }
 
@@ -75,14 +78,22 @@ pub(crate) fn not_a_response() -> Draft {
 
 /// What a status and (at most `limit` bytes of) body mean under the contract: only 200 with a
 /// Plant is success; 400 with an Error body is a rejection; anything else is reported, never
-/// guessed at. `complete` tells whether `body` is all of it.
+/// guessed at. `complete` tells whether `body` is all of it; a 404 names `url`.
 pub(crate) fn outcome(
     status: u16,
     body: &[u8],
     complete: bool,
     limit: usize,
+    url: &str,
 ) -> Result<Plant, Draft> {
-    let answered = ["the Plant Store answered ", &decimal(status.into())].concat();
+    let mut answered = ["the Plant Store answered ", &decimal(status.into())].concat();
+    let hint = match status {
+        404 => {
+            answered.push_str(&[" for POST ", url].concat());
+            NOT_FOUND
+        }
+        _ => "",
+    };
     if status == 200 {
         let why = match complete {
             true => match Plant::from_json(body) {
@@ -103,10 +114,13 @@ pub(crate) fn outcome(
         _ => Kind::UnexpectedStatus,
     };
     let draft = match (status, api_error) {
-        (400, Some(e)) => Draft::new(Kind::Rejected, message(&e.message)).with_code(e.error),
+        (400, Some(e)) => {
+            Draft::new(Kind::Rejected, theirs(&message(&e.message))).with_code(e.error)
+        }
         (_, Some(e)) => {
             let code = decimal(e.error.into());
-            let message = [&answered, " (error ", &code, "): ", &message(&e.message)];
+            let message =
+                [&answered, " (error ", &code, "): ", &theirs(&message(&e.message)), hint];
             Draft::new(other, message.concat()).with_code(e.error)
         }
         (400, None) => {
@@ -114,7 +128,7 @@ pub(crate) fn outcome(
             Draft::new(Kind::InvalidResponse, message.concat())
         }
         (_, None) => {
-            let message = [&answered, ": ", &body_excerpt(body, complete)];
+            let message = [&answered, ": ", &body_excerpt(body, complete), hint];
             Draft::new(other, message.concat())
         }
     };
@@ -150,8 +164,8 @@ fn body_excerpt(body: &[u8], complete: bool) -> String {
     let (shown, whole) = excerpt(valid.trim_ascii());
     match (whole && complete && valid.len() == body.len(), shown.is_empty()) {
         (true, true) => "an empty body".into(),
-        (true, false) => ["body \"", &shown, "\""].concat(),
-        (false, _) => ["body starting \"", &shown, "\""].concat(),
+        (true, false) => ["body \"", &theirs(&shown), "\""].concat(),
+        (false, _) => ["body starting \"", &theirs(&shown), "\""].concat(),
     }
 }
 
@@ -234,6 +248,8 @@ impl Retry {
 pub(crate) struct Learnt {
     /// fetch was called: the request may have reached the store.
     pub(crate) sent: bool,
+    /// The runtime said that no connection was made: nothing reached the store.
+    pub(crate) refused: bool,
     /// The answer's status, when one came.
     pub(crate) status: Option<u16>,
     /// The answer's `Retry-After`, when a 429 or a 503 carried one.
@@ -366,8 +382,11 @@ mod tests {
     use alloc::format;
     use alloc::string::ToString;
 
+    const URL: &str = "https://plants.example/api/plants";
+
     fn outcome(status: u16, body: &str) -> Result<Plant, Error> {
-        super::outcome(status, body.as_bytes(), true, success_limit(10)).map_err(|d| d.redact(&[]))
+        super::outcome(status, body.as_bytes(), true, success_limit(10), URL)
+            .map_err(|d| d.redact(&[]))
     }
 
     fn failure(status: u16, body: &str) -> Error {
@@ -391,7 +410,7 @@ mod tests {
             let e = failure(200, body);
             assert_eq!((e.kind(), e.status()), (Kind::InvalidResponse, Some(200)), "{body}");
         }
-        let e = super::outcome(200, br#"{"name":"#, false, 4156).unwrap_err().redact(&[]);
+        let e = super::outcome(200, br#"{"name":"#, false, 4156, URL).unwrap_err().redact(&[]);
         assert_eq!(e.kind(), Kind::InvalidResponse);
         assert!(e.message().contains("over 4156 bytes"), "{}", e.message());
     }
@@ -426,7 +445,7 @@ mod tests {
             );
         }
         // A cut body is not an Error body, whatever its start.
-        let cut = super::outcome(400, br#"{"error":3,"message":"x"#, false, ERROR_BODY_LIMIT)
+        let cut = super::outcome(400, br#"{"error":3,"message":"x"#, false, ERROR_BODY_LIMIT, URL)
             .unwrap_err()
             .redact(&[]);
         assert_eq!(cut.kind(), Kind::InvalidResponse);
@@ -456,7 +475,7 @@ mod tests {
             e.message(),
             r#"the Plant Store answered 500: body starting "{"detail":"Bearer ""#
         );
-        let e = super::outcome(502, b"<h1>Bad\xff gateway</h1>", true, 64).unwrap_err();
+        let e = super::outcome(502, b"<h1>Bad\xff gateway</h1>", true, 64, URL).unwrap_err();
         assert!(e.redact(&[]).message().ends_with(r#"body starting "<h1>Bad""#));
         assert_eq!(failure(503, " \n").message(), "the Plant Store answered 503: an empty body");
     }
@@ -464,8 +483,9 @@ mod tests {
     #[test]
     fn excerpts_are_bounded() {
         let huge = "E".repeat(ERROR_BODY_LIMIT);
-        let e =
-            super::outcome(500, huge.as_bytes(), false, ERROR_BODY_LIMIT).unwrap_err().redact(&[]);
+        let e = super::outcome(500, huge.as_bytes(), false, ERROR_BODY_LIMIT, URL)
+            .unwrap_err()
+            .redact(&[]);
         assert!(e.message().len() < 400, "{}", e.message().len());
         assert!(e.message().contains("body starting"));
         let long = format!(r#"{{"error":1,"message":"{}"}}"#, "m".repeat(3000));
@@ -480,7 +500,7 @@ mod tests {
             let body = format!("{}{token} {token}", "x".repeat(before));
             let json = format!(r#"{{"error":1,"message":"{body}"}}"#);
             for (status, body) in [(500, &body), (400, &body), (400, &json), (503, &json)] {
-                let e = super::outcome(status, body.as_bytes(), true, ERROR_BODY_LIMIT)
+                let e = super::outcome(status, body.as_bytes(), true, ERROR_BODY_LIMIT, URL)
                     .unwrap_err()
                     .redact(&[token]);
                 assert!(!pieces(e.message()), "{status}: {}", e.message());
@@ -489,8 +509,9 @@ mod tests {
         for cut in 0..token.len() {
             let body = format!("{}{}", " ".repeat(ERROR_BODY_LIMIT - cut), token);
             let read = &body.as_bytes()[..ERROR_BODY_LIMIT];
-            let e =
-                super::outcome(403, read, false, ERROR_BODY_LIMIT).unwrap_err().redact(&[token]);
+            let e = super::outcome(403, read, false, ERROR_BODY_LIMIT, URL)
+                .unwrap_err()
+                .redact(&[token]);
             assert!(!pieces(e.message()), "cut {cut}: {}", e.message());
         }
     }

@@ -3,9 +3,9 @@
 //! what comes next. Every error the call ends with leaves through [`Call::fail`].
 
 use crate::answer::{self, Budget, Learnt, Next, PLATFORM};
-use crate::config::{CallOptions, Config, Settings};
+use crate::config::{CallOptions, Callback, Config, Fetch, Settings};
 use crate::error::{Draft, Error};
-use crate::fetch::AbortGuard;
+use crate::fetch::{self, AbortGuard};
 use crate::hooks::{self, Attempt, AttemptOutcome};
 use crate::stops::{Failure, Stops};
 use crate::token::Credential;
@@ -117,7 +117,7 @@ impl Client {
         let key = key.header().map_err(|e| self.redact(e))?;
         let fetch = match (&settings.fetch, global_fetch()) {
             (Some(fetch), _) => fetch.clone(),
-            (None, Ok(Some(fetch))) => fetch,
+            (None, Ok(Some(fetch))) => fetch::calling(fetch),
             (None, Ok(None)) => {
                 let message = "this runtime has no global fetch; pass options.fetch";
                 return Err(self.redact(Draft::config(message)));
@@ -157,7 +157,7 @@ pub(crate) struct Call {
     body: JsValue,
     /// The bytes of the name and tag, which a 200 echoes.
     echoed: usize,
-    fetch: Function,
+    fetch: Callback<Fetch>,
     /// The call's timeout and signals.
     stops: Stops,
     retry: Retry,
@@ -198,8 +198,10 @@ impl Call {
             };
             let learnt = &tried.learnt;
             self.sent += u32::from(learnt.sent);
-            // Only a 4xx or a 503 says that the store did not create the plant.
+            // Only a 4xx, a 503 or a connection never made says that the store did not create
+            // the plant.
             self.maybe_created |= learnt.sent
+                && !learnt.refused
                 && tried.outcome.is_err()
                 && !matches!(learnt.status, Some(400..=499 | 503));
             let next = answer::next(&tried.outcome, learnt, &self.budget(), &PLATFORM);
@@ -247,12 +249,18 @@ impl Call {
         let limit_ms = self.retry.attempt_timeout_ms;
         let mut guard = AbortGuard::new(&self.stops, limit_ms).map_err(|f| self.failed(f))?;
         let began = Date::now();
-        let head = guard.fetch(&self.fetch, &client.0.url, &headers, &self.body).await;
+        let head = guard.fetch(&*self.fetch.0, &client.0.url, &headers, &self.body).await;
+        let mut refused = false;
         let (status, answered) = match &head {
             Ok(Some(head)) => (Some(head.status), head.headers.clone()),
             _ => (None, None),
         };
         let outcome = match head {
+            Err(Failure::Threw(cause)) => {
+                let (why, never_connected) = fetch::why(&cause);
+                refused = never_connected;
+                Err(answer::unreachable(&client.0.settings.url, &why, cause))
+            }
             Err(failure) => Err(self.failed(failure)),
             Ok(None) => Err(answer::not_a_response()),
             Ok(Some(head)) => {
@@ -260,7 +268,9 @@ impl Call {
                 let limit = answer::limit(status, self.echoed);
                 match guard.read(head, limit).await {
                     Ok(_) if redirect => Err(answer::redirect(status)),
-                    Ok((body, complete)) => answer::outcome(status, &body, complete, limit),
+                    Ok((body, complete)) => {
+                        answer::outcome(status, &body, complete, limit, &client.0.settings.url)
+                    }
                     Err(failure) => Err(self.failed(failure)),
                 }
             }
@@ -269,7 +279,8 @@ impl Call {
             (Some(429 | 503), Some(headers)) => headers.get("retry-after").ok().flatten(),
             _ => None,
         };
-        let learnt = Learnt { sent: guard.sent, status, retry_after, timed_out: guard.timed_out() };
+        let timed_out = guard.timed_out();
+        let learnt = Learnt { sent: guard.sent, refused, status, retry_after, timed_out };
         drop(guard);
         let duration_ms = Date::now() - began;
         Ok(Tried { outcome, learnt, token, headers: answered, duration_ms })
@@ -350,7 +361,10 @@ impl Call {
     /// The error of a failed exchange or wait.
     fn failed(&self, failure: Failure) -> Draft {
         match failure {
-            Failure::Threw(cause) => answer::unreachable(&self.client.0.settings.url, cause),
+            Failure::Threw(cause) => {
+                let (why, _) = fetch::why(&cause);
+                answer::unreachable(&self.client.0.settings.url, &why, cause)
+            }
             Failure::Stopped(stop) => self.stops.draft(stop),
         }
     }

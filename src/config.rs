@@ -3,17 +3,20 @@
 //! in one place: [`Config::check`] and [`CallOptions::check`], whose messages name the JS options.
 
 use crate::answer::Retry;
-use crate::error::{decimal, Draft, Error};
-use crate::hooks::{After, Attempt, AttemptOutcome, Before, Hook};
+use crate::error::{decimal, theirs, Draft, Error};
+use crate::hooks::{After, Attempt, AttemptOutcome, Before};
 use crate::token::{Credential, TokenSource};
 use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
-use js_sys::Function;
+use core::future::Future;
+use js_sys::futures::future_to_promise;
+use js_sys::Promise;
 use plant_store_model::Token;
 use wasm_bindgen::prelude::*;
 use web_sys::AbortSignal;
+use web_sys::RequestInit;
 
 /// The timeout of one call when none is given: 10 s.
 pub const DEFAULT_TIMEOUT_MS: u32 = 10_000;
@@ -33,22 +36,44 @@ pub const MAX_TIMEOUT_MS: u32 = 2_147_483_647;
 pub struct Config {
     pub(crate) base_url: Option<String>,
     pub(crate) auth: Option<Auth>,
-    pub(crate) fetch: Option<Function>,
+    pub(crate) fetch: Option<Callback<Fetch>>,
     pub(crate) signal: Option<AbortSignal>,
     pub(crate) timeout_ms: u32,
     pub(crate) headers: Vec<(String, String)>,
     pub(crate) retry: Retry,
     pub(crate) idempotency_key: bool,
-    pub(crate) before: Option<Hook<Before>>,
-    pub(crate) after: Option<Hook<After>>,
+    pub(crate) before: Option<Callback<Before>>,
+    pub(crate) after: Option<Callback<After>>,
 }
 
 /// Where the bearer token comes from, as given (checked into a [`Credential`]).
 #[derive(Clone)]
 pub(crate) enum Auth {
     Token(String),
-    Source(Function),
+    Source(Callback<Ask>),
 }
+
+/// A function the caller gave (a token source, a fetch, a hook), shown as `..` by `Debug`.
+pub(crate) struct Callback<F: ?Sized>(pub(crate) Rc<F>);
+
+impl<F: ?Sized> Clone for Callback<F> {
+    fn clone(&self) -> Self {
+        Callback(self.0.clone())
+    }
+}
+
+impl<F: ?Sized> fmt::Debug for Callback<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("..")
+    }
+}
+
+/// A token source as a client asks it, with `refresh`: the token or a promise of it, or what it
+/// threw.
+pub(crate) type Ask = dyn Fn(bool) -> Result<JsValue, JsValue>;
+/// fetch as a client calls it, `fetch(url, init)`: what it returned (a promise of a Response), or
+/// what it threw.
+pub(crate) type Fetch = dyn Fn(&JsValue, &RequestInit) -> Result<JsValue, JsValue>;
 
 impl fmt::Debug for Auth {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -83,17 +108,38 @@ impl Config {
         self
     }
 
-    /// A JavaScript function that gives the token (or a promise of it), called before every
-    /// request with `{ refresh: false }`, and once with `{ refresh: true }` after a 401 (see
-    /// [`Client::create_plant`](crate::Client::create_plant)).
-    pub fn token_source(mut self, get_token: Function) -> Config {
-        self.auth = Some(Auth::Source(get_token));
+    /// A source of the token: an async closure called before every request with `false`, and
+    /// once with `true` after a 401 (see [`Client::create_plant`](crate::Client::create_plant)); an
+    /// `Err` ends the call with a `config` error whose cause is its value. A JS function of your
+    /// own: `move |refresh| JsFuture::from(Promise::resolve(&f.call1(..)?))` and `as_string`.
+    ///
+    /// ```no_run
+    /// # use plant_store_client::Config;
+    /// let config = Config::new("https://plants.example/api/v1")
+    ///     .token_source(|refresh: bool| async move { Ok(fresh_or_cached(refresh).await) });
+    /// # async fn fresh_or_cached(_refresh: bool) -> String { String::new() }
+    /// ```
+    pub fn token_source<F, Fut>(mut self, source: F) -> Config
+    where
+        F: Fn(bool) -> Fut + 'static,
+        Fut: Future<Output = Result<String, JsValue>> + 'static,
+    {
+        let ask = move |refresh: bool| {
+            let token = source(refresh);
+            Ok(future_to_promise(async move { token.await.map(JsValue::from) }).into())
+        };
+        self.auth = Some(Auth::Source(Callback(Rc::new(ask))));
         self
     }
 
-    /// A fetch to call instead of the global one, as `fetch(url, init)`.
-    pub fn fetch(mut self, fetch: Function) -> Config {
-        self.fetch = Some(fetch);
+    /// A fetch to call instead of the global one, with the URL and the init, for its promise of a
+    /// `Response` (a JS function of your own: `move |url, init| f.call2(..)`, then
+    /// `Promise::resolve`).
+    pub fn fetch(mut self, fetch: impl Fn(&str, &RequestInit) -> Promise + 'static) -> Config {
+        let fetch = move |url: &JsValue, init: &RequestInit| {
+            Ok(fetch(&url.as_string().unwrap_or_default(), init).into())
+        };
+        self.fetch = Some(Callback(Rc::new(fetch)));
         self
     }
 
@@ -136,7 +182,7 @@ impl Config {
         mut self,
         hook: impl Fn(&Attempt<'_>) -> Result<(), JsValue> + 'static,
     ) -> Config {
-        self.before = Some(Hook(Rc::new(hook)));
+        self.before = Some(Callback(Rc::new(hook)));
         self
     }
 
@@ -146,7 +192,7 @@ impl Config {
         mut self,
         hook: impl Fn(&AttemptOutcome<'_>) -> Result<(), JsValue> + 'static,
     ) -> Config {
-        self.after = Some(Hook(Rc::new(hook)));
+        self.after = Some(Callback(Rc::new(hook)));
         self
     }
 
@@ -175,7 +221,7 @@ impl Config {
                 return Err(Draft::config(message));
             }
             Some(Auth::Token(token)) => Credential::Fixed(checked_token(token, "options.token")?),
-            Some(Auth::Source(get_token)) => Credential::Source(TokenSource::new(get_token)),
+            Some(Auth::Source(ask)) => Credential::Source(TokenSource::new(ask)),
         };
         let ms = " of milliseconds";
         let timeout_ms = whole(self.timeout_ms, "options.timeoutMs", ms, 1, MAX_TIMEOUT_MS)?;
@@ -200,15 +246,15 @@ pub(crate) struct Settings {
     /// `{baseUrl}/plants`.
     pub(crate) url: String,
     pub(crate) credential: Credential,
-    pub(crate) fetch: Option<Function>,
+    pub(crate) fetch: Option<Callback<Fetch>>,
     pub(crate) signal: Option<AbortSignal>,
     pub(crate) timeout_ms: u32,
     /// The extra headers, each one fetch accepts and neither `Authorization` nor `Content-Type`.
     pub(crate) headers: Vec<(String, String)>,
     pub(crate) retry: Retry,
     pub(crate) idempotency_key: bool,
-    pub(crate) before: Option<Hook<Before>>,
-    pub(crate) after: Option<Hook<After>>,
+    pub(crate) before: Option<Callback<Before>>,
+    pub(crate) after: Option<Callback<After>>,
 }
 
 /// A checked bearer token from `source` (`options.token`, `options.getToken`); the error never
@@ -222,7 +268,7 @@ pub(crate) fn checked_token(token: String, source: &str) -> Result<Token, Draft>
 fn check_headers(headers: &[(String, String)]) -> Result<(), Draft> {
     let mut check = None;
     for (name, value) in headers {
-        let shown: String = name.chars().take(40).collect();
+        let shown = theirs(&name.chars().take(40).collect::<String>());
         if name.eq_ignore_ascii_case("authorization") || name.eq_ignore_ascii_case("content-type") {
             let message = ["options.headers cannot set ", &shown, ": the client sets it"];
             return Err(Draft::config(message.concat()));

@@ -4,17 +4,15 @@
 //! Inside the crate an error is a [`Draft`]: its text may hold what a caller or a server sent, the
 //! token included. The only way to an [`Error`] is [`Draft::redact`], so no message reaches a
 //! caller without passing there, whoever wrote it. In JavaScript an `Error` becomes a
-//! [`PlantStoreError`] (a real `Error` subclass, from `js/error.js`) with the same `kind`,
-//! `message`, `status`, `code`, `issues` and `cause`.
+//! `PlantStoreError` with the same fields (`js::error`).
 
 use alloc::borrow::Cow;
 use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
-use js_sys::{Array, Object, Reflect};
-use plant_store_model::Issue;
-use wasm_bindgen::prelude::*;
+use plant_store_model::{unknown_field_message, Issue, IssueCode};
+use wasm_bindgen::JsValue;
 
 /// What went wrong, as a closed set callers branch on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -158,63 +156,6 @@ impl Error {
         inner.earlier = earlier;
         self
     }
-
-    /// The `PlantStoreError` of this error: its kind and message, and its status, code, issues,
-    /// cause, attempts, `maybeCreated` and `retryAfterMs` where they apply. The cause is the JS
-    /// failure, or else the error of the attempt before.
-    pub(crate) fn to_js(&self) -> JsValue {
-        let inner = &self.0;
-        let details = Object::new();
-        let cause = match (&inner.cause, &inner.earlier) {
-            (Some(cause), _) => Some(cause.clone()),
-            (None, earlier) => earlier.as_ref().map(Error::to_js),
-        };
-        let fields = [
-            ("status", inner.status.map(JsValue::from)),
-            ("code", inner.code.map(JsValue::from)),
-            ("issues", (!inner.issues.is_empty()).then(|| issues_to_js(&inner.issues))),
-            ("cause", cause),
-            ("attempts", Some(inner.attempts.into())),
-            ("maybeCreated", Some(inner.maybe_created.into())),
-            ("retryAfterMs", inner.retry_after_ms.map(JsValue::from)),
-        ];
-        for (key, value) in fields.into_iter().filter_map(|(key, v)| Some((key, v?))) {
-            let _ = Reflect::set(&details, &key.into(), &value);
-        }
-        PlantStoreError::new(inner.kind.as_str(), &inner.message, &details).into()
-    }
-}
-
-/// `[{ path, code, message }, …]`.
-pub(crate) fn issues_to_js(issues: &[Issue]) -> JsValue {
-    let array = Array::new();
-    for issue in issues {
-        let object = Object::new();
-        let code = issue.code.as_str();
-        let fields = [("path", &*issue.path), ("code", code), ("message", &*issue.message)];
-        for (key, value) in fields {
-            let _ = Reflect::set(&object, &key.into(), &value.into());
-        }
-        array.push(&object);
-    }
-    array.into()
-}
-
-#[wasm_bindgen(module = "/js/error.js")]
-extern "C" {
-    /// `PlantStoreError`, the error class of `js/error.js`, which every error becomes in
-    /// JavaScript: it is JavaScript because a class that extends `Error` is the one thing
-    /// wasm-bindgen cannot write.
-    pub type PlantStoreError;
-
-    #[wasm_bindgen(constructor)]
-    fn new(kind: &str, message: &str, details: &JsValue) -> PlantStoreError;
-
-    /// The same class, re-exported by the generated module under its name. Imported as a
-    /// function because wasm-bindgen writes an `unknown` type for a re-exported type; the class
-    /// is declared in `src/js/types.d.ts`.
-    #[wasm_bindgen(reexport, skip_typescript, js_name = PlantStoreError)]
-    fn plant_store_error_class();
 }
 
 impl fmt::Display for Error {
@@ -249,6 +190,7 @@ impl core::error::Error for Error {
 
 /// An error being built: its text is not yet fit to show (see the module).
 #[must_use]
+#[cfg_attr(all(test, not(target_arch = "wasm32")), derive(Clone))]
 pub(crate) struct Draft(Box<Inner>);
 
 /// At most this many issues are spelled out in a validation error's message; `issues` has them all.
@@ -276,21 +218,11 @@ impl Draft {
         Draft::new(Kind::Config, message)
     }
 
-    /// The NewPlant broke the rules listed in `issues` (never empty); the message spells out the
-    /// first three.
+    /// The NewPlant broke the rules listed in `issues` (never empty); the message, made when the
+    /// draft is redacted, spells out the first three.
+    #[cfg(any(feature = "js", test))]
     pub(crate) fn validation(issues: Vec<Issue>) -> Draft {
-        let mut message = String::from("invalid NewPlant: ");
-        for (i, issue) in issues.iter().take(ISSUES_IN_MESSAGE).enumerate() {
-            if i > 0 {
-                message.push_str("; ");
-            }
-            message.push_str(&issue.message);
-        }
-        if issues.len() > ISSUES_IN_MESSAGE {
-            let more = (issues.len() - ISSUES_IN_MESSAGE) as i64;
-            message.push_str(&[" (and ", &decimal(more), " more)"].concat());
-        }
-        let mut draft = Draft::new(Kind::Validation, message);
+        let mut draft = Draft::new(Kind::Validation, "");
         draft.0.issues = issues;
         draft
     }
@@ -324,43 +256,110 @@ impl Draft {
         self.0.kind
     }
 
-    /// The error as callers see it, every text in it made safe by [`shown`] against each of
-    /// `secrets`: the tokens the call sent, or the token of the options being checked.
+    /// The error as callers see it, every text from outside in it made safe against `secrets`
+    /// (the tokens the call sent, or the token of the options being checked): in the message, the
+    /// runs [`theirs`] marked; in a validation issue, the unknown key it names.
     pub(crate) fn redact(self, secrets: &[&str]) -> Error {
         let mut inner = self.0;
-        // With no secret, each text is still flattened to one line.
-        let secrets: &[&str] = if secrets.is_empty() { &[""] } else { secrets };
-        for secret in secrets {
-            inner.message = shown(inner.message, secret);
-            for issue in &mut inner.issues {
-                issue.path = shown(core::mem::take(&mut issue.path).into(), secret).into_owned();
-                issue.message =
-                    shown(core::mem::take(&mut issue.message).into(), secret).into_owned();
+        for issue in inner.issues.iter_mut().filter(|i| i.code == IssueCode::UnknownField) {
+            let key = hidden(&issue.path, secrets);
+            if key != issue.path {
+                issue.message = unknown_field_message(&key);
+                issue.path = key;
             }
         }
+        if inner.kind == Kind::Validation {
+            inner.message = validation_message(&inner.issues).into();
+        }
+        inner.message = shown(&inner.message, secrets).into();
         Error(inner)
     }
 }
 
-/// `text` as it may be shown: every run of characters covered by a piece of `secret` (8
-/// characters, or all of a shorter one) replaced by `[redacted]`; control characters flattened to
-/// spaces, so that a message stays one line. Server text reaches here decoded (an Error's
-/// message) or cut before its first backslash (a body's excerpt), so no JSON escape can hide a
-/// piece of the token.
-fn shown(text: Cow<'static, str>, secret: &str) -> Cow<'static, str> {
-    let bytes = text.as_bytes();
-    if !text.chars().any(char::is_control) && covered(bytes, secret.as_bytes(), 0).is_none() {
-        return text;
+#[cfg(all(test, not(target_arch = "wasm32")))]
+impl Draft {
+    /// The client's own words of the message: each run from outside as `[]`.
+    pub(crate) fn ours(&self) -> String {
+        let mut out = String::new();
+        let mut inside = false;
+        for c in self.0.message.chars() {
+            match u8::try_from(c) {
+                Ok(OPEN) => (inside, out) = (true, out + "[]"),
+                Ok(CLOSE) => inside = false,
+                _ if !inside => out.push(c),
+                _ => {}
+            }
+        }
+        out
     }
-    let mut out = String::with_capacity(text.len());
-    let mut at = 0;
-    while let Some((start, end)) = covered(bytes, secret.as_bytes(), at) {
-        push_flat(&mut out, text.get(at..start).unwrap_or_default());
-        out.push_str("[redacted]");
-        at = end;
+}
+
+/// "invalid NewPlant: " and the first three issues' messages, and how many more there are.
+fn validation_message(issues: &[Issue]) -> String {
+    let mut message = String::from("invalid NewPlant: ");
+    for (i, issue) in issues.iter().take(ISSUES_IN_MESSAGE).enumerate() {
+        if i > 0 {
+            message.push_str("; ");
+        }
+        message.push_str(&issue.message);
     }
-    push_flat(&mut out, text.get(at..).unwrap_or_default());
-    out.into()
+    if issues.len() > ISSUES_IN_MESSAGE {
+        let more = (issues.len() - ISSUES_IN_MESSAGE) as i64;
+        message.push_str(&[" (and ", &decimal(more), " more)"].concat());
+    }
+    message
+}
+
+/// What marks a run of text from outside in a message: two control characters, which no text from
+/// outside keeps ([`theirs`] flattens them) and [`shown`] removes.
+const OPEN: u8 = 1;
+const CLOSE: u8 = 2;
+
+/// Text from outside (a server's, a JS failure's, the caller's), marked for a message: the only
+/// text of a message that redaction covers, so the client's own sentences are never garbled. Its
+/// control characters become spaces, so that a message stays one line and no mark is forged.
+pub(crate) fn theirs(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push(char::from(OPEN));
+    out.extend(text.chars().map(|c| if c.is_control() { ' ' } else { c }));
+    out.push(char::from(CLOSE));
+    out
+}
+
+/// `message` as it may be shown: each run [`theirs`] marked, [`hidden`] against `secrets`, the
+/// marks removed. Server text reaches a message decoded (an Error's message) or cut before its
+/// first backslash (a body's excerpt), so no JSON escape can hide a piece of the token.
+fn shown(message: &str, secrets: &[&str]) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(open) = rest.bytes().position(|b| b == OPEN) {
+        let (ours, after) =
+            (rest.get(..open).unwrap_or_default(), rest.get(open + 1..).unwrap_or_default());
+        let close = after.bytes().position(|b| b == CLOSE).unwrap_or(after.len());
+        out.push_str(ours);
+        out.push_str(&hidden(after.get(..close).unwrap_or_default(), secrets));
+        rest = after.get(close + 1..).unwrap_or_default();
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `text` with every run covered by a piece of one of `secrets` (8 characters, or all of a shorter
+/// one) replaced by `[redacted]`.
+fn hidden(text: &str, secrets: &[&str]) -> String {
+    let mut text = String::from(text);
+    for secret in secrets {
+        let mut out = String::with_capacity(text.len());
+        let mut at = 0;
+        while let Some((start, end)) = covered(text.as_bytes(), secret.as_bytes(), at) {
+            out.push_str(text.get(at..start).unwrap_or_default());
+            out.push_str("[redacted]");
+            at = end;
+        }
+        out.push_str(text.get(at..).unwrap_or_default());
+        text = out;
+    }
+    text
 }
 
 /// The first run of `text` from `from` on that is covered by pieces of `secret`: windows of 8 bytes
@@ -384,11 +383,6 @@ fn covered(text: &[u8], secret: &[u8], from: usize) -> Option<(usize, usize)> {
     Some((start, end))
 }
 
-/// Appends `text` with its control characters as spaces.
-fn push_flat(out: &mut String, text: &str) {
-    out.extend(text.chars().map(|c| if c.is_control() { ' ' } else { c }));
-}
-
 /// An integer in decimal, as the model writes a JSON integer: `to_string` would bring core's
 /// formatting machinery into the .wasm (its price is in docs/performance.md).
 pub(crate) fn decimal(n: i64) -> String {
@@ -401,7 +395,6 @@ pub(crate) fn decimal(n: i64) -> String {
 mod tests {
     use super::*;
     use alloc::format;
-    use alloc::string::ToString;
     use alloc::vec;
 
     const TOKEN: &str = "Hk7-s3cr3t.T0ken_Zq9~w";
@@ -410,18 +403,18 @@ mod tests {
         (0..=TOKEN.len() - 8).any(|i| text.contains(&TOKEN[i..i + 8]))
     }
 
+    /// `text` from outside, as a message shows it.
     fn redacted(text: &str, secret: &str) -> String {
-        shown(text.to_string().into(), secret).into_owned()
+        shown(&theirs(text), &[secret])
     }
 
     #[test]
     fn an_echoed_token_is_redacted_and_debug_shows_no_piece_of_it() {
-        let echoed = Draft::new(
-            Kind::UnexpectedStatus,
-            format!("the Plant Store answered 401: Bearer {TOKEN}"),
-        )
-        .with_status(401)
-        .redact(&[TOKEN]);
+        let echo = theirs(&format!("Bearer {TOKEN}"));
+        let echoed =
+            Draft::new(Kind::UnexpectedStatus, format!("the Plant Store answered 401: {echo}"))
+                .with_status(401)
+                .redact(&[TOKEN]);
         assert_eq!(echoed.message(), "the Plant Store answered 401: Bearer [redacted]");
         for text in [format!("{echoed:?}"), format!("{echoed}")] {
             assert!(!leaks(&text), "{text}");
@@ -460,6 +453,30 @@ mod tests {
         assert_eq!(redacted("token abc12 and abc1", "abc12"), "token [redacted] and abc1");
     }
 
+    /// A one-character token (an RFC 6750 b64token may be one) garbles no sentence of the client's:
+    /// only the text from outside is searched.
+    #[test]
+    fn the_clients_own_words_are_never_redacted() {
+        let message =
+            ["the Plant Store answered 503: body \"", &theirs("try later"), "\""].concat();
+        let e = Draft::new(Kind::UnexpectedStatus, message).redact(&["t"]);
+        let shown = "[redacted]ry la[redacted]er";
+        assert_eq!(e.message(), ["the Plant Store answered 503: body \"", shown, "\""].concat());
+        let mut issue = Issue::not_an_object("array");
+        issue.message = "unknown field \"at\": a NewPlant has only id, name and tag".into();
+        issue.path = "at".into();
+        issue.code = IssueCode::UnknownField;
+        let e = Draft::validation(vec![issue]).redact(&["t"]);
+        assert_eq!(
+            e.issues()[0].message,
+            "unknown field \"a[redacted]\": a NewPlant has only id, name and tag"
+        );
+        assert_eq!(
+            e.message(),
+            "invalid NewPlant: unknown field \"a[redacted]\": a NewPlant has only id, name and tag"
+        );
+    }
+
     #[test]
     fn issues_are_redacted_too() {
         let issue = Issue {
@@ -470,6 +487,8 @@ mod tests {
         let e = Draft::validation(vec![issue]).redact(&[TOKEN]);
         assert!(!leaks(&format!("{e:?}")), "{e:?}");
         assert_eq!(e.issues()[0].path, "[redacted]");
+        let message = "unknown field \"[redacted]\": a NewPlant has only id, name and tag";
+        assert_eq!(e.issues()[0].message, message);
     }
 
     #[test]

@@ -4,9 +4,10 @@
 //! `catch` bindings (below): a Response subclass, a forgery or a Proxy can throw where Web IDL says
 //! nothing throws, and a JS exception must never unwind through wasm frames.
 
+use crate::config::{Callback, Fetch};
 use crate::stops::{resolve, Failure, Stop, Stops, Timer};
-use alloc::{boxed::Box, vec::Vec};
-use js_sys::{Function, Promise, Uint8Array};
+use alloc::{boxed::Box, rc::Rc, string::String, vec::Vec};
+use js_sys::{Function, JsString, Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
 use web_sys::{AbortController, Headers, RequestCredentials, RequestInit};
 
@@ -51,7 +52,7 @@ impl<'a> AbortGuard<'a> {
     /// something that is not a Response.
     pub(crate) async fn fetch(
         &mut self,
-        fetch: &Function,
+        fetch: &Fetch,
         url: &JsValue,
         headers: &Headers,
         body: &JsValue,
@@ -63,7 +64,7 @@ impl<'a> AbortGuard<'a> {
         init.set_credentials(RequestCredentials::Omit);
         init.set_redirect(web_sys::RequestRedirect::Manual);
         init.set_signal(Some(&self.controller.signal()));
-        let pending = fetch.call2(&JsValue::UNDEFINED, url, &init);
+        let pending = fetch(url, &init);
         self.sent = pending.is_ok();
         let answer = self.stops.wait(&pending.map_err(Failure::Threw)?).await?;
         if !answer.is_instance_of::<web_sys::Response>() {
@@ -157,6 +158,63 @@ impl Drop for AbortGuard<'_> {
     }
 }
 
+/// A JS fetch function (the global one, or `options.fetch`) as a client calls it.
+pub(crate) fn calling(fetch: Function) -> Callback<Fetch> {
+    Callback(Rc::new(move |url: &JsValue, init: &RequestInit| {
+        fetch.call2(&JsValue::UNDEFINED, url, init)
+    }))
+}
+
+/// What the runtime said of a fetch that failed with `cause`, and whether it says that no
+/// connection was made, so that nothing reached the store. fetch's own message says little
+/// ("fetch failed", "Failed to fetch"): Node and Bun name the reason in a `code`, Node and Deno in
+/// the message of a `cause` (Deno's connect failures read "client error (Connect)"); browsers tell
+/// nothing more, on purpose. Hand-written: it reads the runtimes' own error objects.
+pub(crate) fn why(cause: &JsValue) -> (String, bool) {
+    let text = |got: Result<JsValue, JsValue>| got.ok().and_then(|value| value.as_string());
+    let Some(said) = text(cause.unchecked_ref::<Thrown>().message()) else {
+        return ("a value that is not an Error".into(), false);
+    };
+    // The deepest message (or else code) down the cause chain.
+    let (mut detail, mut refused) = (String::new(), false);
+    let mut level = cause.clone();
+    for depth in 0..4 {
+        let thrown = level.unchecked_ref::<Thrown>();
+        let code = text(thrown.code()).unwrap_or_default();
+        let message = text(thrown.message()).unwrap_or_default();
+        refused |= NOT_CONNECTED.contains(&code.as_str())
+            || JsString::from(message.as_str()).includes("client error (Connect)", 0);
+        if depth > 0 && !(message.is_empty() && code.is_empty()) {
+            detail = if message.is_empty() { code } else { message };
+        }
+        match thrown.cause() {
+            Ok(next) if next.is_object() => level = next,
+            _ => break,
+        }
+    }
+    match detail.is_empty() {
+        true => (said, refused),
+        false => ([&*said, " (", detail.trim_end(), ")"].concat(), refused),
+    }
+}
+
+/// The `code`s of Node and Bun for a connection never made: refused, no such host, no route, a
+/// connect timeout, a certificate refused in the handshake.
+const NOT_CONNECTED: [&str; 12] = [
+    "ECONNREFUSED",
+    "ENOTFOUND",
+    "EAI_AGAIN",
+    "ENETUNREACH",
+    "EHOSTUNREACH",
+    "UND_ERR_CONNECT_TIMEOUT",
+    "CERT_HAS_EXPIRED",
+    "DEPTH_ZERO_SELF_SIGNED_CERT",
+    "SELF_SIGNED_CERT_IN_CHAIN",
+    "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+    "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+    "ERR_TLS_CERT_ALTNAME_INVALID",
+];
+
 /// Lets a promise whose outcome does not matter (a cancel) reject without an unhandled rejection.
 fn ignore(pending: Result<JsValue, JsValue>) {
     if let Ok(Ok(promise)) = pending.map(|value| resolve(&value)) {
@@ -202,6 +260,16 @@ extern "C" {
     fn done(this: &ReadResult) -> Result<bool, JsValue>;
     #[wasm_bindgen(method, catch, getter)]
     fn value(this: &ReadResult) -> Result<JsValue, JsValue>;
+
+    /// What fetch threw or rejected with: an Error, often with a `cause` and a `code`, or any
+    /// value.
+    type Thrown;
+    #[wasm_bindgen(method, catch, getter)]
+    fn message(this: &Thrown) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch, getter)]
+    fn code(this: &Thrown) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch, getter)]
+    fn cause(this: &Thrown) -> Result<JsValue, JsValue>;
 
     /// A chunk of the body: a Uint8Array, or a subclass that may throw.
     type Chunk;

@@ -1,11 +1,8 @@
-//! The hooks around each attempt: what `beforeAttempt` and `afterAttempt` are given, how a client
-//! keeps them (a Rust closure, or a JS function wrapped in one) and the error of one that fails.
-//! The call runs them (`Call::headers`, `Call::after`).
+//! The hooks around each attempt: what `beforeAttempt` and `afterAttempt` are given, and the error
+//! of one that fails. A client keeps a hook as a Rust closure (`config::Callback`, a JS function
+//! wrapped by `js::callbacks`); the call runs them (`Call::headers`, `Call::after`).
 
 use crate::error::{Draft, Error};
-use alloc::rc::Rc;
-use core::fmt;
-use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::JsValue;
 
 /// What [`Config::before_attempt`](crate::Config::before_attempt)'s hook is given.
@@ -43,60 +40,8 @@ pub struct AttemptOutcome<'a> {
 pub(crate) type Before = dyn Fn(&Attempt<'_>) -> Result<(), JsValue>;
 pub(crate) type After = dyn Fn(&AttemptOutcome<'_>) -> Result<(), JsValue>;
 
-/// A hook, shown as `..` by `Debug`.
-pub(crate) struct Hook<F: ?Sized>(pub(crate) Rc<F>);
-
-impl<F: ?Sized> Clone for Hook<F> {
-    fn clone(&self) -> Self {
-        Hook(self.0.clone())
-    }
-}
-
-impl<F: ?Sized> fmt::Debug for Hook<F> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("..")
-    }
-}
-
-/// A JS `beforeAttempt(attempt)`, called with `{ url, attempt, headers }`.
-pub(crate) fn js_before(hook: Function) -> Hook<Before> {
-    Hook(Rc::new(move |attempt: &Attempt<'_>| {
-        let seen = [
-            ("url", attempt.url.into()),
-            ("attempt", attempt.number.into()),
-            ("headers", attempt.headers.clone().into()),
-        ];
-        hook.call1(&JsValue::UNDEFINED, &object(&seen)).map(drop)
-    }))
-}
-
-/// A JS `afterAttempt(outcome)`, called with `{ url, attempt, durationMs, status?, headers?,
-/// error? }`.
-pub(crate) fn js_after(hook: Function) -> Hook<After> {
-    Hook(Rc::new(move |outcome: &AttemptOutcome<'_>| {
-        let seen = [
-            ("url", outcome.url.into()),
-            ("attempt", outcome.number.into()),
-            ("durationMs", outcome.duration_ms.into()),
-            ("status", outcome.status.map_or(JsValue::UNDEFINED, JsValue::from)),
-            ("headers", outcome.headers.map_or(JsValue::UNDEFINED, |h| h.clone().into())),
-            ("error", outcome.error.map_or(JsValue::UNDEFINED, Error::to_js)),
-        ];
-        hook.call1(&JsValue::UNDEFINED, &object(&seen)).map(drop)
-    }))
-}
-
 /// The error of a hook (`options.beforeAttempt`, `options.afterAttempt`) that threw: it ends the
 /// call.
 pub(crate) fn threw(name: &str, cause: JsValue) -> Draft {
     Draft::config([name, " threw; the call was stopped"].concat()).with_cause(cause)
-}
-
-/// A fresh plain object of `fields`, leaving out the undefined ones.
-fn object(fields: &[(&str, JsValue)]) -> Object {
-    let object = Object::new();
-    for (key, value) in fields.iter().filter(|(_, value)| !value.is_undefined()) {
-        let _ = Reflect::set(&object, &(*key).into(), value);
-    }
-    object
 }

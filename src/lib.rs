@@ -3,6 +3,13 @@
 #![no_std]
 #![deny(missing_docs, missing_debug_implementations, unsafe_code)]
 
+// One call, file by file: `js/mod.rs` (the exports), `js/read.rs` (JS values in), `config.rs` (the
+// options, checked once), `client.rs` (the loop of attempts), `fetch.rs` (one request), `stops.rs`
+// (what ends a call) and `answer.rs` (what the answer means, what comes next). Beside them:
+// `error.rs` (the error and its redaction), `token.rs` (the token and its refresh), `hooks.rs`,
+// `js/callbacks.rs` (a caller's JS functions as closures), `js/error.rs` (the error in JS) and
+// `js/types.d.ts` (the TypeScript).
+
 extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
@@ -17,6 +24,7 @@ mod config;
 mod error;
 mod fetch;
 mod hooks;
+#[cfg(feature = "js")]
 mod js;
 mod stops;
 mod token;
@@ -28,7 +36,8 @@ pub use answer::Retry;
 pub use answer::{BODY_SLACK, ERROR_BODY_LIMIT};
 pub use client::Client;
 pub use config::{CallOptions, Config, IdempotencyKey, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS};
-pub use error::{Error, Kind, PlantStoreError};
+pub use error::{Error, Kind};
 pub use hooks::{Attempt, AttemptOutcome};
-pub use js::{create_plant, validate_new_plant, PlantStoreClient};
+#[cfg(feature = "js")]
+pub use js::{create_plant, validate_new_plant, PlantStoreClient, PlantStoreError};
 pub use plant_store_model::{Issue, IssueCode, NewPlant, Plant};

@@ -2,10 +2,11 @@
 //! request and, after a 401, once more with `{ refresh: true }`: one refresh shared by every call
 //! of the client refused with the same token.
 
+use crate::config::{Ask, Callback};
 use crate::error::{Draft, Kind};
 use crate::stops::{resolve, Failure, Stops};
 use core::cell::Cell;
-use js_sys::{Function, Object, Promise, Reflect};
+use js_sys::{Object, Promise};
 use plant_store_model::Token;
 use wasm_bindgen::JsValue;
 
@@ -17,21 +18,20 @@ pub(crate) enum Credential {
 
 /// A function that gives the token, and its last refresh.
 pub(crate) struct TokenSource {
-    get_token: Function,
+    ask: Callback<Ask>,
     /// The token refused, and the promise of its successor, which every call refused with that
     /// token awaits.
     refresh: Cell<Option<(Token, Promise)>>,
 }
 
 impl TokenSource {
-    pub(crate) fn new(get_token: Function) -> TokenSource {
-        let refresh = Cell::new(None);
-        TokenSource { get_token, refresh }
+    pub(crate) fn new(ask: Callback<Ask>) -> TokenSource {
+        TokenSource { ask, refresh: Cell::new(None) }
     }
 
     /// The token for one request: `getToken({ refresh: false })`, awaited until the call stops.
     pub(crate) async fn token(&self, stops: &Stops) -> Result<Token, Draft> {
-        let got = self.get_token.call1(&JsValue::UNDEFINED, &context(false));
+        let got = (self.ask.0)(false);
         match settle(got, stops).await {
             Ok(value) => checked(value),
             Err(Failure::Threw(cause)) => {
@@ -48,7 +48,7 @@ impl TokenSource {
     pub(crate) async fn refresh(&self, stale: Token, stops: &Stops) -> Result<Token, Draft> {
         let promise = match self.refresh.take() {
             Some((token, promise)) if token == stale => promise,
-            _ => match self.get_token.call1(&JsValue::UNDEFINED, &context(true)) {
+            _ => match (self.ask.0)(true) {
                 Ok(value) => resolve(&value).unwrap_or_else(|e| Promise::reject(&e)),
                 Err(thrown) => Promise::reject(&thrown),
             },
@@ -86,14 +86,8 @@ fn checked(value: JsValue) -> Result<Token, Draft> {
             true => "null".into(),
             false => value.js_typeof().as_string().unwrap_or_default(),
         };
-        return Err(Draft::config(["options.getToken must be a string, got ", &got].concat()));
+        let message = ["options.getToken returned ", &got, "; it must return the token, a string"];
+        return Err(Draft::config(message.concat()));
     };
     crate::config::checked_token(token, "options.getToken")
-}
-
-/// What a token source is called with: `{ refresh }`.
-fn context(refresh: bool) -> JsValue {
-    let context = Object::new();
-    let _ = Reflect::set(&context, &"refresh".into(), &refresh.into());
-    context.into()
 }

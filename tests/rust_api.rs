@@ -5,15 +5,17 @@
 
 mod common;
 
-use common::{get, js, request_count, server_json, text, uid, SERVER, TOKEN};
+use common::{get, js, js_fetch, request_count, server_json, text, uid, SERVER, TOKEN};
 use core::future::Future;
 use core::pin::pin;
 use core::task::{Context, Waker};
 use js_sys::{Function, Promise};
 use plant_store_client::{CallOptions, Client, Config, Kind, NewPlant, Plant};
+use std::cell::RefCell;
+use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
-use web_sys::AbortSignal;
+use web_sys::{AbortSignal, RequestInit};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -127,57 +129,62 @@ async fn timeouts_and_signals_stop_a_call() {
 }
 
 #[wasm_bindgen_test]
-async fn a_token_source_and_an_injected_fetch_are_plain_js_functions() {
-    let get_token: Function =
-        Closure::<dyn Fn() -> Promise>::new(|| Promise::resolve(&JsValue::from_str(TOKEN)))
-            .into_js_value()
-            .unchecked_into();
-    let created = Client::new(Config::new(SERVER).token_source(get_token))
-        .unwrap()
-        .create_plant(&plant("from a source"))
-        .await
-        .unwrap();
+async fn a_token_source_and_an_injected_fetch_are_rust_closures() {
+    let config = Config::new(SERVER).token_source(|_refresh| async { Ok(String::from(TOKEN)) });
+    let created = Client::new(config).unwrap().create_plant(&plant("from a source")).await.unwrap();
     assert_eq!(created.name, "from a source");
 
-    let seen = js("({})");
-    let fetch: Function = js("(seen) => async (url, init) => { \
-        seen.url = url; seen.body = init.body; seen.auth = init.headers.get('authorization'); \
-        return new Response('{\"name\":\"canned\"}', { status: 200 }); }")
-    .unchecked_into::<Function>()
-    .call1(&JsValue::UNDEFINED, &seen)
-    .unwrap()
-    .unchecked_into();
+    // A fetch of the caller's own: it sees the URL and the init, and answers without a network.
+    let seen = Rc::new(RefCell::new(None));
+    let fetch = {
+        let seen = seen.clone();
+        move |url: &str, init: &RequestInit| {
+            *seen.borrow_mut() = Some((url.to_string(), JsValue::from(init.clone())));
+            Promise::resolve(&js(r#"new Response('{"name":"canned"}', { status: 200 })"#))
+        }
+    };
     let plant = NewPlant { id: -9_007_199_254_740_993, name: "N".into(), tag: Some("t".into()) };
-    let created = Client::new(Config::new("https://plants.example/api/").token(TOKEN).fetch(fetch))
-        .unwrap()
-        .create_plant(&plant)
-        .await
-        .unwrap();
+    let config = Config::new("https://plants.example/api/").token(TOKEN).fetch(fetch);
+    let created = Client::new(config).unwrap().create_plant(&plant).await.unwrap();
     assert_eq!(created.name, "canned");
-    assert_eq!(text(&seen, "url"), "https://plants.example/api/plants");
-    assert_eq!(text(&seen, "body"), r#"{"id":-9007199254740993,"name":"N","tag":"t"}"#);
-    assert_eq!(text(&seen, "auth"), format!("Bearer {TOKEN}"));
+    let (url, init) = seen.borrow_mut().take().expect("fetch was called");
+    assert_eq!(url, "https://plants.example/api/plants");
+    assert_eq!(text(&init, "body"), r#"{"id":-9007199254740993,"name":"N","tag":"t"}"#);
+    let headers: web_sys::Headers = get(&init, "headers").unchecked_into();
+    assert_eq!(headers.get("authorization").unwrap(), Some(format!("Bearer {TOKEN}")));
+}
+
+/// A JS function that is the caller's own (a fetch from a library) goes in through a closure
+/// (`common::js_fetch`).
+#[wasm_bindgen_test]
+async fn a_js_fetch_of_the_callers_own_is_wrapped_in_a_closure() {
+    let theirs: Function = js("async (url, init) => fetch(url, init)").unchecked_into();
+    let config = Config::new(SERVER).token(TOKEN).fetch(js_fetch(theirs));
+    let created = Client::new(config).unwrap().create_plant(&plant("through theirs")).await;
+    assert_eq!(created.unwrap().name, "through theirs");
 }
 
 /// Dropping the future of a call in flight aborts fetch's signal, as reqwest's guard does.
 #[wasm_bindgen_test]
 fn dropping_a_call_aborts_its_request() {
-    let seen = js("({})");
-    let fetch: Function = js("(seen) => (url, init) => { seen.signal = init.signal; \
-        return new Promise(() => {}); }")
-    .unchecked_into::<Function>()
-    .call1(&JsValue::UNDEFINED, &seen)
-    .unwrap()
-    .unchecked_into();
+    let signal = Rc::new(RefCell::new(None));
+    let fetch = {
+        let signal = signal.clone();
+        move |_: &str, init: &RequestInit| {
+            *signal.borrow_mut() = init.get_signal();
+            Promise::new(&mut |_, _| {})
+        }
+    };
     let client = Client::new(Config::new(SERVER).token(TOKEN).fetch(fetch)).unwrap();
     let new_plant = plant("dropped");
+    let aborted = || signal.borrow().as_ref().expect("fetch was called").aborted();
     {
         let call = pin!(client.create_plant(&new_plant));
         let polled = call.poll(&mut Context::from_waker(Waker::noop()));
         assert!(polled.is_pending(), "the request is in flight");
-        assert_eq!(get(&get(&seen, "signal"), "aborted"), JsValue::FALSE);
+        assert!(!aborted());
     }
-    assert_eq!(get(&get(&seen, "signal"), "aborted"), JsValue::TRUE);
+    assert!(aborted());
 }
 
 /// The Rust API and the JS export make the same call: the same error for the same answer.
@@ -206,8 +213,6 @@ async fn rust_and_js_callers_get_the_same_error() {
 #[wasm_bindgen_test]
 async fn a_503_is_retried_with_hooks_and_a_refused_token_is_refreshed_once() {
     use plant_store_client::{IdempotencyKey, Retry};
-    use std::cell::RefCell;
-    use std::rc::Rc;
 
     let seen = Rc::new(RefCell::new(Vec::new()));
     let config = Config::new(format!("{SERVER}/__test/script/503,ok"))
@@ -248,16 +253,13 @@ async fn a_503_is_retried_with_hooks_and_a_refused_token_is_refreshed_once() {
 
     // A token source refused once: one refresh, then the plant.
     let refreshes = Rc::new(RefCell::new(Vec::new()));
-    let get_token: Function = Closure::<dyn Fn(JsValue) -> JsValue>::new({
+    let get_token = {
         let refreshes = refreshes.clone();
-        move |context: JsValue| {
-            let refresh = get(&context, "refresh").as_bool().unwrap();
+        move |refresh: bool| {
             refreshes.borrow_mut().push(refresh);
-            JsValue::from_str(if refresh { TOKEN } else { "expired-0123" })
+            async move { Ok(String::from(if refresh { TOKEN } else { "expired-0123" })) }
         }
-    })
-    .into_js_value()
-    .unchecked_into();
+    };
     let client = Client::new(Config::new(SERVER).token_source(get_token)).unwrap();
     let created = client.create_plant(&plant("refreshed")).await.unwrap();
     assert_eq!(created.name, "refreshed");

@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::js;
+use common::{js, js_fetch};
 use js_sys::{Function, Promise};
 use plant_store_client::{Client, Config, NewPlant};
 use wasm_bindgen::{JsCast, JsValue};
@@ -168,7 +168,7 @@ async fn no_piece_of_the_token_in_any_exposed_text() {
         }
 
         // The Rust API, with the same answer.
-        let client = Client::new(Config::new(base).token(&token).fetch(fetch)).unwrap();
+        let client = Client::new(Config::new(base).token(&token).fetch(js_fetch(fetch))).unwrap();
         let new_plant = NewPlant { id: i.into(), name: "Fern".into(), tag: None };
         if let Err(e) = client.create_plant(&new_plant).await {
             if let Some(piece) = leak(&token, &format!("{e}\n{e:?}")) {

@@ -3,26 +3,31 @@
 //! ([`Client::start`], [`Call::run`](crate::client::Call::run), whose future `js_sys::futures`
 //! turns into the promise the caller holds), JS values out. Its TypeScript is `types.d.ts`.
 
+mod callbacks;
+mod error;
 mod read;
 
-use crate::error::{issues_to_js, Draft};
+pub use error::PlantStoreError;
+
+use crate::error::Draft;
 use crate::{CallOptions, Client};
+use error::issues_to_js;
 use js_sys::{Object, Promise, Reflect};
 use plant_store_model::{NewPlant, Plant};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+/// The TypeScript of the whole API, written by hand rather than by wasm-bindgen (whose exports here
+/// are `skip_typescript`): wasm-bindgen cannot write a union discriminated by `kind`, and would
+/// declare `[Symbol.dispose]`, which needs an ESNext `lib`.
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = include_str!("types.d.ts");
 
 /// Validates `plant` locally, then sends it to `POST {baseUrl}/plants`. Resolves to the created
 /// Plant; rejects with a `PlantStoreError`. The options are checked on every call; a
 /// `PlantStoreClient` checks them once.
-#[wasm_bindgen(js_name = createPlant, unchecked_return_type = "Promise<Plant>")]
-pub fn create_plant(
-    #[wasm_bindgen(unchecked_param_type = "NewPlant")] plant: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "PlantStoreOptions")] options: JsValue,
-) -> Promise {
+#[wasm_bindgen(js_name = createPlant, skip_typescript)]
+pub fn create_plant(plant: JsValue, options: JsValue) -> Promise {
     match read::client(&options) {
         Ok(client) => submit(&client, &plant, &CallOptions::new()),
         Err(error) => Promise::reject(&error.to_js()),
@@ -31,10 +36,8 @@ pub fn create_plant(
 
 /// Checks a NewPlant without sending anything (for forms): every issue at once, or the plant as it
 /// would be sent, its `id` of the type it was given.
-#[wasm_bindgen(js_name = validateNewPlant, unchecked_return_type = "ValidationResult")]
-pub fn validate_new_plant(
-    #[wasm_bindgen(unchecked_param_type = "unknown")] plant: JsValue,
-) -> JsValue {
+#[wasm_bindgen(js_name = validateNewPlant, skip_typescript)]
+pub fn validate_new_plant(plant: JsValue) -> JsValue {
     let (ok, key, value) = match read::new_plant(&plant) {
         Ok((plant, bigint)) => (true, "value", new_plant_to_js(&plant, bigint)),
         Err(issues) => (false, "issues", issues_to_js(&issues)),
@@ -45,8 +48,7 @@ pub fn validate_new_plant(
     result.into()
 }
 
-/// A client with checked options, for many calls. Its TypeScript is in `types.d.ts`
-/// (wasm-bindgen's would declare `[Symbol.dispose]`, which needs an ESNext `lib`).
+/// A client with checked options, for many calls.
 #[wasm_bindgen(skip_typescript)]
 #[derive(Debug)]
 pub struct PlantStoreClient {
@@ -57,21 +59,15 @@ pub struct PlantStoreClient {
 impl PlantStoreClient {
     /// Checks the options once; throws a `PlantStoreError` of kind `config`.
     #[wasm_bindgen(constructor)]
-    pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "PlantStoreOptions")] options: JsValue,
-    ) -> Result<PlantStoreClient, JsValue> {
+    pub fn new(options: JsValue) -> Result<PlantStoreClient, JsValue> {
         let client = read::client(&options).map_err(|error| error.to_js())?;
         Ok(PlantStoreClient { client })
     }
 
     /// Validates `plant` locally, then sends it; `options` may change this call's signal,
     /// retries and key.
-    #[wasm_bindgen(js_name = createPlant, unchecked_return_type = "Promise<Plant>")]
-    pub fn create_plant(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "NewPlant")] plant: JsValue,
-        #[wasm_bindgen(unchecked_optional_param_type = "CallOptions | null")] options: JsValue,
-    ) -> Promise {
+    #[wasm_bindgen(js_name = createPlant)]
+    pub fn create_plant(&self, plant: JsValue, options: JsValue) -> Promise {
         match read::call_options(&options) {
             Ok(options) => submit(&self.client, &plant, &options),
             Err(draft) => Promise::reject(&self.client.redact(draft).to_js()),

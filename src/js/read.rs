@@ -12,8 +12,9 @@
 //! and needs std (README, "Where the contract is silent").
 
 use crate::config::{Auth, DEFAULT_TIMEOUT_MS};
-use crate::error::{Draft, Error};
-use crate::hooks;
+use crate::error::{theirs, Draft, Error};
+use crate::fetch;
+use crate::js::callbacks;
 use crate::{CallOptions, Client, Config, IdempotencyKey, Retry};
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -115,20 +116,20 @@ fn config(o: &Options, token: Result<Option<String>, Draft>) -> Result<Config, D
             return Err(Draft::config("pass options.token or options.getToken, not both"))
         }
         (Some(token), None) => Some(Auth::Token(token)),
-        (None, Some(source)) => Some(Auth::Source(source)),
+        (None, Some(source)) => Some(Auth::Source(callbacks::token_source(source))),
         (None, None) => None,
     };
     Ok(Config {
         base_url: o.string("baseUrl")?,
         auth,
-        fetch: o.function("fetch")?,
+        fetch: o.function("fetch")?.map(fetch::calling),
         signal: o.signal("signal")?,
         timeout_ms: o.whole("timeoutMs")?.unwrap_or(DEFAULT_TIMEOUT_MS),
         headers: o.record("headers")?.unwrap_or_default(),
         retry: o.object("retry")?.map(|r| retry(&r)).transpose()?.unwrap_or(Retry::OFF),
         idempotency_key: o.bool("idempotencyKey")?.unwrap_or(false),
-        before: o.function("beforeAttempt")?.map(hooks::js_before),
-        after: o.function("afterAttempt")?.map(hooks::js_after),
+        before: o.function("beforeAttempt")?.map(callbacks::before),
+        after: o.function("afterAttempt")?.map(callbacks::after),
     })
 }
 
@@ -189,7 +190,7 @@ impl Options {
         let Some(key) = listed.iter().find(|key| !known.contains(&key.as_str())) else {
             return Ok(());
         };
-        let shown: String = key.chars().take(40).collect();
+        let shown = theirs(&key.chars().take(40).collect::<String>());
         let near = suggest(key, known).map(|near| [" (did you mean \"", near, "\"?)"].concat());
         let message =
             ["unknown option \"", &shown, "\" in ", &self.name, &near.unwrap_or_default()];

@@ -1,5 +1,8 @@
-// The TypeScript declarations of the JS API, appended by wasm-bindgen to the generated .d.ts
-// (src/js/mod.rs includes this file), so a plain `wasm-pack build` ships them.
+// The TypeScript declarations of the JS API, the one source of them: wasm-bindgen appends this
+// file to the .d.ts of a plain `wasm-pack build` (src/js/mod.rs includes it), and the npm package's
+// index.d.ts is this file and `init` (scripts/finish-pkg.mjs). No type here needs the DOM library:
+// `Headers`, `Response`, `RequestInit`, `AbortSignal` and `URL` are also in @types/node, Deno's and
+// workerd's types.
 
 /** The request body of plant creation. */
 export interface NewPlant {
@@ -17,9 +20,15 @@ export interface Plant {
   tag?: string;
 }
 
+/** What `getToken` is called with. */
+export interface RefreshContext {
+  /** False before a request; true once after a 401, to ask for a new token. */
+  refresh: boolean;
+}
+
 /** How the token is given: a fixed string, or a function called before every request. */
 export type PlantStoreAuth =
-  | { /** The bearer token (an RFC 6750 b64token); never refreshed. */ token: string; getToken?: undefined }
+  | { /** The bearer token (an RFC 6750 b64token), without `Bearer `; never refreshed. */ token: string; getToken?: undefined }
   | {
       token?: undefined;
       /**
@@ -27,7 +36,7 @@ export type PlantStoreAuth =
        * called once with `{ refresh: true }` (shared by the client's calls refused with the same token) and
        * the request is sent once more with what it returns.
        */
-      getToken: (context: { refresh: boolean }) => string | Promise<string>;
+      getToken: (context: RefreshContext) => string | PromiseLike<string>;
     };
 
 /** Retries of a call: only what cannot have created the plant, or was asked for. */
@@ -94,7 +103,7 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** This call's retries instead of the client's; `null` for none. */
   retry?: RetryOptions | null;
-  /** This call's Idempotency-Key: a string (1 to 255 printable ASCII characters, no `"` or `\\`), true for a generated one, false for none. */
+  /** This call's Idempotency-Key: a string (1 to 255 printable ASCII characters, no `"` or `\`), true for a generated one, false for none. */
   idempotencyKey?: string | boolean;
 }
 
@@ -118,35 +127,101 @@ export type ValidationResult =
   | { ok: false; issues: ValidationIssue[] };
 
 /** What went wrong; see the README for each. */
-export type PlantStoreErrorKind =
-  | "validation" | "config" | "network" | "timeout" | "aborted"
-  | "rejected" | "unauthorized" | "unexpected_status" | "invalid_response";
+export type PlantStoreErrorKind = PlantStoreError["kind"];
 
-/** Every failure of this package. The token never appears in it. */
-export declare class PlantStoreError extends Error {
+/**
+ * What every PlantStoreError has; `kind` tells which of the types below it is, and each narrows the
+ * optional fields it always has (`code` after `"rejected"`, `issues` after `"validation"`).
+ */
+interface PlantStoreErrorBase extends Error {
   readonly name: "PlantStoreError";
-  readonly kind: PlantStoreErrorKind;
-  /** The HTTP status, for `rejected`, `unexpected_status` and `invalid_response`. */
+  /** The original JavaScript failure, or else the error of the attempt before, when there was one. */
+  readonly cause?: unknown;
+  /** The HTTP status, when an answer came. */
   readonly status?: number;
   /** The service's `error` value, when it sent an Error body. */
   readonly code?: number;
-  /** Every problem found, for `validation`. */
+  /** Every problem with the NewPlant (a `validation` error). */
   readonly issues?: ValidationIssue[];
-  /** The original JavaScript failure, or else the error of the attempt before, when there was one. */
-  readonly cause?: unknown;
+  /** A Retry-After wait the call did not take (over `maxDelayMs` or the time left), in ms. */
+  readonly retryAfterMs?: number;
   /** The requests sent: 0 when the call failed before sending one. */
   readonly attempts: number;
   /** True when a request may have reached the store without the client learning the outcome: the plant may exist. */
   readonly maybeCreated: boolean;
-  /** A Retry-After wait the call did not take (over `maxDelayMs` or the time left), in ms. */
-  readonly retryAfterMs?: number;
-  /** True for a PlantStoreError, also from another realm or copy of this package. */
-  static is(value: unknown): value is PlantStoreError;
   toJSON(): {
     name: "PlantStoreError"; kind: PlantStoreErrorKind; message: string; status?: number; code?: number;
     issues?: ValidationIssue[]; attempts: number; maybeCreated: boolean; retryAfterMs?: number;
   };
 }
+
+/** The NewPlant broke a rule of the contract; nothing was sent. */
+export interface ValidationError extends PlantStoreErrorBase {
+  readonly kind: "validation";
+  /** Every problem found. */
+  readonly issues: ValidationIssue[];
+}
+
+/** A wrong option, a getToken or a hook that failed, no fetch, the .wasm not loaded; nothing was sent. */
+export interface ConfigError extends PlantStoreErrorBase {
+  readonly kind: "config";
+}
+
+/** No answer: fetch threw or rejected (the reason, such as ECONNREFUSED, is in the message), or the body broke off. */
+export interface NetworkError extends PlantStoreErrorBase {
+  readonly kind: "network";
+}
+
+/** No complete answer within `timeoutMs` (or `retry.attemptTimeoutMs`). */
+export interface TimeoutError extends PlantStoreErrorBase {
+  readonly kind: "timeout";
+}
+
+/** A signal aborted the call; `cause` is its reason. */
+export interface AbortedError extends PlantStoreErrorBase {
+  readonly kind: "aborted";
+}
+
+/** The Plant Store answered 400 with an Error body: `message` is its message, `code` its `error`. */
+export interface RejectedError extends PlantStoreErrorBase {
+  readonly kind: "rejected";
+  readonly status: 400;
+  readonly code: number;
+}
+
+/** 401: the token was refused (for getToken: also after one refresh), or the refresh failed. */
+export interface UnauthorizedError extends PlantStoreErrorBase {
+  readonly kind: "unauthorized";
+  readonly status: 401;
+}
+
+/** Any other status (404, 409, 429, 5xx, 204, a redirect, …). */
+export interface UnexpectedStatusError extends PlantStoreErrorBase {
+  readonly kind: "unexpected_status";
+  /** The HTTP status (none for an opaque redirect). */
+  readonly status?: number;
+}
+
+/** An answer outside the contract: a 200 that is not a Plant, a 400 without an Error body, not a Response. */
+export interface InvalidResponseError extends PlantStoreErrorBase {
+  readonly kind: "invalid_response";
+}
+
+/**
+ * Every failure of this package: one of the types above, told apart by `kind`, so that
+ * `err.kind === "rejected"` makes `err.code` a number. The token never appears in it.
+ */
+export type PlantStoreError =
+  | ValidationError | ConfigError | NetworkError | TimeoutError | AbortedError
+  | RejectedError | UnauthorizedError | UnexpectedStatusError | InvalidResponseError;
+
+/** The class of every PlantStoreError: `err instanceof PlantStoreError` narrows `err` to the union. */
+export declare const PlantStoreError: {
+  new (kind: PlantStoreErrorKind, message: string, details?: object): PlantStoreError;
+  readonly prototype: PlantStoreError;
+  /** True for a PlantStoreError, also from another realm or copy of this package. */
+  is(value: unknown): value is PlantStoreError;
+};
 
 /**
  * A client with checked options, for many calls. (Where the runtime has `Symbol.dispose`, the class
@@ -161,3 +236,13 @@ export declare class PlantStoreClient {
   /** Frees the client's memory in wasm now, rather than when it is garbage-collected. */
   free(): void;
 }
+
+/**
+ * Validates `plant` locally, then sends it to `POST {baseUrl}/plants`. Resolves to the created Plant;
+ * rejects with a `PlantStoreError`. The options are checked on every call; a `PlantStoreClient` checks
+ * them once.
+ */
+export declare function createPlant(plant: NewPlant, options: PlantStoreOptions): Promise<Plant>;
+
+/** Checks a NewPlant without sending anything (for forms): every issue at once, or the plant as it would be sent. */
+export declare function validateNewPlant(plant: unknown): ValidationResult;

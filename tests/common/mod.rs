@@ -47,3 +47,11 @@ pub async fn server_json(path: &str) -> JsValue {
 pub async fn request_count() -> f64 {
     get(&server_json("/__test/stats").await, "requests").as_f64().unwrap()
 }
+
+/// A JS fetch function as `Config::fetch` takes it: a closure that calls it.
+pub fn js_fetch(fetch: Function) -> impl Fn(&str, &web_sys::RequestInit) -> js_sys::Promise {
+    move |url, init| {
+        let called = fetch.call2(&JsValue::UNDEFINED, &url.into(), init);
+        js_sys::Promise::resolve(&called.unwrap_or_else(|e| js_sys::Promise::reject(&e).into()))
+    }
+}

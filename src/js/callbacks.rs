@@ -1,0 +1,54 @@
+//! A caller's JS functions as the Rust closures a client keeps (`config::Callback`): the token
+//! source and the hooks, each called with a fresh plain object. (fetch's is `fetch::calling`,
+//! which the global fetch needs too.)
+
+use crate::config::{Ask, Callback};
+use crate::error::Error;
+use crate::hooks::{After, Attempt, AttemptOutcome, Before};
+use alloc::rc::Rc;
+use js_sys::{Function, Object, Reflect};
+use wasm_bindgen::JsValue;
+
+/// A JS `getToken({ refresh })`: the token, a promise of it, or what it threw.
+pub(crate) fn token_source(get_token: Function) -> Callback<Ask> {
+    Callback(Rc::new(move |refresh: bool| {
+        get_token.call1(&JsValue::UNDEFINED, &object(&[("refresh", refresh.into())]))
+    }))
+}
+
+/// A JS `beforeAttempt(attempt)`, called with `{ url, attempt, headers }`.
+pub(crate) fn before(hook: Function) -> Callback<Before> {
+    Callback(Rc::new(move |attempt: &Attempt<'_>| {
+        let seen = [
+            ("url", attempt.url.into()),
+            ("attempt", attempt.number.into()),
+            ("headers", attempt.headers.clone().into()),
+        ];
+        hook.call1(&JsValue::UNDEFINED, &object(&seen)).map(drop)
+    }))
+}
+
+/// A JS `afterAttempt(outcome)`, called with `{ url, attempt, durationMs, status?, headers?,
+/// error? }`.
+pub(crate) fn after(hook: Function) -> Callback<After> {
+    Callback(Rc::new(move |outcome: &AttemptOutcome<'_>| {
+        let seen = [
+            ("url", outcome.url.into()),
+            ("attempt", outcome.number.into()),
+            ("durationMs", outcome.duration_ms.into()),
+            ("status", outcome.status.map_or(JsValue::UNDEFINED, JsValue::from)),
+            ("headers", outcome.headers.map_or(JsValue::UNDEFINED, |h| h.clone().into())),
+            ("error", outcome.error.map_or(JsValue::UNDEFINED, Error::to_js)),
+        ];
+        hook.call1(&JsValue::UNDEFINED, &object(&seen)).map(drop)
+    }))
+}
+
+/// A fresh plain object of `fields`, leaving out the undefined ones.
+fn object(fields: &[(&str, JsValue)]) -> Object {
+    let object = Object::new();
+    for (key, value) in fields.iter().filter(|(_, value)| !value.is_undefined()) {
+        let _ = Reflect::set(&object, &(*key).into(), value);
+    }
+    object
+}
