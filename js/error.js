@@ -1,6 +1,6 @@
 // PlantStoreError, the one error class of plant-store-client. It is JavaScript because a class that
 // extends Error (a real stack, `instanceof Error`, a literal `name`) is the one thing wasm-bindgen
-// cannot write; Rust builds every instance (Error::to_js in src/error.rs) and re-exports the class.
+// cannot write; Rust builds every instance (Error::to_js in src/js/error.rs) and re-exports the class.
 
 /** Every failure of plant-store-client is a PlantStoreError; branch on `kind`. */
 export class PlantStoreError extends Error {

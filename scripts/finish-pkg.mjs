@@ -3,9 +3,9 @@
 // .wasm after one JS request, not after a chain of imports), one .d.ts, and a package.json.
 //   node scripts/finish-pkg.mjs [pkg-dir]
 //
-// The API in every entry is the glue's own exports (createPlant, PlantStoreClient, validateNewPlant,
-// PlantStoreError); an entry only loads the .wasm its runtime's way, and adds `init`. The entries'
-// sources are js/entries/.
+// The API in every entry is js/entries/api.js over the glue's exports (createPlant,
+// PlantStoreClient, validateNewPlant, PlantStoreError, and `init`); an entry only loads the .wasm
+// its runtime's way. The entries' sources are js/entries/.
 import { readFileSync, writeFileSync, copyFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join, dirname } from 'node:path';
@@ -15,13 +15,13 @@ import { rolldown } from 'rolldown';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = process.argv[2] ?? join(root, 'pkg');
 const glue = './plant_store_client.js';
-const API = 'createPlant, validateNewPlant, PlantStoreClient, PlantStoreError';
 
 // The entries' sources, one real file each in js/entries/ (with the modules they share), written as
 // if they sat next to the glue: './plant_store_client.js' is the glue, './plant_store_client_bg.wasm'
 // the module.
 const ENTRIES_DIR = join(root, 'js/entries');
 const ENTRIES = ['index.js', 'manual.js', 'node.mjs', 'deno.js', 'workerd.js', 'edge-light.js'];
+const BROWSER = ['index.js', 'manual.js'];
 // An import of the .wasm is kept as written, on top of the bundle: the bundler would drop the
 // `source` phase of Deno's import, and cannot load a .wasm (nor `?module`, Vercel's). Cut from the
 // source, the name it binds is a free one that the minifier leaves alone.
@@ -65,6 +65,15 @@ function minifyNames() {
   writeFileSync(join(pkg, glue), js);
 }
 
+// The glue's closure trampolines are named after their Rust types, 70 to 330 characters that a
+// stack through a callback prints (the server entries keep names): each becomes `invoke_closure_N`.
+function renameTrampolines() {
+  const names = new Map();
+  const js = readFileSync(join(pkg, glue), 'utf8').replace(/\bwasm_bindgen_[0-9a-f]{16}___convert__closures_____invoke\w*/g,
+    (name) => names.get(name) ?? names.set(name, `invoke_closure_${names.size + 1}`).get(name));
+  writeFileSync(join(pkg, glue), js);
+}
+
 /** The wasm features rustc emits for wasm32-unknown-unknown, which wasm-opt must be told. */
 const WASM_FEATURES = [
   '--enable-bulk-memory', '--enable-nontrapping-float-to-int', '--enable-sign-ext',
@@ -72,6 +81,7 @@ const WASM_FEATURES = [
 ];
 
 minifyNames();
+renameTrampolines();
 
 for (const name of ENTRIES) {
   const kept = [];
@@ -87,26 +97,34 @@ for (const name of ENTRIES) {
         : null,
     }],
   });
-  const { output } = await bundle.generate({ format: 'es', minify: true });
+  // Browsers get the smallest file. The server runtimes' entries keep their names and line breaks:
+  // an uncaught PlantStoreError in Node prints one readable line of source, the class's own name,
+  // and a stack of named functions (their price is in docs/performance.md). No comments; the
+  // annotations tell the consumer's bundler what is pure.
+  const minify = BROWSER.includes(name)
+    ? { compress: true, mangle: { keepNames: { class: true, function: false } }, codegen: { removeWhitespace: true } }
+    : { compress: true, mangle: false, codegen: { removeWhitespace: false } };
+  const comments = { legal: false, annotation: true, jsdoc: false };
+  const { output } = await bundle.generate({ format: 'es', minify, comments });
   await bundle.close();
   if (output.length !== 1) throw new Error(`${name}: expected one chunk, got ${output.length}`);
-  writeFileSync(join(pkg, name), kept.join('') + output[0].code);
+  // Rolldown marks where each module starts with a comment of its path (a path on this machine).
+  const code = output[0].code.replace(/^\/\/ .*\n/gm, '');
+  writeFileSync(join(pkg, name), kept.join('') + code);
 }
 
-writeFileSync(join(pkg, 'index.d.ts'), `import type { InitInput } from '${glue}';
-export { ${API} } from '${glue}';
-export type {
-  NewPlant, Plant, PlantStoreAuth, PlantStoreOptions, CallOptions,
-  ValidationIssue, ValidationIssueCode, ValidationResult, PlantStoreErrorKind, InitInput,
-} from '${glue}';
+// The package's types: src/js/types.d.ts, the API's one declaration (also in a plain wasm-pack
+// build's .d.ts), and `init`. Not the glue's generated .d.ts, whose InitInput needs the DOM library.
+writeFileSync(join(pkg, 'index.d.ts'), readFileSync(join(root, 'src/js/types.d.ts'), 'utf8') + `
+/** What \`init\` loads the module from: its URL, a Response, its bytes, or a WebAssembly.Module. */
+export type InitInput = string | URL | Response | ArrayBuffer | ArrayBufferView | object;
 
 /**
- * Loads the wasm module, once; a second or concurrent call shares the first load. Needed only with
- * \`plant-store-client/manual\` in a browser or bundler; every other entry loads on import and
- * resolves at once. \`source\`: the .wasm's URL (default: next to the entry), a Response, its bytes or
- * a WebAssembly.Module. A load that fails (a 404, not a wasm module, a CSP without
- * 'wasm-unsafe-eval') rejects with a \`config\` PlantStoreError naming the URL; after a failed load on
- * import, every export fails with that error.
+ * Resolves once the wasm module is loaded. Every entry but \`plant-store-client/manual\` starts the
+ * load on import (the default entry, for browsers and bundlers, in the background: \`await init()\`
+ * before \`validateNewPlant\` at start-up); \`plant-store-client/manual\` loads it here, once, from
+ * \`source\` (default: the .wasm next to the entry). A failed load rejects with a \`config\`
+ * PlantStoreError naming the URL; after a failed load on import, every export fails with it.
  */
 export function init(source?: InitInput | Promise<InitInput>): Promise<void>;
 `);
@@ -143,6 +161,9 @@ const manifest = {
   exports: {
     '.': conditions('./index.d.ts', './index.js'),
     './manual': conditions('./manual.d.ts', './manual.js'),
+    // The .wasm itself, for a page that preloads it through its bundler:
+    // `import wasmUrl from 'plant-store-client/wasm?url'` in Vite gives its emitted URL.
+    './wasm': './plant_store_client_bg.wasm',
     './package.json': './package.json',
   },
   // The package is ESM only; Node's `require` loads it through require(esm), unflagged from Node
@@ -151,7 +172,7 @@ const manifest = {
   engines: { node: '^20.19.0 || >=22.12.0' },
   files: [
     'index.js', 'manual.js', 'node.mjs', 'deno.js', 'workerd.js', 'edge-light.js', 'index.d.ts', 'manual.d.ts',
-    'plant_store_client.d.ts', 'plant_store_client_bg.wasm', 'README.md', 'LICENSE', 'CHANGELOG.md',
+    'plant_store_client_bg.wasm', 'README.md', 'LICENSE', 'CHANGELOG.md',
   ],
   // The entries that load the wasm when imported must be kept by a bundler even when no export is
   // used. manual.js only defines.

@@ -42,6 +42,7 @@ $('token-toggle').addEventListener('click', (event) => {
 let client;
 try {
   client = await import('./pkg/index.js');
+  await client.init(); // the .wasm loads in the background; the form validates as soon as it is in
 } catch (err) {
   formStatus.textContent = 'The client package could not be loaded from /pkg/. Build it with scripts/demo.';
   formStatus.classList.add('bad');

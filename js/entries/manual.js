@@ -1,40 +1,10 @@
-// No top-level await and no side effect: `init()` loads the wasm, once (the glue shares a
-// concurrent load). Until then every export fails with a `config` PlantStoreError that says so, not
-// with the glue's TypeError. For service workers and build targets without top-level await.
-import load, {
-  createPlant as create, validateNewPlant as validate, PlantStoreClient as Client, PlantStoreError,
-} from './plant_store_client.js';
+// No side effect: `init(source)` loads the wasm, once, through the glue's own loader, which takes
+// every kind of source: the .wasm's URL (default: next to this file), a Response, its bytes or a
+// WebAssembly.Module. Until then the exports say to await it (api.js). For service workers, and
+// for pages that load the .wasm from a URL of their own.
+import load from './plant_store_client.js';
+import { manual } from './api.js';
 
-export { PlantStoreError };
-let loaded = false;
-const notLoaded = () => new PlantStoreError('config', 'the wasm module is not loaded yet: with plant-store-client/manual, await init() first');
+manual((source) => load({ module_or_path: source ?? new URL('./plant_store_client_bg.wasm', import.meta.url) }));
 
-/**
- * Loads and instantiates the wasm module once. `source` is the .wasm's URL (default: next to this
- * file), a Response, its bytes, or a compiled WebAssembly.Module. Safe to call twice or concurrently.
- * A failed load rejects with a `config` PlantStoreError that names the URL tried.
- */
-export async function init(source) {
-  source ??= new URL('./plant_store_client_bg.wasm', import.meta.url);
-  try {
-    await load({ module_or_path: source });
-  } catch (cause) {
-    const url = typeof source == 'string' ? source : source.href ?? source.url ?? 'the source given to init()';
-    throw new PlantStoreError('config', `init() could not load the wasm module from ${url}: ${cause}. ` +
-      'Pass init() the URL where plant_store_client_bg.wasm is served, its bytes or a WebAssembly.Module', { cause });
-  }
-  loaded = true;
-}
-export function createPlant(plant, options) {
-  return loaded ? create(plant, options) : Promise.reject(notLoaded());
-}
-export function validateNewPlant(plant) {
-  if (!loaded) throw notLoaded();
-  return validate(plant);
-}
-export class PlantStoreClient extends Client {
-  constructor(options) {
-    if (!loaded) throw notLoaded();
-    super(options);
-  }
-}
+export { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError, init } from './api.js';

@@ -2,8 +2,8 @@
 // config hands over the .wasm as a WebAssembly.Module. (finish-pkg.mjs keeps an import of the .wasm
 // as written, on top of the bundle.)
 import __plantStoreWasm from './plant_store_client_bg.wasm';
-import { initSync } from './plant_store_client.js';
+import { loaded } from './api.js';
 
-initSync({ module: __plantStoreWasm });
+loaded(() => __plantStoreWasm, './plant_store_client_bg.wasm');
 
-export { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError, init } from './guarded.js';
+export { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError, init } from './api.js';
