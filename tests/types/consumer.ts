@@ -1,9 +1,15 @@
 // A TypeScript consumer of the package: right calls compile, wrong ones are `@ts-expect-error`.
-// Checked by `tsc --noEmit -p tests/types` (scripts/test); never run.
+// Type-checked against the installed package under each setup of tests/js/types.test.mjs (with and
+// without the DOM library, moduleResolution bundler and node16); never run.
 import {
-  createPlant, validateNewPlant, PlantStoreClient, PlantStoreError,
+  createPlant, validateNewPlant, PlantStoreClient, PlantStoreError, init,
   type NewPlant, type Plant, type PlantStoreOptions, type PlantStoreErrorKind, type ValidationIssue,
+  type ValidationIssueCode, type ValidationResult, type PlantStoreAuth, type RefreshContext,
+  type RetryOptions, type AttemptInfo, type AttemptOutcome, type CallOptions, type InitInput,
+  type ValidationError, type ConfigError, type NetworkError, type TimeoutError, type AbortedError,
+  type RejectedError, type UnauthorizedError, type UnexpectedStatusError, type InvalidResponseError,
 } from 'plant-store-client';
+import { init as manualInit, createPlant as manualCreate } from 'plant-store-client/manual';
 
 const options: PlantStoreOptions = { baseUrl: 'https://plants.example/api', token: 't0ken' };
 
@@ -78,6 +84,61 @@ async function rightUses(): Promise<void> {
   }
 }
 
+// Every public type is exported, and each is the shape the options take.
+const retry: RetryOptions = { attempts: 3, attemptTimeoutMs: 500 };
+const call: CallOptions = { retry, idempotencyKey: 'order-1' };
+const auth: PlantStoreAuth = { getToken: ({ refresh }: RefreshContext) => (refresh ? 'b' : 'a') };
+const before = (info: AttemptInfo): void => { info.headers.set('x-attempt', String(info.attempt)); };
+const after = (outcome: AttemptOutcome): number => outcome.durationMs;
+const code: ValidationIssueCode = 'unknown_field';
+const source: InitInput = new URL('https://cdn.example/plant_store_client_bg.wasm');
+
+async function loading(): Promise<void> {
+  await init();
+  await manualInit(source);
+  await manualCreate({ id: 1, name: 'M' }, { baseUrl: 'https://h', ...auth, beforeAttempt: before, afterAttempt: (o) => void after(o) });
+  const checked: ValidationResult = validateNewPlant({ id: 1, name: 'x' });
+  void [call, code, checked];
+}
+
+// The error is a union told apart by `kind`: each check narrows it to the fields that kind has.
+function narrowing(err: PlantStoreError): string {
+  const maybeCode: number | undefined = err.code;
+  // @ts-expect-error: before narrowing, code may be undefined
+  const notYet: number = err.code;
+  // @ts-expect-error: before narrowing, issues may be undefined
+  err.issues.length;
+  switch (err.kind) {
+    case 'rejected': {
+      const rejected: RejectedError = err;
+      const code: number = err.code;
+      const status: 400 = err.status;
+      return `${rejected.message} ${code} ${status}`;
+    }
+    case 'validation': {
+      const validation: ValidationError = err;
+      const issues: ValidationIssue[] = err.issues;
+      return `${validation.message} ${issues.length}`;
+    }
+    case 'unauthorized': {
+      const status: 401 = err.status;
+      const unauthorized: UnauthorizedError = err;
+      return `${unauthorized.message} ${status}`;
+    }
+    case 'unexpected_status': {
+      const unexpected: UnexpectedStatusError = err;
+      const wait: number | undefined = err.retryAfterMs;
+      return `${unexpected.status} ${wait}`;
+    }
+    case 'config': case 'network': case 'timeout': case 'aborted': case 'invalid_response': {
+      const other: ConfigError | NetworkError | TimeoutError | AbortedError | InvalidResponseError = err;
+      // @ts-expect-error: only a rejected error is typed as a 400
+      const status: 400 = err.status;
+      return `${other.kind} ${status} ${maybeCode} ${notYet}`;
+    }
+  }
+}
+
 async function wrongUses(): Promise<void> {
   // @ts-expect-error: id must be a number or a bigint
   await createPlant({ id: '12', name: 'Fern' }, options);
@@ -117,4 +178,4 @@ async function wrongUses(): Promise<void> {
   result.value;
 }
 
-export { rightUses, wrongUses };
+export { rightUses, wrongUses, loading, narrowing };
