@@ -2,10 +2,11 @@
 // of $PKG_DIR) installed into a scratch consumer (tests/bundlers/), then each tool builds a page
 // whose script imports the package and makes one real createPlant against the reference server on
 // loopback, and one validation failure (tests/runtimes/check.mjs), in one headless Chromium:
-// webpack 5, Parcel 2 (nothing to do: they emit the .wasm), esbuild, Rollup 4 and `bun build` (the
-// .wasm copied next to the bundle, the README's one line), Next.js (a client component, and route
-// handlers on the Node and edge runtimes, after `next build` and `next start`), and the Bun runtime.
-// Vite is in runtimes.test.mjs. Then a failed load in Chromium (404, an HTML page served as the
+// webpack 5, Parcel 2 and Vite 5, 6, 7 and 8 at their default configuration (nothing to do: they
+// emit the .wasm; Vite also gives its URL to the README's preload, and emits it once), esbuild,
+// Rollup 4 and `bun build` (the .wasm copied next to the bundle, the README's one line), Next.js (a
+// client component, and route handlers on the Node and edge runtimes, after `next build` and
+// `next start`), and the Bun runtime. (Vite with Web Workers: runtimes.test.mjs.) Then a failed load in Chromium (404, an HTML page served as the
 // .wasm, a CSP without 'wasm-unsafe-eval'): the import succeeds and every export fails with a
 // `config` PlantStoreError naming the URL; the right bytes with the wrong MIME type still load.
 // The consumer lives in target/bundlers/, kept between runs as the build caches of Parcel and
@@ -96,7 +97,7 @@ describe('the packed package in each bundler and framework', { timeout: 600_000 
     rmSync(OUT, { recursive: true, force: true });
     rmSync(join(WORK, 'next/app'), { recursive: true, force: true });
     cpSync(join(ROOT, 'tests/bundlers'), WORK, { recursive: true });
-    for (const dir of ['web', 'next', '.']) copyFileSync(join(ROOT, 'tests/runtimes/check.mjs'), join(WORK, dir, 'check.mjs'));
+    for (const dir of ['web', 'next', 'vite', '.']) copyFileSync(join(ROOT, 'tests/runtimes/check.mjs'), join(WORK, dir, 'check.mjs'));
     copyFileSync(join(ROOT, 'tests/runtimes/node-esm.mjs'), join(WORK, 'node-esm.mjs'));
     // The tarball has no dependencies: nothing is fetched. No lockfile, which Next.js would take for
     // a second workspace root.
@@ -149,6 +150,27 @@ describe('the packed package in each bundler and framework', { timeout: 600_000 
     assert.equal(emitted('parcel').length, 1, 'Parcel emitted the .wasm');
     await assertPage('parcel');
   });
+
+  // Each at its default build target: Vite 5 and 6 refuse a top-level await there, so the default
+  // entry has none. `--base ./` only, to serve the page from /<version>/.
+  for (const version of [5, 6, 7, 8]) {
+    it(`Vite ${version}, default configuration: emits the .wasm once, \`?url\` of plant-store-client/wasm is its URL; the page creates a plant`, async () => {
+      const vite = join(ROOT, 'node_modules', version === 8 ? 'vite' : `vite-${version}`, 'bin/vite.js');
+      const dir = `vite-${version}`;
+      await run(process.execPath, [vite, 'build', 'vite', '--base', './', '--outDir', join(OUT, dir), '--emptyOutDir', '--logLevel', 'warn']);
+      const assets = readdirSync(join(OUT, dir, 'assets'));
+      const wasm = assets.filter((name) => name.endsWith('.wasm'));
+      assert.equal(wasm.length, 1, `one .wasm among ${assets}`);
+      const id = nextId();
+      const query = new URLSearchParams({ base: server.url, token: TOKEN, id: String(id), where: dir });
+      const { result, pageErrors } = await openPage(browser, `${origin}/${dir}/index.html?${query}`);
+      assert.deepEqual(pageErrors, []);
+      const { wasmUrl, loaded, ...checkedResult } = result;
+      assert.equal(wasmUrl, `${origin}/${dir}/assets/${wasm[0]}`, 'the ?url import is the emitted .wasm');
+      assert.deepEqual([...new Set(loaded)], [wasmUrl], 'the package loaded the preloaded URL');
+      await assertChecked(checkedResult, { id, where: dir });
+    });
+  }
 
   it('esbuild: with the .wasm copied next to the bundle, the page creates a plant', async () => {
     const dir = join(OUT, 'esbuild');
