@@ -80,9 +80,9 @@ const CASES = [
   { route: 'token/bare', kind: 'invalid_response', status: 200, includes: 'not JSON' },
   { route: 'token/401', kind: 'unauthorized', status: 401, includes: 'body "Bearer [redacted]"' },
   { route: 'token-in-head', kind: 'unexpected_status', status: 500, code: 9 },
-  // The 200 read limit to the byte: 6 × the name and tag's bytes + 4096 is read, one more is not.
+  // The 200 read limit to the byte: 6 × the name and tag's bytes + 64 KiB is read, one more is not.
   { route: 'echo-escaped/0', kind: 'ok' },
-  { route: 'echo-escaped/1', kind: 'invalid_response', status: 200, includes: 'with a body over 4126 bytes' },
+  { route: 'echo-escaped/1', kind: 'invalid_response', status: 200, includes: 'with a body over 65566 bytes' },
 ];
 
 /** One call against `route`: { kind, status, code, message, ms, leak, plant }. */

@@ -34,7 +34,7 @@ test('the module exports the four names, and wasm-bindgen its loaders; the .d.ts
   const glue = await import(pathToFileURL(join(out, 'plant_store_client.js')).href);
   assert.deepEqual(Object.keys(glue).sort(), [...API, 'default', 'initSync'].sort());
   const types = readFileSync(join(out, 'plant_store_client.d.ts'), 'utf8');
-  const declared = [...types.matchAll(/^export (?:declare )?(?:function|class) (\w+)/gm)].map((m) => m[1]);
+  const declared = [...types.matchAll(/^export (?:declare )?(?:function|class|const) (\w+)/gm)].map((m) => m[1]);
   assert.deepEqual(declared.sort(), [...API, 'initSync'].sort(), 'each export is declared, once');
   assert.match(types, /^export default function __wbg_init/m);
 });

@@ -326,15 +326,15 @@ export async function startHostile({ ports = 1, tokens = [] } = {}) {
         return;
       }
       // The echo of the NewPlant with every byte of its name and tag escaped as \u00XX (six bytes
-      // each), padded with spaces to exactly 6 × (their bytes) + 4096 + `arg` bytes: the most a
-      // client reads of a 200 is 6 × those bytes + 4096.
+      // each), padded with spaces to exactly 6 × (their bytes) + 64 KiB + `arg` bytes: the most a
+      // client reads of a 200 is 6 × those bytes + 64 KiB.
       case 'echo-escaped': {
         const plant = JSON.parse(await readBody(req));
         const escape = (s) => [...Buffer.from(s)].map((b) => `\\u00${b.toString(16).padStart(2, '0')}`).join('');
         const members = [`"name":"${escape(plant.name)}"`];
         if (plant.tag !== undefined) members.push(`"tag":"${escape(plant.tag)}"`);
         const echoed = Buffer.byteLength(plant.name) + Buffer.byteLength(plant.tag ?? '');
-        const size = 6 * echoed + 4096 + Number(arg || 0);
+        const size = 6 * echoed + 65_536 + Number(arg || 0);
         const start = `{${members.join(',')}`;
         const body = start + ' '.repeat(size - start.length - 1) + '}';
         res.writeHead(200, { ...CORS, 'content-type': 'application/json' });

@@ -1,0 +1,177 @@
+// Issue 32: the messages a user meets, from the packed package in Node (the refusal to connect also
+// in Deno and Bun), against servers on loopback. A network failure names the runtime's reason, and
+// a connection never made says `maybeCreated: false`; a 404 names the URL and the baseUrl fix; a
+// `Bearer ` token and a getToken's wrong result say what to do; redaction covers the server's text
+// and never the client's own sentences; a 200 carrying fields the client does not read is a Plant;
+// and an uncaught PlantStoreError prints a short, readable report in Node.
+//   PKG_TARBALL=artifacts/release/plant-store-client-0.1.0.tgz node --test tests/js/messages.test.mjs
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { startServer, ROOT, TOKEN } from './support/server.mjs';
+import { tarball } from './support/tarball.mjs';
+
+const PLANT = { id: 32, name: 'Fern' };
+
+let dir;
+let api;
+let server; // the reference Plant Store
+const servers = [];
+
+/** Listens on loopback; resolves to its origin. */
+async function listen(server, scheme = 'http') {
+  servers.push(server);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return `${scheme}://127.0.0.1:${server.address().port}`;
+}
+
+/** A loopback port with nothing listening on it (a server opened, then closed). */
+async function closedPort() {
+  const probe = createServer().listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** What the caller of createPlant sees: the Plant, or the error's fields. */
+async function outcome(options, plant = PLANT) {
+  try {
+    return { plant: await api.createPlant(plant, { token: TOKEN, ...options }) };
+  } catch (err) {
+    const { kind, message, status, attempts, maybeCreated } = err;
+    return { kind, message, status, attempts, maybeCreated };
+  }
+}
+
+/** Runs `source` (an ES module) with `command`; resolves to its exit code and its stdout + stderr. */
+function runModule(command, args, source) {
+  const file = join(dir, `run-${Math.random().toString(36).slice(2)}.mjs`);
+  writeFileSync(file, source);
+  return new Promise((resolve) => {
+    execFile(command, [...args, file], { timeout: 30_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? err.code ?? err.signal : 0, stdout, output: stdout + stderr }));
+  });
+}
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'messages-'));
+  execFileSync('tar', ['-xzf', tarball(dir), '-C', dir]);
+  api = await import(pathToFileURL(join(dir, 'package/node.mjs')).href);
+  server = await startServer();
+});
+
+after(async () => {
+  for (const s of servers) { s.closeAllConnections?.(); s.close(); }
+  await server?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+test('a refused connection names ECONNREFUSED and says maybeCreated: false (Node, Deno, Bun)', async () => {
+  const port = await closedPort();
+  const url = `http://127.0.0.1:${port}/plants`;
+  const seen = await outcome({ baseUrl: `http://127.0.0.1:${port}` });
+  assert.deepEqual(seen, {
+    kind: 'network', status: undefined, attempts: 1, maybeCreated: false,
+    message: `could not reach the Plant Store at ${url}: fetch failed (connect ECONNREFUSED 127.0.0.1:${port})`,
+  });
+  // Deno names it in its cause's message ("client error (Connect)"), Bun in a `code` of its own.
+  const source = `import * as api from ${JSON.stringify(pathToFileURL(join(dir, 'package/node.mjs')).href)};
+    try { await api.createPlant({ id: 1, name: 'x' }, { baseUrl: 'http://127.0.0.1:${port}', token: 't0ken' }); }
+    catch (e) { console.log(JSON.stringify({ kind: e.kind, maybeCreated: e.maybeCreated, message: e.message })); }`;
+  for (const [runtime, command, args] of [['Deno', join(ROOT, 'node_modules/.bin/deno'), ['run', '-A']], ['Bun', join(ROOT, 'node_modules/.bin/bun'), []]]) {
+    const { stdout, output } = await runModule(command, args, source);
+    const seen = JSON.parse(stdout.trim().split('\n').at(-1) || '{}');
+    assert.equal(seen.kind, 'network', `${runtime}: ${output}`);
+    assert.equal(seen.maybeCreated, false, `${runtime}: ${seen.message}`);
+    assert.match(seen.message, /^could not reach the Plant Store at .*: .*(ECONNREFUSED|Connection refused)/, runtime);
+  }
+});
+
+test('a name that does not resolve names ENOTFOUND and says maybeCreated: false', async () => {
+  const seen = await outcome({ baseUrl: 'http://plants.invalid' });
+  assert.equal(seen.kind, 'network');
+  assert.equal(seen.maybeCreated, false);
+  assert.match(seen.message, /^could not reach the Plant Store at http:\/\/plants\.invalid\/plants: fetch failed \(getaddrinfo (ENOTFOUND|EAI_AGAIN) plants\.invalid\)$/);
+});
+
+test('a certificate fetch refuses is named, and says maybeCreated: false', async () => {
+  const pem = readFileSync(join(ROOT, 'tests/js/support/self-signed.pem'), 'utf8');
+  const tls = createTlsServer({ key: pem, cert: pem }, (req, res) => res.end('{"name":"Fern"}'));
+  const origin = await listen(tls, 'https');
+  const seen = await outcome({ baseUrl: origin });
+  assert.deepEqual({ kind: seen.kind, maybeCreated: seen.maybeCreated }, { kind: 'network', maybeCreated: false });
+  assert.equal(seen.message, `could not reach the Plant Store at ${origin}/plants: fetch failed (self-signed certificate)`);
+});
+
+test('a connection lost after the request was sent still says maybeCreated: true', async () => {
+  const reset = createServer((req) => req.on('data', () => {}).on('end', () => req.socket.destroy()));
+  const seen = await outcome({ baseUrl: await listen(reset) });
+  assert.deepEqual({ kind: seen.kind, maybeCreated: seen.maybeCreated }, { kind: 'network', maybeCreated: true });
+  assert.match(seen.message, /: fetch failed \(other side closed\)$/);
+});
+
+test('a 404 names the URL it tried and says to check the baseUrl path', async () => {
+  const seen = await outcome({ baseUrl: `${server.url}/api` });
+  assert.equal(seen.kind, 'unexpected_status');
+  assert.equal(seen.message, `the Plant Store answered 404 for POST ${server.url}/api/plants: an empty body; check baseUrl: ` +
+    "/plants is appended to it, so it must hold the API's path prefix, for example https://plants.example/api/v1");
+});
+
+test('a token passed with its Bearer prefix: pass the token without it', async () => {
+  const seen = await outcome({ baseUrl: server.url, token: `Bearer ${TOKEN}` });
+  assert.equal(seen.kind, 'config');
+  assert.equal(seen.message, 'options.token: token starts with `Bearer `: pass the token without the `Bearer ` prefix ' +
+    '(the client adds it); its value is not shown');
+  assert.equal(seen.attempts, 0);
+});
+
+test("getToken's wrong result is named as its result", async () => {
+  for (const [result, got] of [[undefined, 'undefined'], [null, 'null'], [42, 'number'], [{ token: 't' }, 'object']]) {
+    const seen = await outcome({ baseUrl: server.url, token: undefined, getToken: async () => result });
+    assert.equal(seen.kind, 'config');
+    assert.equal(seen.message, `options.getToken returned ${got}; it must return the token, a string`);
+  }
+});
+
+test("a one-character token: the client's own sentences are whole; the server's text is redacted", async () => {
+  const port = await closedPort();
+  const refused = await outcome({ baseUrl: `http://127.0.0.1:${port}`, token: 'o' });
+  assert.ok(refused.message.startsWith(`could not reach the Plant Store at http://127.0.0.1:${port}/plants: `), refused.message);
+  const echo = createServer((req, res) => res.writeHead(500).end('token o refused'));
+  const seen = await outcome({ baseUrl: await listen(echo), token: 'o' });
+  assert.equal(seen.message, 'the Plant Store answered 500: body "t[redacted]ken [redacted] refused"');
+});
+
+test('a 200 with fields the client does not read is the Plant: 20 KB of metadata, a 10,000-digit number', async () => {
+  const bodies = [
+    JSON.stringify({ name: 'Fern', links: Array.from({ length: 300 }, (_, i) => ({ rel: `r${i}`, href: `https://plants.example/plants/${i}` })), meta: 'm'.repeat(8000) }),
+    `{"name":"Fern","audit":${'9'.repeat(10_000)}}`,
+  ];
+  assert.ok(bodies[0].length > 20_000);
+  for (const body of bodies) {
+    const padded = createServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
+    assert.deepEqual(await outcome({ baseUrl: await listen(padded) }), { plant: { name: 'Fern' } });
+  }
+});
+
+test('an uncaught PlantStoreError in Node: a short report, the class by its name, its message, a readable line of source', async () => {
+  const source = `import * as api from ${JSON.stringify(pathToFileURL(join(dir, 'package/node.mjs')).href)};
+    await api.createPlant({ id: 1, name: 'x' }, { baseUrl: ${JSON.stringify(`${server.url}/api`)}, token: ${JSON.stringify(TOKEN)} });`;
+  const { code, output } = await runModule(process.execPath, [], source);
+  assert.equal(code, 1);
+  const lines = output.trimEnd().split('\n');
+  assert.ok(lines.length <= 24, `${lines.length} lines:\n${output}`);
+  assert.ok(lines.every((line) => line.length <= 300), `no long line:\n${output}`);
+  assert.ok(lines.some((line) => line.startsWith('PlantStoreError: the Plant Store answered 404 for POST')), output);
+  assert.ok(lines.some((line) => line.trim().startsWith('return new PlantStoreError(')), `the line of source is the glue's, by name:\n${output}`);
+  assert.ok(!output.includes('[PlantStoreError]'), output);
+});
