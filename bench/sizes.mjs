@@ -51,7 +51,7 @@ function byCrate() {
     // The same crate build as wasm-pack's in scripts/build-pkg, with its toolchain and flags
     // (scripts/wasm-toolchain.sh), so, normally, nothing to do.
     const wasm = sh('bash', ['-c', 'source scripts/wasm-toolchain.sh && ' +
-      'cargo build --release --quiet --target wasm32-unknown-unknown --no-default-features -p plant-store-client && ' +
+      'cargo build --release --quiet --target wasm32-unknown-unknown --no-default-features --features js -p plant-store-client && ' +
       'echo "$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/plant_store_client.wasm"']).trim();
     sh('wasm-bindgen', ['--target', 'web', '--out-dir', tmp, wasm]);
     const named = join(tmp, 'named.wasm');
