@@ -174,7 +174,7 @@ fn body_excerpt(body: &[u8], complete: bool) -> String {
 /// `attempt_timeout_ms`, 429 and 503, and 502 and 504 with [`Retry::gateway_errors`]. Waits are
 /// exponential with full jitter, capped at `max_delay_ms`; a `Retry-After` (seconds or an
 /// HTTP-date) is waited exactly, unless it asks for more than the cap or the time left: then the
-/// call ends at once and [`Error::retry_after_ms`] holds the wait.
+/// call ends at once and [`Error::retry_after_ms`](crate::Error::retry_after_ms) holds the wait.
 ///
 /// ```
 /// # use plant_store_client::Retry;
