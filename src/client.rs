@@ -3,17 +3,18 @@
 //! what comes next. Every error the call ends with leaves through [`Call::fail`].
 
 use crate::answer::{self, Budget, Learnt, Next, PLATFORM};
-use crate::config::{CallOptions, Callback, Config, Fetch, Settings};
+use crate::config::{CallOptions, Config, Settings};
 use crate::error::{Draft, Error};
 use crate::fetch::{self, AbortGuard};
 use crate::hooks::{self, Attempt, AttemptOutcome};
+use crate::hooks::{Callback, Fetch};
 use crate::stops::{Failure, Stops};
 use crate::token::Credential;
 use crate::Retry;
 use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
-use js_sys::{Date, Function, Reflect};
+use js_sys::Date;
 use plant_store_model::{NewPlant, Plant, Token};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{AbortSignal, Headers};
@@ -115,9 +116,9 @@ impl Client {
         let settings = &self.0.settings;
         let (retry, key) = options.check(settings).map_err(|e| self.redact(e))?;
         let key = key.header().map_err(|e| self.redact(e))?;
-        let fetch = match (&settings.fetch, global_fetch()) {
+        let fetch = match (&settings.fetch, fetch::global()) {
             (Some(fetch), _) => fetch.clone(),
-            (None, Ok(Some(fetch))) => fetch::calling(fetch),
+            (None, Ok(Some(fetch))) => fetch,
             (None, Ok(None)) => {
                 let message = "this runtime has no global fetch; pass options.fetch";
                 return Err(self.redact(Draft::config(message)));
@@ -381,19 +382,8 @@ impl Call {
     }
 }
 
-/// The global `fetch`, read per call (so a polyfill or a mock installed later is seen); `None`
-/// when there is none, and what reading it threw when it throws.
-fn global_fetch() -> Result<Option<Function>, JsValue> {
-    let fetch = GLOBAL.with(|global| Reflect::get(global, &JsValue::from_str("fetch")))?;
-    Ok(fetch.dyn_into::<Function>().ok())
-}
-
 #[wasm_bindgen::prelude::wasm_bindgen]
 extern "C" {
-    /// `globalThis`, where the global fetch is looked up (no `window` needed).
-    #[wasm_bindgen(thread_local_v2, js_name = globalThis)]
-    static GLOBAL: JsValue;
-
     /// A `Headers`, set with names and values that are JS strings already.
     #[wasm_bindgen(extends = Headers)]
     type HeaderList;

@@ -4,7 +4,7 @@
 
 use crate::answer::Retry;
 use crate::error::{decimal, theirs, Draft, Error};
-use crate::hooks::{After, Attempt, AttemptOutcome, Before};
+use crate::hooks::{After, Ask, Attempt, AttemptOutcome, Before, Callback, Fetch};
 use crate::token::{Credential, TokenSource};
 use alloc::rc::Rc;
 use alloc::string::String;
@@ -52,28 +52,6 @@ pub(crate) enum Auth {
     Token(String),
     Source(Callback<Ask>),
 }
-
-/// A function the caller gave (a token source, a fetch, a hook), shown as `..` by `Debug`.
-pub(crate) struct Callback<F: ?Sized>(pub(crate) Rc<F>);
-
-impl<F: ?Sized> Clone for Callback<F> {
-    fn clone(&self) -> Self {
-        Callback(self.0.clone())
-    }
-}
-
-impl<F: ?Sized> fmt::Debug for Callback<F> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("..")
-    }
-}
-
-/// A token source as a client asks it, with `refresh`: the token or a promise of it, or what it
-/// threw.
-pub(crate) type Ask = dyn Fn(bool) -> Result<JsValue, JsValue>;
-/// fetch as a client calls it, `fetch(url, init)`: what it returned (a promise of a Response), or
-/// what it threw.
-pub(crate) type Fetch = dyn Fn(&JsValue, &RequestInit) -> Result<JsValue, JsValue>;
 
 impl fmt::Debug for Auth {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

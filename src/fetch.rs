@@ -4,7 +4,7 @@
 //! `catch` bindings (below): a Response subclass, a forgery or a Proxy can throw where Web IDL says
 //! nothing throws, and a JS exception must never unwind through wasm frames.
 
-use crate::config::{Callback, Fetch};
+use crate::hooks::{Callback, Fetch};
 use crate::stops::{resolve, Failure, Stop, Stops, Timer};
 use alloc::{boxed::Box, rc::Rc, string::String, vec::Vec};
 use js_sys::{Function, JsString, Promise, Uint8Array};
@@ -158,6 +158,13 @@ impl Drop for AbortGuard<'_> {
     }
 }
 
+/// The global `fetch` as a client calls it, read per call (so a polyfill or a mock installed later
+/// is seen); `None` when there is none, and what reading it threw when it throws.
+pub(crate) fn global() -> Result<Option<Callback<Fetch>>, JsValue> {
+    let fetch = GLOBAL.with(|global| js_sys::Reflect::get(global, &JsValue::from_str("fetch")))?;
+    Ok(fetch.dyn_into::<Function>().ok().map(calling))
+}
+
 /// A JS fetch function (the global one, or `options.fetch`) as a client calls it.
 pub(crate) fn calling(fetch: Function) -> Callback<Fetch> {
     Callback(Rc::new(move |url: &JsValue, init: &RequestInit| {
@@ -224,6 +231,10 @@ fn ignore(pending: Result<JsValue, JsValue>) {
 
 #[wasm_bindgen]
 extern "C" {
+    /// `globalThis`, where the global fetch is looked up (no `window` needed).
+    #[wasm_bindgen(thread_local_v2, js_name = globalThis)]
+    static GLOBAL: JsValue;
+
     /// `Function.prototype`: a function that does nothing, the handler of ignored rejections.
     #[wasm_bindgen(thread_local_v2, js_namespace = Function, js_name = prototype)]
     static NOOP: Function;

@@ -1,9 +1,35 @@
-//! The hooks around each attempt: what `beforeAttempt` and `afterAttempt` are given, and the error
-//! of one that fails. A client keeps a hook as a Rust closure (`config::Callback`, a JS function
-//! wrapped by `js::callbacks`); the call runs them (`Call::headers`, `Call::after`).
+//! The caller's functions a client calls, each kept as a Rust closure ([`Callback`]; a JS
+//! function is wrapped by `js::callbacks` or `fetch::calling`): the token source, fetch, and the
+//! hooks around each attempt, with what `beforeAttempt` and `afterAttempt` are given and the error
+//! of one that fails. The call runs the hooks in `Call::headers` and `Call::after`.
 
 use crate::error::{Draft, Error};
+use alloc::rc::Rc;
+use core::fmt;
 use wasm_bindgen::JsValue;
+use web_sys::RequestInit;
+
+/// A function the caller gave (a token source, a fetch, a hook), shown as `..` by `Debug`.
+pub(crate) struct Callback<F: ?Sized>(pub(crate) Rc<F>);
+
+impl<F: ?Sized> Clone for Callback<F> {
+    fn clone(&self) -> Self {
+        Callback(self.0.clone())
+    }
+}
+
+impl<F: ?Sized> fmt::Debug for Callback<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("..")
+    }
+}
+
+/// A token source as a client asks it, with `refresh`: the token or a promise of it, or what it
+/// threw.
+pub(crate) type Ask = dyn Fn(bool) -> Result<JsValue, JsValue>;
+/// fetch as a client calls it, `fetch(url, init)`: what it returned (a promise of a Response), or
+/// what it threw.
+pub(crate) type Fetch = dyn Fn(&JsValue, &RequestInit) -> Result<JsValue, JsValue>;
 
 /// What [`Config::before_attempt`](crate::Config::before_attempt)'s hook is given.
 #[derive(Debug)]

@@ -2,8 +2,8 @@
 //! request and, after a 401, once more with `{ refresh: true }`: one refresh shared by every call
 //! of the client refused with the same token.
 
-use crate::config::{Ask, Callback};
 use crate::error::{Draft, Kind};
+use crate::hooks::{Ask, Callback};
 use crate::stops::{resolve, Failure, Stops};
 use core::cell::Cell;
 use js_sys::{Object, Promise};

@@ -2,9 +2,9 @@
 //! source and the hooks, each called with a fresh plain object. (fetch's is `fetch::calling`,
 //! which the global fetch needs too.)
 
-use crate::config::{Ask, Callback};
 use crate::error::Error;
 use crate::hooks::{After, Attempt, AttemptOutcome, Before};
+use crate::hooks::{Ask, Callback};
 use alloc::rc::Rc;
 use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::JsValue;
