@@ -1,14 +1,19 @@
 //! A strict reference Plant Store: `POST /plants` as the contract describes it, an in-memory store,
 //! bearer auth, CORS for browser tests, and optionally the files of the demo.
 //!
+//! A request with an `Idempotency-Key` is processed once: the same key and body again get the same
+//! answer (see [`idempotency`]).
+//!
 //! With `test_routes` on it also answers under `/__test/`: request counters, the last request as it
-//! arrived, stored plants with exact ids, a slow variant of the endpoint, a set of faults and
-//! redirects to another loopback origin (`/__test/redirect/{status}/{port}/plants`). Those
-//! routes exist so tests can check on the server side what the client really sent.
+//! arrived, stored plants with exact ids, a variant of the endpoint slow to start and one slow to
+//! answer, a set of faults and redirects to another loopback origin
+//! (`/__test/redirect/{status}/{port}/plants`). Those routes exist so tests can check on the
+//! server side what the client really sent.
 #![deny(missing_docs, missing_debug_implementations)]
 #![forbid(unsafe_code)]
 
 pub mod faults;
+pub mod idempotency;
 
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, Path, Request, State};
@@ -23,7 +28,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tower_http::cors::CorsLayer;
 use tower_http::services::ServeDir;
 
@@ -37,6 +42,9 @@ pub mod codes {
     pub const DUPLICATE_ID: i32 = 3;
     /// The bearer token is missing or wrong (sent with status 401).
     pub const UNAUTHORIZED: i32 = 4;
+    /// The `Idempotency-Key` was used before with another body (sent with status 422), or is not a
+    /// Structured Fields string (with 400).
+    pub const IDEMPOTENCY_KEY: i32 = 5;
 }
 
 /// The largest request body read: room for a NewPlant with a name of several MiB.
@@ -70,6 +78,8 @@ pub struct Store {
     last: Mutex<Option<SeenRequest>>,
     /// How many requests each (script, plant id) of `/__test/script/` has had.
     played: Mutex<HashMap<(String, i64), usize>>,
+    /// The `Idempotency-Key`s seen and their answers.
+    keys: Mutex<idempotency::Keys>,
 }
 
 impl Store {
@@ -102,6 +112,7 @@ pub fn app(config: Config) -> (Router, Arc<Store>) {
         requests: AtomicU64::new(0),
         last: Mutex::new(None),
         played: Mutex::new(HashMap::new()),
+        keys: Mutex::new(idempotency::Keys::default()),
     });
     let mut router = Router::new().route("/plants", post(create));
     if config.test_routes {
@@ -112,6 +123,7 @@ pub fn app(config: Config) -> (Router, Arc<Store>) {
             .route("/__test/last", get(last))
             .route("/__test/plants/{id}", get(stored_plant))
             .route("/__test/delay/{ms}/plants", post(delayed_create))
+            .route("/__test/hold/{ms}/plants", post(held_create))
             .route("/__test/script/{steps}/plants", post(scripted))
             .route("/__test/fault/{name}/plants", post(faults::answer))
             .route("/__test/redirect/{status}/{port}/plants", post(faults::redirect));
@@ -143,7 +155,7 @@ fn error(status: StatusCode, code: i32, message: impl Into<String>) -> Response 
     (status, Json(ApiError { error: code, message: message.into() })).into_response()
 }
 
-/// `POST /plants`: the operation of the contract.
+/// `POST /plants`: the operation of the contract, once per `Idempotency-Key`.
 async fn create(State(store): State<Arc<Store>>, headers: HeaderMap, body: Bytes) -> Response {
     record(&store, "/plants", &headers, &body);
     if !authorized(&headers, &store.token) {
@@ -154,18 +166,57 @@ async fn create(State(store): State<Arc<Store>>, headers: HeaderMap, body: Bytes
             .insert(header::WWW_AUTHENTICATE, header::HeaderValue::from_static("Bearer"));
         return response;
     }
-    let plant = match parse_new_plant(&headers, &body) {
+    let Some(key) = headers.get("idempotency-key") else {
+        return answer(create_plant(&store, &headers, &body));
+    };
+    let Some(key) = key.to_str().ok().and_then(idempotency::key_of) else {
+        let message = "Idempotency-Key must be a Structured Fields string: 1 to 255 printable \
+                       ASCII characters in double quotes";
+        return error(StatusCode::BAD_REQUEST, codes::IDEMPOTENCY_KEY, message);
+    };
+    // Held across the operation, so that two requests with one key are never both processed.
+    let mut keys = lock(&store.keys);
+    match keys.seen(key, &body, Instant::now()) {
+        idempotency::Seen::Replay(status, kept) => {
+            let mut response = answer((status, kept));
+            let replayed = header::HeaderValue::from_static("true");
+            response.headers_mut().insert("idempotent-replayed", replayed);
+            response
+        }
+        idempotency::Seen::Mismatch => {
+            let message = "this Idempotency-Key was used with another request body";
+            error(StatusCode::UNPROCESSABLE_ENTITY, codes::IDEMPOTENCY_KEY, message)
+        }
+        idempotency::Seen::New => {
+            let (status, created) = create_plant(&store, &headers, &body);
+            keys.keep(key, &body, status, created.clone(), Instant::now());
+            answer((status, created))
+        }
+    }
+}
+
+/// The operation itself, for an authorized request: its status and JSON body.
+fn create_plant(store: &Store, headers: &HeaderMap, body: &[u8]) -> (StatusCode, Bytes) {
+    let plant = match parse_new_plant(headers, body) {
         Ok(plant) => plant,
-        Err(response) => return response,
+        Err(refused) => return (StatusCode::BAD_REQUEST, json(&refused)),
     };
     let mut plants = lock(&store.plants);
     if plants.contains_key(&plant.id) {
         let message = format!("a plant with id {} already exists", plant.id);
-        return error(StatusCode::BAD_REQUEST, codes::DUPLICATE_ID, message);
+        return (StatusCode::BAD_REQUEST, json(&ApiError { error: codes::DUPLICATE_ID, message }));
     }
     let created = Plant { name: plant.name.clone(), tag: plant.tag.clone() };
     plants.insert(plant.id, plant);
-    (StatusCode::OK, Json(created)).into_response()
+    (StatusCode::OK, json(&created))
+}
+
+fn json(value: &impl serde::Serialize) -> Bytes {
+    Bytes::from(serde_json::to_vec(value).unwrap_or_default())
+}
+
+fn answer((status, body): (StatusCode, Bytes)) -> Response {
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
 fn authorized(headers: &HeaderMap, token: &str) -> bool {
@@ -178,10 +229,9 @@ fn authorized(headers: &HeaderMap, token: &str) -> bool {
     }
 }
 
-/// Reads the body as the contract says: JSON, a NewPlant, integers exact.
-#[allow(clippy::result_large_err)]
-fn parse_new_plant(headers: &HeaderMap, body: &[u8]) -> Result<NewPlant, Response> {
-    let bad = |message: String| error(StatusCode::BAD_REQUEST, codes::MALFORMED_BODY, message);
+/// Reads the body as the contract says: JSON, a NewPlant, integers exact; the Error of a 400.
+fn parse_new_plant(headers: &HeaderMap, body: &[u8]) -> Result<NewPlant, ApiError> {
+    let bad = |message: String| ApiError { error: codes::MALFORMED_BODY, message };
     let json_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -195,12 +245,9 @@ fn parse_new_plant(headers: &HeaderMap, body: &[u8]) -> Result<NewPlant, Respons
     }
     let value: serde_json::Value = serde_json::from_slice(body)
         .map_err(|e| bad(format!("the body is not valid JSON: {e}")))?;
-    let invalid = |issues: Vec<String>| {
-        error(
-            StatusCode::BAD_REQUEST,
-            codes::INVALID_PLANT,
-            format!("invalid NewPlant: {}", issues.join("; ")),
-        )
+    let invalid = |issues: Vec<String>| ApiError {
+        error: codes::INVALID_PLANT,
+        message: format!("invalid NewPlant: {}", issues.join("; ")),
     };
     let raw = RawNewPlant::from_json_value(value).map_err(|issue| invalid(vec![issue.message]))?;
     validate_new_plant(raw)
@@ -224,6 +271,19 @@ async fn delayed_create(
 ) -> Response {
     tokio::time::sleep(Duration::from_millis(ms.min(60_000))).await;
     create(state, headers, body).await
+}
+
+/// `POST /__test/hold/{ms}/plants`: the operation at once, its answer `ms` later (a server that
+/// holds the answer of a plant it created while the client goes away).
+async fn held_create(
+    state: State<Arc<Store>>,
+    Path(ms): Path<u64>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let response = create(state, headers, body).await;
+    tokio::time::sleep(Duration::from_millis(ms.min(60_000))).await;
+    response
 }
 
 /// `POST /__test/script/{steps}/plants`, for retries: `steps` is a comma list such as `503,ok`, and
@@ -257,13 +317,16 @@ async fn scripted(
 }
 
 async fn stats(State(store): State<Arc<Store>>) -> Response {
-    Json(json!({ "requests": store.request_count(), "plants": store.plant_count() }))
-        .into_response()
+    let keys = lock(&store.keys).len();
+    let stats =
+        json!({ "requests": store.request_count(), "plants": store.plant_count(), "keys": keys });
+    Json(stats).into_response()
 }
 
 async fn reset(State(store): State<Arc<Store>>) -> StatusCode {
     lock(&store.plants).clear();
     lock(&store.played).clear();
+    lock(&store.keys).clear();
     *lock(&store.last) = None;
     store.requests.store(0, Ordering::SeqCst);
     StatusCode::NO_CONTENT

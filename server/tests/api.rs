@@ -226,3 +226,51 @@ async fn echo_faults_repeat_the_authorization_header() {
         }
     }
 }
+
+/// `send` with an `Idempotency-Key` header; the answer and whether it was replayed.
+async fn send_with_key(router: &axum::Router, key: &str, body: &str) -> (StatusCode, Value, bool) {
+    let request = Request::post("/plants")
+        .header("content-type", "application/json")
+        .header("authorization", "Bearer test-token")
+        .header("idempotency-key", key);
+    let response =
+        router.clone().oneshot(request.body(Body::from(body.to_owned())).unwrap()).await.unwrap();
+    let (status, replayed) =
+        (response.status(), response.headers().contains_key("idempotent-replayed"));
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null), replayed)
+}
+
+#[tokio::test]
+async fn an_idempotency_key_creates_once_and_replays_the_answer() {
+    let (router, store) = server();
+    let fern = r#"{"id":7,"name":"Fern"}"#;
+    let first = send_with_key(&router, "\"k-1\"", fern).await;
+    assert_eq!(first, (StatusCode::OK, json!({"name":"Fern"}), false));
+    let again = send_with_key(&router, "\"k-1\"", fern).await;
+    assert_eq!(again, (StatusCode::OK, json!({"name":"Fern"}), true), "the same answer, replayed");
+    assert_eq!(store.plant_count(), 1);
+    // Without the key, the same body is a second request: the duplicate id.
+    let (status, body) = send(&router, "/plants", BEARER, fern).await;
+    assert_eq!(
+        (status, body["error"].as_i64()),
+        (StatusCode::BAD_REQUEST, Some(codes::DUPLICATE_ID as i64))
+    );
+    // The same key with another body: 422.
+    let (status, body, _) = send_with_key(&router, "\"k-1\"", r#"{"id":8,"name":"Moss"}"#).await;
+    assert_eq!(
+        (status, body["error"].as_i64()),
+        (StatusCode::UNPROCESSABLE_ENTITY, Some(codes::IDEMPOTENCY_KEY as i64))
+    );
+    assert_eq!(store.plant_count(), 1);
+    // A key that is not a Structured Fields string: 400.
+    let (status, body, _) = send_with_key(&router, "k-2", r#"{"id":9,"name":"Moss"}"#).await;
+    assert_eq!(
+        (status, body["error"].as_i64()),
+        (StatusCode::BAD_REQUEST, Some(codes::IDEMPOTENCY_KEY as i64))
+    );
+    // A refusal is kept for its key too.
+    let duplicate = send_with_key(&router, "\"k-3\"", fern).await;
+    assert_eq!((duplicate.0, duplicate.2), (StatusCode::BAD_REQUEST, false));
+    assert_eq!(send_with_key(&router, "\"k-3\"", fern).await, (duplicate.0, duplicate.1, true));
+}
