@@ -49,7 +49,8 @@ describe('one version', () => {
   it('the crate READMEs install a requirement that the version meets', () => {
     for (const [file, crate] of [['README.crate.md', 'plant-store-client'], ['model/README.md', 'plant-store-model']]) {
       const text = readFileSync(join(ROOT, file), 'utf8');
-      const req = text.match(new RegExp(`^${crate} = "([^"]+)"$`, 'm'))?.[1];
+      // `crate = "0.1"`, or a table with `version = "0.1"` (the client's, with its features).
+      const req = text.match(new RegExp(`^${crate} = (?:"([^"]+)"|\\{ version = "([^"]+)".*\\})$`, 'm'))?.slice(1).find(Boolean);
       assert.ok(req, `${file} shows how to depend on ${crate}`);
       // Cargo's default requirement is a caret one: "0.1" means ^0.1.
       assert.ok(semver.satisfies(version, `^${req}`), `${file}: "${req}" does not admit ${version}`);
