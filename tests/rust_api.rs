@@ -234,7 +234,8 @@ async fn a_503_is_retried_with_hooks_and_a_refused_token_is_refreshed_once() {
     let fern = plant("retried");
     let options = CallOptions::new()
         .retry(Retry::new(3).base_delay_ms(10))
-        .idempotency_key(IdempotencyKey::Given("key-25".into()));
+        // One key per plant: the reference server honours it, and a key seen with another body is a 422.
+        .idempotency_key(IdempotencyKey::Given(format!("key-25-{}", fern.id)));
     let created = client.create_plant_with(&fern, &options).await.unwrap();
     assert_eq!(created.name, "retried");
     assert_eq!(
@@ -244,7 +245,7 @@ async fn a_503_is_retried_with_hooks_and_a_refused_token_is_refreshed_once() {
     let last = server_json("/__test/last").await;
     let headers = get(&last, "headers");
     assert!(text(&headers, "traceparent").starts_with("00-00000000000000000000000000000002-"));
-    assert_eq!(text(&headers, "idempotency-key"), "\"key-25\"");
+    assert_eq!(text(&headers, "idempotency-key"), format!("\"key-25-{}\"", fern.id));
 
     // Retries off (the default): one attempt, and the error says so.
     let e = client.create_plant(&plant("once")).await.unwrap_err();
