@@ -11,9 +11,12 @@ use crate::hooks::{Callback, Fetch};
 use crate::stops::{Failure, Stops};
 use crate::token::Credential;
 use crate::Retry;
+use alloc::boxed::Box;
 use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
+use core::future::Future;
+use core::pin::Pin;
 use js_sys::Date;
 use plant_store_model::{NewPlant, Plant, Token};
 use wasm_bindgen::{JsCast, JsValue};
@@ -189,8 +192,14 @@ struct Tried {
 }
 
 impl Call {
-    /// Runs the call: its attempts, the waits between them and a token refresh after a 401.
-    pub(crate) async fn run(mut self) -> Result<Plant, Error> {
+    /// Runs the call: its attempts, the waits between them and a token refresh after a 401. Boxed,
+    /// so that one copy of the call's code serves every caller (the JS exports, the Rust API, the
+    /// outbox), where each would inline its own.
+    pub(crate) fn run(self) -> Pin<Box<dyn Future<Output = Result<Plant, Error>>>> {
+        Box::pin(self.drive())
+    }
+
+    async fn drive(mut self) -> Result<Plant, Error> {
         let client = self.client.clone();
         loop {
             let tried = match self.attempt().await {

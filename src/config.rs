@@ -362,7 +362,7 @@ impl IdempotencyKey {
 /// A random UUID v4 (RFC 9562), by hand: 16 bytes from `crypto.getRandomValues` (which every
 /// runtime has, unlike `crypto.randomUUID` outside secure contexts) and their hex; the `uuid`
 /// crate would reach the same bytes through getrandom's JS backend, a dependency for 20 lines.
-fn uuid() -> Result<String, Draft> {
+pub(crate) fn uuid() -> Result<String, Draft> {
     let mut bytes = [0u8; 16];
     random_values(&mut bytes).map_err(|cause| {
         let message = "idempotencyKey needs crypto.getRandomValues, which this runtime lacks";

@@ -26,6 +26,8 @@ mod fetch;
 mod hooks;
 #[cfg(feature = "js")]
 mod js;
+#[cfg(feature = "outbox")]
+pub mod outbox;
 mod stops;
 mod token;
 // Native only: proptest does not build for wasm32 (see Cargo.toml).

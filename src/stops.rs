@@ -212,7 +212,7 @@ extern "C" {
 
     /// `setTimeout(handler, ms)`: a number in browsers and workerd, an object in Node.
     #[wasm_bindgen(js_name = setTimeout)]
-    fn set_timeout(handler: &Function, ms: f64) -> JsValue;
+    pub(crate) fn set_timeout(handler: &Function, ms: f64) -> JsValue;
     #[wasm_bindgen(js_name = clearTimeout)]
     fn clear_timeout(id: &JsValue);
 }

@@ -5,6 +5,8 @@
 
 mod callbacks;
 mod error;
+#[cfg(feature = "outbox")]
+mod outbox;
 mod read;
 
 pub use error::PlantStoreError;

@@ -101,16 +101,32 @@ const RETRY_OPTIONS: [&str; 5] =
 /// The client `options` describe. `options.token` is read first, so that an error about any
 /// option is redacted against it.
 pub(crate) fn client(options: &JsValue) -> Result<Client, Error> {
-    let options = Options::new(options.clone(), "options".into()).map_err(|e| e.redact(&[]))?;
-    let token = options.string("token");
+    let o = Options::new(options.clone(), "options".into()).map_err(|e| e.redact(&[]))?;
+    let token = o.string("token");
     let secret = token.as_ref().ok().cloned().flatten().unwrap_or_default();
-    let config = config(&options, token).map_err(|e| e.redact(&[&secret]))?;
-    Client::new(config)
+    let config = o.known(&CLIENT_OPTIONS).and_then(|()| config(&o, token));
+    Client::new(config.map_err(|e| e.redact(&[&secret]))?)
+}
+
+/// An outbox's `options`: the client's, and its `name`, `store` and `concurrency`.
+#[cfg(feature = "outbox")]
+pub(crate) fn outbox(options: &JsValue) -> Result<crate::outbox::OutboxConfig, Error> {
+    use crate::outbox::{OutboxConfig, Store, DEFAULT_CONCURRENCY};
+    let o = Options::new(options.clone(), "options".into()).map_err(|e| e.redact(&[]))?;
+    let token = o.string("token");
+    let secret = token.as_ref().ok().cloned().flatten().unwrap_or_default();
+    let read = || {
+        o.known(&[&CLIENT_OPTIONS[..], &["name", "store", "concurrency"]].concat())?;
+        let name = o.string("name")?.unwrap_or_default();
+        let store = o.get("store")?.map_or(Store::IndexedDb, Store::Js);
+        let concurrency = o.whole("concurrency")?.unwrap_or(DEFAULT_CONCURRENCY);
+        Ok(OutboxConfig::new(config(&o, token)?, name).store(store).concurrency(concurrency))
+    };
+    read().map_err(|e: Draft| e.redact(&[&secret]))
 }
 
 /// The options as a [`Config`], each read by its type; [`Config::check`] judges the values.
 fn config(o: &Options, token: Result<Option<String>, Draft>) -> Result<Config, Draft> {
-    o.known(&CLIENT_OPTIONS)?;
     let auth = match (token?, o.function("getToken")?) {
         (Some(_), Some(_)) => {
             return Err(Draft::config("pass options.token or options.getToken, not both"))
