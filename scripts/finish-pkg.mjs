@@ -1,11 +1,14 @@
-// Turns wasm-pack's `--target web` output in pkg/ into the npm package: one JavaScript file per
-// kind of runtime, each a thin loader bundled with the wasm-bindgen glue (so a browser fetches the
-// .wasm after one JS request, not after a chain of imports), one .d.ts, and a package.json.
+// Turns wasm-pack's `--target web` output in pkg/ (and the outbox's build in pkg/outbox/) into the
+// npm package: one JavaScript file per kind of runtime, each a thin loader bundled with the
+// wasm-bindgen glue (so a browser fetches the .wasm after one JS request, not after a chain of
+// imports), one .d.ts per export, and a package.json.
 //   node scripts/finish-pkg.mjs [pkg-dir]
 //
 // The API in every entry is js/entries/api.js over the glue's exports (createPlant,
 // PlantStoreClient, validateNewPlant, PlantStoreError, and `init`); an entry only loads the .wasm
-// its runtime's way. The entries' sources are js/entries/.
+// its runtime's way. The entries' sources are js/entries/. The outbox's entries
+// (`plant-store-client/outbox`) are the same sources over the outbox's glue and .wasm, in
+// pkg/outbox/, each with js/entries/outbox.js's exports added.
 import { readFileSync, writeFileSync, copyFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join, dirname } from 'node:path';
@@ -13,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const pkg = process.argv[2] ?? join(root, 'pkg');
+const top = process.argv[2] ?? join(root, 'pkg');
 const glue = './plant_store_client.js';
 
 // The entries' sources, one real file each in js/entries/ (with the modules they share), written as
@@ -22,6 +25,12 @@ const glue = './plant_store_client.js';
 const ENTRIES_DIR = join(root, 'js/entries');
 const ENTRIES = ['index.js', 'manual.js', 'node.mjs', 'deno.js', 'workerd.js', 'edge-light.js'];
 const BROWSER = ['index.js', 'manual.js'];
+// The builds: the default one, and the outbox's (cargo feature `outbox`), with the entries of each.
+const BUILDS = [
+  { pkg: top, entries: ENTRIES, extra: '' },
+  { pkg: join(top, 'outbox'), entries: ENTRIES.filter((name) => name !== 'manual.js'),
+    extra: "export { PlantOutbox, MemoryStore } from './outbox.js';\n" },
+];
 // An import of the .wasm is kept as written, on top of the bundle: the bundler would drop the
 // `source` phase of Deno's import, and cannot load a .wasm (nor `?module`, Vercel's). Cut from the
 // source, the name it binds is a free one that the minifier leaves alone.
@@ -32,7 +41,7 @@ const WASM_IMPORT = /^import (?:source )?\w+ from '\.\/plant_store_client_bg\.wa
 // glue repeats them. binaryen renames them all to one or two letters and prints the mapping; the
 // glue is rewritten to match, and checked to hold no old name. One more -Oz after the renaming
 // shrinks the .wasm a little further (docs/performance.md).
-function minifyNames() {
+function minifyNames(pkg) {
   const file = join(pkg, 'plant_store_client_bg.wasm');
   const printed = execFileSync(join(root, 'node_modules/.bin/wasm-opt'), [
     file, '-o', file, '--minify-imports-and-exports-and-modules', '-Oz',
@@ -67,7 +76,7 @@ function minifyNames() {
 
 // The glue's closure trampolines are named after their Rust types, 70 to 330 characters that a
 // stack through a callback prints (the server entries keep names): each becomes `invoke_closure_N`.
-function renameTrampolines() {
+function renameTrampolines(pkg) {
   const names = new Map();
   const js = readFileSync(join(pkg, glue), 'utf8').replace(/\bwasm_bindgen_[0-9a-f]{16}___convert__closures_____invoke\w*/g,
     (name) => names.get(name) ?? names.set(name, `invoke_closure_${names.size + 1}`).get(name));
@@ -80,10 +89,14 @@ const WASM_FEATURES = [
   '--enable-mutable-globals', '--enable-reference-types', '--enable-multivalue',
 ];
 
-minifyNames();
-renameTrampolines();
+for (const { pkg, entries, extra } of BUILDS) {
+  minifyNames(pkg);
+  renameTrampolines(pkg);
+  for (const name of entries) await bundle(pkg, name, extra);
+}
 
-for (const name of ENTRIES) {
+/** Bundles the entry `name` with the glue of `pkg` into `pkg/name`, `extra` added to its source. */
+async function bundle(pkg, name, extra) {
   const kept = [];
   const bundle = await rolldown({
     input: join(ENTRIES_DIR, name),
@@ -93,7 +106,7 @@ for (const name of ENTRIES) {
       name: 'plant-store-entries',
       resolveId: (id, importer) => id === glue && importer?.startsWith(ENTRIES_DIR) ? join(pkg, glue) : null,
       load: (id) => id.startsWith(ENTRIES_DIR)
-        ? readFileSync(id, 'utf8').replace(WASM_IMPORT, (line) => { kept.push(line); return ''; })
+        ? readFileSync(id, 'utf8').replace(WASM_IMPORT, (line) => { kept.push(line); return ''; }) + (id === join(ENTRIES_DIR, name) ? extra : '')
         : null,
     }],
   });
@@ -115,7 +128,8 @@ for (const name of ENTRIES) {
 
 // The package's types: src/js/types.d.ts, the API's one declaration (also in a plain wasm-pack
 // build's .d.ts), and `init`. Not the glue's generated .d.ts, whose InitInput needs the DOM library.
-writeFileSync(join(pkg, 'index.d.ts'), readFileSync(join(root, 'src/js/types.d.ts'), 'utf8') + `
+// The outbox's: the same, src/js/outbox.d.ts and js/entries/outbox.d.ts (PlantOutbox).
+const types = readFileSync(join(root, 'src/js/types.d.ts'), 'utf8') + `
 /** What \`init\` loads the module from: its URL, a Response, its bytes, or a WebAssembly.Module. */
 export type InitInput = string | URL | Response | ArrayBuffer | ArrayBufferView | object;
 
@@ -127,11 +141,14 @@ export type InitInput = string | URL | Response | ArrayBuffer | ArrayBufferView 
  * PlantStoreError naming the URL; after a failed load on import, every export fails with it.
  */
 export function init(source?: InitInput | Promise<InitInput>): Promise<void>;
-`);
+`;
+writeFileSync(join(top, 'index.d.ts'), types);
+const outboxTypes = ['src/js/outbox.d.ts', 'js/entries/outbox.d.ts'].map((file) => readFileSync(join(root, file), 'utf8'));
+writeFileSync(join(top, 'outbox/index.d.ts'), [types, ...outboxTypes].join('\n'));
 
 // \`plant-store-client/manual\` has the same API. Its own file gives it types where the exports map
 // is not read (TypeScript's node10 resolution looks for manual.d.ts next to manual.js).
-writeFileSync(join(pkg, 'manual.d.ts'), `export * from './index.js';\n`);
+writeFileSync(join(top, 'manual.d.ts'), `export * from './index.js';\n`);
 
 // The version, description and license come from Cargo.toml (the workspace's one version), read
 // through cargo itself.
@@ -139,12 +156,12 @@ const metadata = JSON.parse(execFileSync('cargo', ['metadata', '--no-deps', '--f
   cwd: root, encoding: 'utf8', maxBuffer: 64 << 20,
 }));
 const crate = metadata.packages.find((p) => p.name === 'plant-store-client');
-const conditions = (types, fallback) => ({
+const conditions = (types, fallback, dir = '.') => ({
   types,
-  workerd: './workerd.js',
-  'edge-light': './edge-light.js',
-  deno: './deno.js',
-  node: './node.mjs',
+  workerd: `${dir}/workerd.js`,
+  'edge-light': `${dir}/edge-light.js`,
+  deno: `${dir}/deno.js`,
+  node: `${dir}/node.mjs`,
   default: fallback,
 });
 const manifest = {
@@ -161,6 +178,8 @@ const manifest = {
   exports: {
     '.': conditions('./index.d.ts', './index.js'),
     './manual': conditions('./manual.d.ts', './manual.js'),
+    // The durable outbox: the same API and PlantOutbox, from a build of its own (pkg/outbox/).
+    './outbox': conditions('./outbox/index.d.ts', './outbox/index.js', './outbox'),
     // The .wasm itself, for a page that preloads it through its bundler:
     // `import wasmUrl from 'plant-store-client/wasm?url'` in Vite gives its emitted URL.
     './wasm': './plant_store_client_bg.wasm',
@@ -173,11 +192,13 @@ const manifest = {
   files: [
     'index.js', 'manual.js', 'node.mjs', 'deno.js', 'workerd.js', 'edge-light.js', 'index.d.ts', 'manual.d.ts',
     'plant_store_client_bg.wasm', 'README.md', 'LICENSE', 'CHANGELOG.md',
+    ...BUILDS[1].entries.map((name) => `outbox/${name}`), 'outbox/index.d.ts', 'outbox/plant_store_client_bg.wasm',
   ],
   // The entries that load the wasm when imported must be kept by a bundler even when no export is
   // used. manual.js only defines.
-  sideEffects: ['./index.js', './node.mjs', './deno.js', './workerd.js', './edge-light.js'],
+  sideEffects: BUILDS.flatMap(({ entries }, i) => entries.filter((name) => name !== 'manual.js')
+    .map((name) => `./${i ? 'outbox/' : ''}${name}`)),
 };
-writeFileSync(join(pkg, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
-for (const doc of ['README.md', 'LICENSE', 'CHANGELOG.md']) copyFileSync(join(root, doc), join(pkg, doc));
-console.log(`pkg: finished ${manifest.name}@${manifest.version} in ${pkg}`);
+writeFileSync(join(top, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
+for (const doc of ['README.md', 'LICENSE', 'CHANGELOG.md']) copyFileSync(join(root, doc), join(top, doc));
+console.log(`pkg: finished ${manifest.name}@${manifest.version} in ${top}`);
