@@ -118,5 +118,6 @@ pub(crate) fn failure(cause: &JsValue) -> String {
         (_, Some(message)) => message,
         _ => cause.as_string().unwrap_or_else(|| "a value that is not an Error".into()),
     };
-    theirs(&said)
+    // Its own full stop would end the client's sentence early.
+    theirs(said.trim_end_matches('.'))
 }

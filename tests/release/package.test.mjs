@@ -52,7 +52,7 @@ describe('the packed npm package', { timeout: 180_000 }, () => {
   it('attw finds no problem for any entry under node10, node16 and bundler, but ESM-from-CJS', async () => {
     const report = await attw(pack.tarball);
     const { entrypoints, problems: all } = report.analysis;
-    assert.deepEqual(Object.keys(entrypoints).sort(), ['.', './manual', './package.json', './wasm']);
+    assert.deepEqual(Object.keys(entrypoints).sort(), ['.', './manual', './outbox', './package.json', './wasm']);
     // `./wasm` is the .wasm itself, an asset for a bundler's `?url` (typed by the bundler's own
     // `*?url` declaration): TypeScript resolves no module there, as expected.
     const problems = all.filter((p) => !(p.entrypoint === './wasm' && p.kind === 'NoResolution'));

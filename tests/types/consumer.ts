@@ -10,6 +10,9 @@ import {
   type RejectedError, type UnauthorizedError, type UnexpectedStatusError, type InvalidResponseError,
 } from 'plant-store-client';
 import { init as manualInit, createPlant as manualCreate } from 'plant-store-client/manual';
+import {
+  PlantOutbox, MemoryStore, type OutboxEntry, type OutboxChange, type OutboxStore, type PlantOutboxOptions,
+} from 'plant-store-client/outbox';
 
 const options: PlantStoreOptions = { baseUrl: 'https://plants.example/api', token: 't0ken' };
 
@@ -178,4 +181,37 @@ async function wrongUses(): Promise<void> {
   result.value;
 }
 
-export { rightUses, wrongUses, loading, narrowing };
+// Issue 33: the outbox.
+async function outboxes(): Promise<void> {
+  const store: OutboxStore = new MemoryStore();
+  const settings: PlantOutboxOptions = { ...options, name: 'plants', store, concurrency: 2 };
+  const outbox: PlantOutbox = await PlantOutbox.open(settings);
+  outbox.addEventListener('change', (event) => {
+    const change = (event as CustomEvent<OutboxChange>).detail;
+    if ('removed' in change) return void change.key;
+    const state: 'pending' | 'sending' | 'created' | 'rejected' | 'uncertain' = change.state;
+    const code: number | undefined = change.error?.code;
+    void [state, code, change.created?.name, change.nextAttemptAt];
+  });
+  const entry: OutboxEntry = await outbox.add({ id: 9007199254740993n, name: 'Fern' });
+  const key: string = entry.key;
+  const entries: OutboxEntry[] = outbox.entries();
+  await outbox.flush();
+  await outbox.retry(key);
+  await outbox.remove(key);
+  outbox.pause();
+  outbox.resume();
+  outbox.close();
+  void entries;
+  // @ts-expect-error: an outbox needs a name
+  await PlantOutbox.open({ ...options });
+  // @ts-expect-error: it is opened, never constructed
+  new PlantOutbox();
+  // @ts-expect-error: a store has getAll, put and delete
+  await PlantOutbox.open({ ...options, name: 'n', store: { put: async () => {} } });
+  // @ts-expect-error: an entry's state is one of five
+  const wrong: OutboxEntry['state'] = 'lost';
+  void wrong;
+}
+
+export { rightUses, wrongUses, loading, narrowing, outboxes };

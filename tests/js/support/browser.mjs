@@ -2,10 +2,11 @@
 // downloaded), and a page that reports its outcome on `window.result`.
 import { chromium } from 'playwright-core';
 
-export function launchChromium() {
+/** `args` are added to the flags every suite uses. */
+export function launchChromium({ args = [] } = {}) {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', ...args],
     timeout: 20_000,
   });
 }
