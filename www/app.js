@@ -1,6 +1,7 @@
 // The demo page: validates the form as the user types, sends it with createPlant, shows the answer
-// and a short history. The token stays in its input: it is never logged, stored or put in a URL.
+// and a short history; "Add to queue" hands the plant to the queue panel (queue.js) instead. The token stays in its input: it is never logged, stored or put in a URL.
 import { PLANT_FIELDS, readPlant, groupIssues, describeError, summarize, attemptsText } from './present.js';
+import { openQueue } from './queue.js';
 
 const DEMO_TOKEN = 'demo-token';
 const HISTORY_LIMIT = 8;
@@ -180,4 +181,24 @@ form.addEventListener('submit', async (event) => {
   } finally {
     setBusy(false);
   }
+});
+
+// The queue: its own build of the package (plant-store-client/outbox), loaded after the form works.
+const queueButton = $('queue-add');
+openQueue({ h, baseUrl: () => baseUrlInput.value.trim(), token: () => tokenInput.value }).then((queue) => {
+  queueButton.disabled = false;
+  baseUrlInput.addEventListener('change', () => queue.reopen());
+  queueButton.addEventListener('click', async () => {
+    for (const field of PLANT_FIELDS) touched.add(field);
+    const plant = currentPlant();
+    try {
+      await queue.add(plant); // validates first: an invalid plant is a validation error, and nothing is kept
+    } catch (err) {
+      if (err?.kind === 'validation') showIssues(err.issues, new Set(PLANT_FIELDS));
+      showResult(errorCard(err));
+    }
+  });
+}, (err) => {
+  $('queue-empty').textContent = `The queue could not open: ${err.message}`;
+  console.error('the queue did not open:', err);
 });

@@ -101,6 +101,40 @@ describe('demo page (www/) in headless Chromium', { timeout: 90_000 }, () => {
     await page.screenshot({ path: join(ARTIFACTS, 'demo.png'), fullPage: true });
   });
 
+  it('queues plants while working offline, shows each state, and sends each once when back', async () => {
+    const queued = () => page.locator('#queue > li');
+    await page.locator('#queue-add:enabled').waitFor();
+    const before = await server.stats();
+    await page.check('#queue-offline');
+    for (const [id, name] of [['9001', 'Aloe'], ['9002', 'Basil'], ['9003', 'Cactus']]) {
+      await page.fill('#plant-id', id);
+      await page.fill('#plant-name', name);
+      await page.click('#queue-add');
+    }
+    await page.locator('#queue > li.pending').nth(2).waitFor();
+    assert.equal(await queued().count(), 3);
+    assert.match(await queued().first().innerText(), /“Cactus”\s*waiting/);
+    assert.equal(await page.locator('#queue-progress-text').innerText(), 'paused: 3 waiting');
+    assert.equal(await page.locator('#queue-progress').isVisible(), true, 'the progress bar shows');
+
+    await page.fill('#plant-id', '1.5');
+    await page.click('#queue-add');
+    await outcome('Check the highlighted fields');
+    assert.equal(await queued().count(), 3, 'an invalid plant is not queued');
+    await page.fill('#plant-id', '9004');
+    await page.screenshot({ path: join(ARTIFACTS, 'demo-queue.png'), fullPage: true });
+    assert.deepEqual(await server.stats().then((s) => s.plants - before.plants), 0, 'nothing sent while offline');
+
+    await page.uncheck('#queue-offline');
+    await page.locator('#queue > li.created').nth(2).waitFor();
+    await page.locator('#queue-progress').waitFor({ state: 'hidden' });
+    assert.equal((await server.stats()).plants - before.plants, 3, 'each created once');
+    assert.equal((await server.json('/__test/plants/9002')).name, 'Basil');
+    assert.match(await queued().first().innerText(), /created[\s\S]*1 attempt/);
+    await page.click('#queue-clear');
+    await page.locator('#queue-empty').waitFor();
+  });
+
   it('shows a stopped server as a network problem', async () => {
     await server.stop();
     await page.fill('#plant-id', '7');

@@ -1,0 +1,87 @@
+// The queue panel: a PlantOutbox (plant-store-client/outbox) keeps each plant added to it in this
+// browser's IndexedDB and sends it, once, when the store can be reached: across reloads, tabs and a
+// lost network. "Work offline" pauses sending; the bar shows the queue draining; each entry shows
+// its state. The token is read from its input at each request, never stored.
+const $ = (id) => document.getElementById(id);
+const SHOWN = 10;
+const DONE = new Set(['created', 'rejected', 'uncertain']);
+const STATE_TEXT = {
+  pending: 'waiting', sending: 'sending', created: 'created', rejected: 'refused', uncertain: 'uncertain',
+};
+
+/**
+ * Opens the queue and draws it; `h` builds elements, `baseUrl()` and `token()` read the connection
+ * inputs. Resolves to `{ add(plant) }`, which rejects as `createPlant` does for an invalid plant.
+ */
+export async function openQueue({ h, baseUrl, token }) {
+  const { PlantOutbox } = await import('./pkg/outbox/index.js');
+  const offline = $('queue-offline');
+  let outbox;
+  let drawing = false;
+
+  async function open() {
+    outbox?.close();
+    outbox = await PlantOutbox.open({ baseUrl: baseUrl(), getToken: () => token(), name: 'demo' });
+    if (offline.checked) outbox.pause();
+    outbox.addEventListener('change', redraw);
+    redraw();
+  }
+
+  // Many changes come at once while the queue drains: one drawing per frame.
+  function redraw() {
+    if (drawing) return;
+    drawing = true;
+    requestAnimationFrame(() => { drawing = false; draw(outbox.entries()); });
+  }
+
+  function draw(entries) {
+    const done = entries.filter((e) => DONE.has(e.state)).length;
+    const waiting = entries.length - done;
+    $('queue-count').textContent = entries.length ? String(entries.length) : '';
+    $('queue-empty').hidden = entries.length > 0;
+    $('queue-progress').hidden = waiting === 0;
+    $('queue-bar').value = entries.length ? done / entries.length : 0;
+    $('queue-progress-text').textContent = offline.checked
+      ? `paused: ${waiting} waiting`
+      : `${done} of ${entries.length} sent`;
+    $('queue-clear').hidden = !entries.some((e) => e.state === 'created');
+    $('queue').replaceChildren(...entries.slice(-SHOWN).reverse().map(row));
+  }
+
+  function row(entry) {
+    const meta = [`id ${String(entry.plant.id)}`, `${entry.attempts} ${entry.attempts === 1 ? 'attempt' : 'attempts'}`];
+    if (entry.state === 'pending' && entry.nextAttemptAt) {
+      meta.push(`next try ${new Date(entry.nextAttemptAt).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' })}`);
+    }
+    if (entry.error && entry.state !== 'created') meta.push(entry.error.message);
+    const actions = entry.state === 'rejected' || entry.state === 'uncertain'
+      ? h('span', { class: 'entry-actions' },
+        button('Send again', () => outbox.retry(entry.key)),
+        button('Remove', () => outbox.remove(entry.key)))
+      : null;
+    return h('li', { class: `entry ${entry.state}`, 'data-key': entry.key },
+      h('span', { class: 'dot', 'aria-hidden': 'true' }),
+      h('span', { class: 'entry-text' }, `“${entry.plant.name}”`, h('span', { class: 'state' }, STATE_TEXT[entry.state])),
+      h('span', { class: 'entry-meta' }, meta.join(' · ')),
+      actions,
+    );
+  }
+
+  function button(label, action) {
+    const el = h('button', { type: 'button', class: 'quiet' }, label);
+    el.addEventListener('click', () => action().catch((err) => console.error(err)));
+    return el;
+  }
+
+  offline.addEventListener('change', () => {
+    if (offline.checked) outbox.pause();
+    else outbox.resume();
+    redraw();
+  });
+  $('queue-clear').addEventListener('click', async () => {
+    for (const entry of outbox.entries()) if (entry.state === 'created') await outbox.remove(entry.key);
+  });
+  await open();
+  offline.disabled = false;
+  return { add: (plant) => outbox.add(plant), reopen: open };
+}
