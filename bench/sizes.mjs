@@ -24,10 +24,15 @@ export function sizes(pkg) {
     const bytes = Buffer.concat(files.map((f) => readFileSync(join(pkg, f))));
     return `${kb(bytes.length)} raw, ${kb(gzip9(bytes))} gzip -9`;
   };
+  const gz = (files) => gzip9(Buffer.concat(files.map((f) => readFileSync(join(pkg, f)))));
+  const over = (files, base) => `+${kb(gz(files) - gz(base))} gzip -9 (+${gz(files) - gz(base)} B)`;
   const rows = [
     ['size', 'browser build: index.js + .wasm', size('index.js', WASM)],
     ['size', 'Node build: node.mjs + .wasm', size('node.mjs', WASM)],
     ['size', '.wasm alone', size(WASM)],
+    // The outbox's entry, a build of its own (issue 33), and what it adds over the default entry.
+    ['size', 'outbox entry: outbox/index.js + its .wasm', size('outbox/index.js', `outbox/${WASM}`)],
+    ['size', 'outbox entry over the browser build', over(['outbox/index.js', `outbox/${WASM}`], ['index.js', WASM])],
   ];
   const shipped = readFileSync(join(pkg, WASM)).length;
   const { buckets, total } = byCrate();
