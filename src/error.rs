@@ -53,23 +53,6 @@ impl Kind {
             Kind::InvalidResponse => "invalid_response",
         }
     }
-
-    /// The kind `err.kind` names (an outbox entry's stored error).
-    #[cfg(feature = "outbox")]
-    pub(crate) fn from_name(name: &str) -> Option<Kind> {
-        let kinds = [
-            Kind::Validation,
-            Kind::Config,
-            Kind::Network,
-            Kind::Timeout,
-            Kind::Aborted,
-            Kind::Rejected,
-            Kind::Unauthorized,
-            Kind::UnexpectedStatus,
-            Kind::InvalidResponse,
-        ];
-        kinds.into_iter().find(|kind| kind.as_str() == name)
-    }
 }
 
 impl fmt::Display for Kind {

@@ -179,7 +179,7 @@ impl Entry {
             error if error.is_undefined() => None,
             error => Some(EntryError {
                 kind: text(&error, "kind")
-                    .and_then(|kind| Kind::from_name(&kind))
+                    .and_then(|kind| kind_named(&kind))
                     .ok_or("its error has no kind")?,
                 status: number(&error, "status").map(|status| status as u16),
                 code: number(&error, "code").map(|code| code as i32),
@@ -257,6 +257,22 @@ fn backoff(attempts: u32, random: f64) -> f64 {
     let doubled = BACKOFF_BASE_MS * f64::from(1u32 << attempts.clamp(1, 20).saturating_sub(1));
     let cap = doubled.min(BACKOFF_MAX_MS);
     cap / 2.0 + random * cap / 2.0
+}
+
+/// The kind `err.kind` names (the stored error's).
+fn kind_named(name: &str) -> Option<Kind> {
+    let kinds = [
+        Kind::Validation,
+        Kind::Config,
+        Kind::Network,
+        Kind::Timeout,
+        Kind::Aborted,
+        Kind::Rejected,
+        Kind::Unauthorized,
+        Kind::UnexpectedStatus,
+        Kind::InvalidResponse,
+    ];
+    kinds.into_iter().find(|kind| kind.as_str() == name)
 }
 
 /// `{ name, tag? }`.
