@@ -54,17 +54,29 @@ export type PlantOutboxOptions = PlantStoreOptions & {
   concurrency?: number;
 };
 
-/** An open outbox, as `openOutbox` gives it; the npm package's `PlantOutbox` wraps it in an `EventTarget`. */
-export declare class OutboxCore {
-  private constructor();
+/** What an open outbox does: `PlantOutbox` (the npm package's) and `OutboxCore` both. */
+export interface OutboxOperations {
+  /** Validates `plant` (a `validation` error stores nothing), then resolves once its entry is durably stored. */
   add(plant: NewPlant): Promise<OutboxEntry>;
+  /** Every entry, in the order they were added. */
   entries(): OutboxEntry[];
+  /** Sends every pending entry now, whatever its wait; resolves once each was tried. */
   flush(): Promise<void>;
+  /** Sends a `rejected`, `uncertain` or waiting entry again. */
   retry(key: string): Promise<void>;
+  /** Removes an entry (a request already sent for it is not recalled). */
   remove(key: string): Promise<void>;
+  /** Stops sending (the requests in flight finish) until `resume()`. */
   pause(): void;
   resume(): void;
+  /** Closes the outbox; an entry being sent is sent again, with its key, on the next open. */
   close(): void;
+}
+
+/** An open outbox, as `openOutbox` gives it; the npm package's `PlantOutbox` wraps it in an `EventTarget`. */
+export interface OutboxCore extends OutboxOperations {}
+export declare class OutboxCore {
+  private constructor();
   free(): void;
 }
 
