@@ -44,6 +44,18 @@ async fn plants_on_server() -> f64 {
     get(&server_json("/__test/stats").await, "plants").as_f64().unwrap()
 }
 
+/// Waits until the server has stored the plant `id` (it answers 404 until then).
+async fn stored(id: i64) {
+    for _ in 0..200 {
+        let url = format!("{SERVER}/__test/plants/{id}");
+        if gloo_net::http::Request::get(&url).send().await.unwrap().ok() {
+            return;
+        }
+        sleep(50).await;
+    }
+    panic!("the server never stored plant {id}");
+}
+
 async fn sleep(ms: i32) {
     let done = Promise::new(&mut |resolve, _| {
         let window = web_sys::window().unwrap();
@@ -105,13 +117,10 @@ async fn an_outbox_closed_while_its_request_is_out_sends_it_again_with_the_same_
     let outbox = Outbox::open(OutboxConfig::new(client.clone(), &name)).await.unwrap();
     let fern = NewPlant { id: uid(), name: "Interrupted fern".into(), tag: Some("held".into()) };
     let added = outbox.add(&fern).await.unwrap();
-    while keys.borrow().is_empty() {
-        sleep(20).await;
-    }
-    sleep(300).await; // the request reaches the server
+    stored(fern.id).await; // the server created it, and holds its answer
     assert_eq!(outbox.entries()[0].state, State::Sending);
     outbox.close(); // as a page closing: the answer never comes back here
-    assert_eq!(plants_on_server().await - before, 1.0, "the server created it before answering");
+    assert_eq!(plants_on_server().await - before, 1.0);
 
     let outbox = Outbox::open(OutboxConfig::new(client, &name)).await.unwrap();
     outbox.flush().await;

@@ -159,12 +159,13 @@ test('each hostile server: its kind, settled in bounded time, no piece of the to
     console.log(`  ${c.route.padEnd(26)} -> ${what} (${Math.round(r.ms)} ms)${r.message ? `: ${r.message.slice(0, 80)}` : ''}`);
     const found = problems(r, c, expected);
     // The server sees the client go: a bomb, an endless or dripping answer is ended by the
-    // client, long before its own caps (1 GiB decoded, 256 MiB, 30 s), and no answer is still
+    // client, long before its own caps (16 GiB decoded, 256 MiB, 30 s), and no answer is still
     // being sent a moment later.
     if (c.hangsUp) {
       const entry = hostile.log.slice(from).find((e) => e.route === c.route);
       for (let i = 0; i < 40 && entry && entry.closedBy === undefined; i++) await new Promise((resolve) => setTimeout(resolve, 25));
       if (entry?.closedBy !== 'client') found.push(`the server's answer ended by ${entry?.closedBy}, not by the client`);
+      else console.log(`  ${''.padEnd(26)}    the client hung up after ${(entry.sent / 1024).toFixed(1)} KiB sent`);
     }
     if (found.length) failures.push(`${c.route}: ${found.join('; ')}`);
   }
