@@ -231,9 +231,10 @@ fn ignore(pending: Result<JsValue, JsValue>) {
 
 #[wasm_bindgen]
 extern "C" {
-    /// `globalThis`, where the global fetch is looked up (no `window` needed).
+    /// `globalThis`, where the global fetch is looked up (no `window` needed), and the outbox's
+    /// `indexedDB` and `navigator`.
     #[wasm_bindgen(thread_local_v2, js_name = globalThis)]
-    static GLOBAL: JsValue;
+    pub(crate) static GLOBAL: JsValue;
 
     /// `Function.prototype`: a function that does nothing, the handler of ignored rejections.
     #[wasm_bindgen(thread_local_v2, js_namespace = Function, js_name = prototype)]

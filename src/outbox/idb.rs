@@ -6,6 +6,7 @@
 
 use super::store::failure;
 use crate::error::Draft;
+use crate::fetch::GLOBAL;
 use alloc::rc::Rc;
 use alloc::string::String;
 use core::cell::Cell;
@@ -157,10 +158,6 @@ async fn complete(transaction: &IdbTransaction) -> Result<(), JsValue> {
 
 #[wasm_bindgen]
 extern "C" {
-    /// `globalThis`, where `indexedDB` is read (windows and workers alike).
-    #[wasm_bindgen(thread_local_v2, js_name = globalThis)]
-    static GLOBAL: JsValue;
-
     /// An `IDBDatabase`, whose `transaction(store, mode, { durability })` web-sys has only among
     /// its unstable APIs.
     #[wasm_bindgen(extends = IdbDatabase)]

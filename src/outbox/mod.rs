@@ -145,10 +145,7 @@ impl Outbox {
                 let message = ["the outbox store holds a record that is no entry: ", why].concat();
                 client.redact(Draft::config(message))
             })?;
-            // In the order they were added (a store gives them in its own order).
-            let at =
-                entries.partition_point(|e| (e.added_at, &e.key) < (entry.added_at, &entry.key));
-            entries.insert(at, entry);
+            place(&mut entries, entry);
         }
         let abort = AbortController::new().map_err(|cause| {
             client.redact(Draft::config("the outbox needs AbortController").with_cause(cause))
@@ -292,13 +289,7 @@ impl Core {
 
     /// Takes `entry` in memory (added or changed) and tells the listeners.
     fn remember(&self, entry: Entry) {
-        {
-            let mut entries = self.entries.borrow_mut();
-            match entries.iter_mut().find(|e| e.key == entry.key) {
-                Some(old) => *old = entry.clone(),
-                None => entries.push(entry.clone()),
-            }
-        }
+        place(&mut self.entries.borrow_mut(), entry.clone());
         self.changed(Change::Entry(&entry));
     }
 
@@ -321,6 +312,19 @@ impl Core {
     fn call_options(&self, key: &str) -> CallOptions {
         let key = IdempotencyKey::Given(key.into());
         CallOptions::new().idempotency_key(key).signal(self.abort.signal())
+    }
+}
+
+/// Puts `entry` in `entries`: in place of the one of its key, else where the order they were
+/// added keeps it (a store, and another tab, give them in their own order), after those added in
+/// the same millisecond.
+fn place(entries: &mut Vec<Entry>, entry: Entry) {
+    match entries.iter_mut().find(|e| e.key == entry.key) {
+        Some(old) => *old = entry,
+        None => {
+            let at = entries.partition_point(|e| e.added_at <= entry.added_at);
+            entries.insert(at, entry);
+        }
     }
 }
 

@@ -10,6 +10,7 @@
 //! `navigator.onLine` is false nothing is sent, so being offline spends no attempt.
 
 use super::{Core, Entry, State};
+use crate::fetch::GLOBAL;
 use crate::stops::{set_timeout, Timer};
 use alloc::boxed::Box;
 use alloc::rc::{Rc, Weak};
@@ -217,7 +218,7 @@ async fn reload(core: &Core) {
         .entries
         .borrow()
         .iter()
-        .filter(|e| !kept.contains(&e.key))
+        .filter(|e| kept.binary_search(&e.key).is_err())
         .map(|e| e.key.clone())
         .collect();
     for key in gone {
@@ -356,9 +357,6 @@ async fn sleep(ms: f64) {
 
 #[wasm_bindgen]
 extern "C" {
-    #[wasm_bindgen(thread_local_v2, js_name = globalThis)]
-    static GLOBAL: JsValue;
-
     /// The Web Locks API (web-sys has it only among its unstable APIs).
     type LockManager;
     /// `locks.request(name, callback)`: `callback` runs holding the lock until its promise settles.
