@@ -52,6 +52,24 @@ pub(crate) fn unreachable(url: &str, why: &str, cause: JsValue) -> Draft {
     Draft::new(Kind::Network, message.concat()).with_cause(cause)
 }
 
+impl Draft {
+    /// A network error's message, completed for a cross-origin request in a browser, which hides
+    /// why fetch failed: `preflight` lists the headers the server's CORS must allow.
+    pub(crate) fn cors(self, preflight: Option<&str>) -> Draft {
+        let Some(headers) = preflight else {
+            return self;
+        };
+        let hint = [
+            "; the Plant Store is on another origin: if it is up, its CORS may refuse the call (it \
+             must answer the preflight with Access-Control-Allow-Origin, Access-Control-Allow-Methods: \
+             POST and Access-Control-Allow-Headers: ",
+            headers,
+            ")",
+        ];
+        self.append(&hint.concat())
+    }
+}
+
 /// The error of a call a signal aborted, with its reason as the cause.
 pub(crate) fn aborted(reason: JsValue) -> Draft {
     let draft = Draft::new(Kind::Aborted, "the call was aborted by its AbortSignal");
@@ -289,8 +307,8 @@ pub(crate) enum Next {
     Refresh,
     /// Wait this many milliseconds, then send the request again.
     Wait(u32),
-    /// The call ends with the attempt's error, which records the `Retry-After` wait given here
-    /// (one it did not take).
+    /// The call ends with the attempt's error, which records the wait its `Retry-After` asked
+    /// for, if it asked.
     Stop(Option<u32>),
 }
 
@@ -331,10 +349,11 @@ pub(crate) fn next(
         (Kind::Network, None) => learnt.sent,
         _ => false,
     };
-    if !retried || !budget.has_attempt_left() {
-        return Next::Stop(None);
-    }
+    // What the server asked for counts whether or not the call waits for it.
     let asked = learnt.retry_after.as_deref().and_then(|v| retry_after(v, clock));
+    if !retried || !budget.has_attempt_left() {
+        return Next::Stop(asked);
+    }
     let wait = asked.unwrap_or_else(|| backoff(retry, budget.sent, (clock.random)()));
     // A wait past the cap (a Retry-After's) or past the deadline ends the call now.
     if wait > retry.max_delay_ms || f64::from(wait) >= budget.ends_at - (clock.now)() {
@@ -669,5 +688,14 @@ mod tests {
         let mut b = budget(3, 1);
         b.ends_at = NOW + 10.0;
         assert_eq!(next(&e, &answered(429), &b, &CLOCK), Next::Stop(None));
+    }
+
+    #[test]
+    fn a_retry_after_is_reported_with_retries_off_or_used_up() {
+        let asked = |value: &str| Learnt { retry_after: Some(value.to_string()), ..answered(503) };
+        let e = error(Kind::UnexpectedStatus, Some(503));
+        assert_eq!(next(&e, &asked("2"), &budget(1, 1), &CLOCK), Next::Stop(Some(2_000)));
+        assert_eq!(next(&e, &asked("2"), &budget(3, 3), &CLOCK), Next::Stop(Some(2_000)));
+        assert_eq!(next(&e, &answered(503), &budget(1, 1), &CLOCK), Next::Stop(None));
     }
 }

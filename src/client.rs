@@ -7,7 +7,7 @@ use crate::config::{CallOptions, Config, Settings};
 use crate::error::{Draft, Error};
 use crate::fetch::{self, AbortGuard};
 use crate::hooks::{self, Attempt, AttemptOutcome};
-use crate::hooks::{Callback, Fetch};
+use crate::hooks::{After, Callback, Fetch};
 use crate::stops::{Failure, Stops};
 use crate::token::Credential;
 use crate::Retry;
@@ -143,6 +143,7 @@ impl Client {
             stops,
             retry,
             key,
+            after: options.after.clone(),
             sent: 0,
             maybe_created: false,
             refreshed: false,
@@ -166,6 +167,8 @@ pub(crate) struct Call {
     retry: Retry,
     /// The `Idempotency-Key` header's value, the same on every attempt.
     key: Option<String>,
+    /// The call's own after hook, called after the client's.
+    after: Option<Callback<After>>,
     /// Requests sent so far.
     sent: u32,
     /// One of them may have created the plant without the call learning it.
@@ -268,7 +271,9 @@ impl Call {
             Err(Failure::Threw(cause)) => {
                 let (why, never_connected) = fetch::why(&cause);
                 refused = never_connected;
-                Err(answer::unreachable(&client.0.settings.url, &why, cause))
+                let url = &client.0.settings.url;
+                let cors = fetch::cross_origin(url).then(|| self.preflight());
+                Err(answer::unreachable(url, &why, cause).cors(cors.as_deref()))
             }
             Err(failure) => Err(self.failed(failure)),
             Ok(None) => Err(answer::not_a_response()),
@@ -334,6 +339,24 @@ impl Call {
         Ok(headers)
     }
 
+    /// The request headers a browser asks the server's CORS preflight to allow: every one the
+    /// call sends but `Accept` (CORS-safelisted), lowercased, as the preflight lists them.
+    fn preflight(&self) -> String {
+        let Shared { settings, .. } = &*self.client.0;
+        let mut names = String::from("authorization, content-type");
+        for (name, _) in &settings.headers {
+            names.push_str(", ");
+            names.push_str(&name.to_ascii_lowercase());
+        }
+        if self.key.is_some() {
+            names.push_str(", idempotency-key");
+        }
+        if settings.before.is_some() {
+            names.push_str(" and those options.beforeAttempt adds");
+        }
+        names
+    }
+
     /// Calls the after hook, if there is one and a request was sent, with the attempt's outcome,
     /// the answer's headers and the attempt's duration; what it threw.
     fn after(
@@ -343,17 +366,21 @@ impl Call {
         outcome: &Result<Plant, Error>,
     ) -> Result<(), JsValue> {
         let settings = &self.client.0.settings;
-        let (Some(after), true) = (&settings.after, learnt.sent) else {
+        if !learnt.sent {
             return Ok(());
-        };
-        after.0(&AttemptOutcome {
+        }
+        let seen = AttemptOutcome {
             url: &settings.url,
             number: self.sent,
             duration_ms,
             status: learnt.status,
             headers,
             error: outcome.as_ref().err(),
-        })
+        };
+        for hook in [&settings.after, &self.after].into_iter().flatten() {
+            hook.0(&seen)?;
+        }
+        Ok(())
     }
 
     /// Where the call stands, for the decision.

@@ -290,6 +290,7 @@ pub struct CallOptions {
     pub(crate) signal: Option<AbortSignal>,
     pub(crate) retry: Option<Retry>,
     pub(crate) idempotency_key: Option<IdempotencyKey>,
+    pub(crate) after: Option<Callback<After>>,
 }
 
 impl CallOptions {
@@ -313,6 +314,16 @@ impl CallOptions {
     /// This call's idempotency key instead of the client's.
     pub fn idempotency_key(mut self, key: IdempotencyKey) -> CallOptions {
         self.idempotency_key = Some(key);
+        self
+    }
+
+    /// A hook of this call alone, called after each of its attempts that sent a request, after
+    /// the client's own ([`Config::after_attempt`]); an `Err` ends the call as that one's does.
+    pub fn after_attempt(
+        mut self,
+        hook: impl Fn(&AttemptOutcome<'_>) -> Result<(), JsValue> + 'static,
+    ) -> CallOptions {
+        self.after = Some(Callback(Rc::new(hook)));
         self
     }
 
@@ -341,6 +352,17 @@ pub enum IdempotencyKey {
 }
 
 impl IdempotencyKey {
+    /// A key of its own, a random UUID v4 drawn now: for a caller that stores it with the plant
+    /// before the first attempt, so that a send after a reload or a crash carries the same key (the
+    /// outbox does).
+    ///
+    /// # Errors
+    /// A [`Kind::Config`](crate::Kind::Config) error where the runtime has no
+    /// `crypto.getRandomValues`.
+    pub fn random() -> Result<IdempotencyKey, Error> {
+        uuid().map(IdempotencyKey::Given).map_err(|e| e.redact(&[]))
+    }
+
     /// The header's value, a Structured Fields string (quoted), `None` for no header; a `config`
     /// error for a given key that is not one.
     pub(crate) fn header(&self) -> Result<Option<String>, Draft> {

@@ -130,8 +130,9 @@ impl Error {
         self.0.maybe_created
     }
 
-    /// The wait a `Retry-After` asked for that the call did not take (over the retry cap or the
-    /// time left), in milliseconds.
+    /// The wait, in milliseconds, that the `Retry-After` of the answer the call ended on (a 429 or
+    /// a 503) asked for: set whenever the server asked, retries on or off. Wait at least this
+    /// long before sending again.
     pub fn retry_after_ms(&self) -> Option<u32> {
         self.0.retry_after_ms
     }
@@ -140,6 +141,18 @@ impl Error {
     /// [`source`](core::error::Error::source)).
     pub fn earlier(&self) -> Option<&Error> {
         self.0.earlier.as_ref()
+    }
+
+    /// A [`Kind::Config`] error of a layer over the client (the outbox is one): its refusal, in
+    /// its own words, which are shown as given and so must hold no secret.
+    pub fn config(message: impl Into<String>) -> Error {
+        Error(Draft::config(message.into()).0)
+    }
+
+    /// Keeps `cause`, the JavaScript failure behind the error, as [`Error::cause`].
+    pub fn with_cause(mut self, cause: JsValue) -> Error {
+        self.0.cause = Some(cause);
+        self
     }
 
     /// Records where in its call this error stands: the attempts made, whether one may have
@@ -248,6 +261,12 @@ impl Draft {
     /// Records a `Retry-After` wait that the call did not take.
     pub(crate) fn with_retry_after(mut self, ms: Option<u32>) -> Draft {
         self.0.retry_after_ms = ms;
+        self
+    }
+
+    /// Adds `text` (the client's own words) to the message.
+    pub(crate) fn append(mut self, text: &str) -> Draft {
+        self.0.message.to_mut().push_str(text);
         self
     }
 

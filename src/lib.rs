@@ -28,6 +28,7 @@ mod hooks;
 mod js;
 #[cfg(feature = "outbox")]
 pub mod outbox;
+mod plant;
 mod stops;
 mod token;
 // Native only: proptest does not build for wasm32 (see Cargo.toml).
@@ -42,4 +43,5 @@ pub use error::{Error, Kind};
 pub use hooks::{Attempt, AttemptOutcome};
 #[cfg(feature = "js")]
 pub use js::{create_plant, validate_new_plant, PlantStoreClient, PlantStoreError};
+pub use plant::plant_object;
 pub use plant_store_model::{Issue, IssueCode, NewPlant, Plant};

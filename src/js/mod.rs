@@ -12,12 +12,11 @@ mod read;
 pub use error::PlantStoreError;
 
 use crate::error::Draft;
-use crate::{CallOptions, Client};
+use crate::{plant_object, CallOptions, Client};
 use error::issues_to_js;
 use js_sys::{Object, Promise, Reflect};
 use plant_store_model::{NewPlant, Plant};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
 /// The TypeScript of the whole API, written by hand rather than by wasm-bindgen (whose exports here
 /// are `skip_typescript`): wasm-bindgen cannot write a union discriminated by `kind`, and would
@@ -96,7 +95,7 @@ fn submit(client: &Client, plant: &JsValue, options: &CallOptions) -> Promise {
 
 /// The created Plant as a fresh `{ name, tag? }`.
 fn plant_to_js(plant: &Plant) -> JsValue {
-    named(Object::new(), &plant.name, plant.tag.as_deref())
+    plant_object(None, &plant.name, plant.tag.as_deref()).into()
 }
 
 /// A valid NewPlant as a fresh `{ id, name, tag? }`, the id a BigInt when it was given as one.
@@ -106,29 +105,5 @@ fn new_plant_to_js(plant: &NewPlant, bigint: bool) -> JsValue {
         // Exact: a number id is a safe integer.
         false => JsValue::from_f64(plant.id as f64),
     };
-    let object = Object::new();
-    let _ = Reflect::set(&object, &"id".into(), &id);
-    named(object, &plant.name, plant.tag.as_deref())
-}
-
-/// `object` with `name` and, when there is one, `tag`.
-fn named(object: Object, name: &str, tag: Option<&str>) -> JsValue {
-    let object = object.unchecked_into::<Named>();
-    object.set_name(name);
-    if let Some(tag) = tag {
-        object.set_tag(tag);
-    }
-    object.into()
-}
-
-#[wasm_bindgen]
-extern "C" {
-    /// A Plant being made, through setters whose property names are in the glue rather than
-    /// passed on each call.
-    #[wasm_bindgen(extends = Object)]
-    type Named;
-    #[wasm_bindgen(method, setter)]
-    fn set_name(this: &Named, name: &str);
-    #[wasm_bindgen(method, setter)]
-    fn set_tag(this: &Named, tag: &str);
+    plant_object(Some(&id), &plant.name, plant.tag.as_deref()).into()
 }

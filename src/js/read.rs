@@ -168,7 +168,7 @@ pub(crate) fn call_options(options: &JsValue) -> Result<CallOptions, Draft> {
         Some(false) => Ok(IdempotencyKey::Off),
         None => string(&v).map(IdempotencyKey::Given),
     })?;
-    Ok(CallOptions { signal, retry, idempotency_key: key })
+    Ok(CallOptions { signal, retry, idempotency_key: key, after: None })
 }
 
 /// `retry: { attempts, baseDelayMs, maxDelayMs, gatewayErrors, attemptTimeoutMs }`; each key may

@@ -143,7 +143,7 @@ interface PlantStoreErrorBase extends Error {
   readonly code?: number;
   /** Every problem with the NewPlant (a `validation` error). */
   readonly issues?: ValidationIssue[];
-  /** A Retry-After wait the call did not take (over `maxDelayMs` or the time left), in ms. */
+  /** The wait (ms) the Retry-After of the 429 or 503 the call ended on asked for, retries on or off: wait at least this long. */
   readonly retryAfterMs?: number;
   /** The requests sent: 0 when the call failed before sending one. */
   readonly attempts: number;
