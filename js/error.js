@@ -1,6 +1,7 @@
 // PlantStoreError, the one error class of plant-store-client. It is JavaScript because a class that
 // extends Error (a real stack, `instanceof Error`, a literal `name`) is the one thing wasm-bindgen
-// cannot write; Rust builds every instance (Error::to_js in src/js/error.rs) and re-exports the class.
+// cannot write. Rust builds the instances of a call (Error::to_js in src/js/error.rs) and re-exports the
+// class; the entries (js/entries/api.js) build those of the .wasm's load.
 
 /** Every failure of plant-store-client is a PlantStoreError; branch on `kind`. */
 export class PlantStoreError extends Error {
@@ -20,11 +21,19 @@ export class PlantStoreError extends Error {
   /** True for a PlantStoreError, also one from another realm or another copy of this package. */
   static is(value) {
     try {
-      return value instanceof PlantStoreError ||
+      return Function.prototype[Symbol.hasInstance].call(PlantStoreError, value) ||
         (value instanceof Error && value.name === 'PlantStoreError' && typeof value.kind === 'string');
     } catch {
       return false; // a revoked Proxy
     }
+  }
+
+  /**
+   * `err instanceof PlantStoreError` holds for the errors of every copy of the class: the default build's
+   * and the outbox's, when a page loads both.
+   */
+  static [Symbol.hasInstance](value) {
+    return this === PlantStoreError ? PlantStoreError.is(value) : Function.prototype[Symbol.hasInstance].call(this, value);
   }
 
   toJSON() {

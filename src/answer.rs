@@ -60,9 +60,8 @@ impl Draft {
             return self;
         };
         let hint = [
-            "; the Plant Store is on another origin: if it is up, its CORS may refuse the call (it \
-             must answer the preflight with Access-Control-Allow-Origin, Access-Control-Allow-Methods: \
-             POST and Access-Control-Allow-Headers: ",
+            "; it is on another origin: if it is up, its CORS may refuse the call (it must allow \
+             this origin, POST and the headers ",
             headers,
             ")",
         ];

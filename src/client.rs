@@ -340,19 +340,15 @@ impl Call {
     }
 
     /// The request headers a browser asks the server's CORS preflight to allow: every one the
-    /// call sends but `Accept` (CORS-safelisted), lowercased, as the preflight lists them.
+    /// call sets but `Accept` (CORS-safelisted). A `beforeAttempt` hook may add more.
     fn preflight(&self) -> String {
-        let Shared { settings, .. } = &*self.client.0;
-        let mut names = String::from("authorization, content-type");
-        for (name, _) in &settings.headers {
+        let mut names = String::from("Authorization, Content-Type");
+        for (name, _) in &self.client.0.settings.headers {
             names.push_str(", ");
-            names.push_str(&name.to_ascii_lowercase());
+            names.push_str(name);
         }
         if self.key.is_some() {
-            names.push_str(", idempotency-key");
-        }
-        if settings.before.is_some() {
-            names.push_str(" and those options.beforeAttempt adds");
+            names.push_str(", Idempotency-Key");
         }
         names
     }

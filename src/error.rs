@@ -55,6 +55,35 @@ impl Kind {
     }
 }
 
+/// A name that is no kind's, from [`Kind::from_str`](core::str::FromStr::from_str).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnknownKind;
+
+/// The kind `err.kind` names, as [`Kind::as_str`] writes it (for an error kept as text, such as an
+/// outbox entry's).
+impl core::str::FromStr for Kind {
+    type Err = UnknownKind;
+
+    fn from_str(name: &str) -> Result<Kind, UnknownKind> {
+        Kind::ALL.into_iter().find(|kind| kind.as_str() == name).ok_or(UnknownKind)
+    }
+}
+
+impl Kind {
+    /// Every kind, in the order of the enum: a new kind is added here and to `as_str`.
+    const ALL: [Kind; 9] = [
+        Kind::Validation,
+        Kind::Config,
+        Kind::Network,
+        Kind::Timeout,
+        Kind::Aborted,
+        Kind::Rejected,
+        Kind::Unauthorized,
+        Kind::UnexpectedStatus,
+        Kind::InvalidResponse,
+    ];
+}
+
 impl fmt::Display for Kind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -524,6 +553,14 @@ mod tests {
             one.message(),
             "invalid NewPlant: a NewPlant must be a plain object like { id, name, tag }, got array"
         );
+    }
+
+    #[test]
+    fn every_kind_is_named_and_read_back() {
+        for kind in Kind::ALL {
+            assert_eq!(kind.as_str().parse::<Kind>(), Ok(kind));
+        }
+        assert_eq!("Rejected".parse::<Kind>(), Err(UnknownKind));
     }
 
     #[test]

@@ -207,18 +207,15 @@ pub(crate) fn why(cause: &JsValue) -> (String, bool) {
 
 /// Whether the code runs in a page or a worker (`location` has an origin) whose origin is not
 /// that of `url`: a request a browser sends only if the server's CORS allows it, and whose refusal
-/// it hides behind fetch's usual "Failed to fetch".
+/// it hides behind fetch's usual "Failed to fetch". (An opaque origin, `"null"`, is never the
+/// store's; a URL written with capitals may be taken for another origin, which only adds a hint.)
 pub(crate) fn cross_origin(url: &str) -> bool {
     let location = GLOBAL.with(|global| js_sys::Reflect::get(global, &"location".into()));
     let origin = location.and_then(|l| js_sys::Reflect::get(&l, &"origin".into()));
     let Some(origin) = origin.ok().and_then(|origin| origin.as_string()) else {
         return false;
     };
-    // `scheme://authority` of the URL: up to the first `/` after `://`.
-    let end = url.find("://").map_or(0, |at| at + 3);
-    let end = url.get(end..).and_then(|rest| rest.find('/')).map_or(url.len(), |at| end + at);
-    // An opaque origin ("null": a sandboxed frame, a file: page) is never the store's.
-    !url.get(..end).is_some_and(|own| own.eq_ignore_ascii_case(&origin))
+    !(url.starts_with(&origin) && url.as_bytes().get(origin.len()) == Some(&b'/'))
 }
 
 /// The `code`s of Node and Bun for a connection never made: refused, no such host, no route, a

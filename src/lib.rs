@@ -39,7 +39,7 @@ pub use answer::Retry;
 pub use answer::{BODY_SLACK, ERROR_BODY_LIMIT};
 pub use client::Client;
 pub use config::{CallOptions, Config, IdempotencyKey, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS};
-pub use error::{Error, Kind};
+pub use error::{Error, Kind, UnknownKind};
 pub use hooks::{Attempt, AttemptOutcome};
 #[cfg(feature = "js")]
 pub use js::{create_plant, validate_new_plant, PlantStoreClient, PlantStoreError};

@@ -30,8 +30,22 @@ function failed(url, cause) {
     "or import from 'plant-store-client/manual' and await init(url) with the URL where you serve it", { cause });
 }
 
+/**
+ * Says once, in the console, when a page loads two builds of the package (the default one and the
+ * outbox's): two .wasm modules where one does.
+ */
+function once(url) {
+  const builds = (globalThis[Symbol.for('plant-store-client.builds')] ??= new Set());
+  builds.add(String(url));
+  if (builds.size === 2) {
+    console.warn(`plant-store-client is loaded twice (${[...builds].join(' and ')}): two .wasm modules. ` +
+      "A page that uses the outbox imports everything (createPlant, PlantStoreError, …) from 'plant-store-client/outbox'.");
+  }
+}
+
 /** The entry has the module at hand: `module()` gives it (a WebAssembly.Module or its bytes). */
 export function loaded(module, url) {
+  once(url);
   try {
     initSync({ module: module() });
     ready = true;
@@ -42,6 +56,7 @@ export function loaded(module, url) {
 
 /** The entry is loading the module: `loading` settles once it is instantiated, or failed. */
 export function loading(loading, url) {
+  once(url);
   pending = loading.then(() => { ready = true; }, (cause) => { throw (failure = failed(url, cause)); });
   pending.catch(() => {});
 }

@@ -1,7 +1,8 @@
 // PlantOutbox, the outbox of `plant-store-client/outbox`: an EventTarget (which wasm-bindgen cannot
-// write) over the crate's OutboxCore (src/js/outbox.rs), each change of an entry a `change` event;
-// and MemoryStore. scripts/finish-pkg.mjs adds this module's exports to each entry of the outbox's
-// build.
+// write) over the crate's OutboxCore (src/js/outbox.rs), each change of an entry a `change` event
+// and the outbox closing on its own a `close` event; and MemoryStore. scripts/finish-pkg.mjs adds
+// this module's exports to each entry of the outbox's build, which exports the whole API, so that a
+// page that uses the outbox loads one .wasm.
 import { openOutbox } from './plant_store_client.js';
 import { init } from './api.js';
 
@@ -31,15 +32,17 @@ export class PlantOutbox extends EventTarget {
   static async open(options) {
     await init();
     const outbox = new PlantOutbox(opening);
-    const changed = (detail) => outbox.dispatchEvent(new CustomEvent('change', { detail }));
+    const changed = (type, detail) => outbox.dispatchEvent(new CustomEvent(type, { detail }));
     outbox.#core = await openOutbox(options, changed);
     return outbox;
   }
 
   add(plant) { return this.#core.add(plant); }
   entries() { return this.#core.entries(); }
+  unreadable() { return this.#core.unreadable(); }
   flush() { return this.#core.flush(); }
   retry(key) { return this.#core.retry(key); }
+  markCreated(key, plant) { return this.#core.markCreated(key, plant); }
   remove(key) { return this.#core.remove(key); }
   pause() { this.#core.pause(); }
   resume() { this.#core.resume(); }

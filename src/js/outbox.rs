@@ -4,8 +4,8 @@
 
 use super::read;
 use crate::error::Draft;
-use crate::outbox::promise;
-use crate::outbox::{Change, Outbox};
+use crate::outbox::{promise, Change, Outbox};
+use crate::Error;
 use alloc::string::String;
 use js_sys::{Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
@@ -13,8 +13,9 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = include_str!("outbox.d.ts");
 
-/// Opens the outbox `options` describe; `on_change` is called with each change's `detail`: an
-/// entry as it now is, or `{ key, removed: true }`.
+/// Opens the outbox `options` describe; `on_change` is called with each change: `("change", an
+/// entry as it now is, or { key, removed: true })`, or `("close", reason)` when the outbox closes
+/// on its own.
 #[wasm_bindgen(js_name = openOutbox, skip_typescript)]
 pub fn open_outbox(options: JsValue, on_change: Function) -> Promise {
     let config = match read::outbox(&options) {
@@ -22,16 +23,17 @@ pub fn open_outbox(options: JsValue, on_change: Function) -> Promise {
         Err(error) => return Promise::reject(&error.to_js()),
     };
     let config = config.on_change(move |change| {
-        let detail = match change {
-            Change::Entry(entry) => entry.to_js(false),
+        let (event, detail) = match change {
+            Change::Entry(entry) => ("change", entry.to_js()),
             Change::Removed(key) => {
                 let removed = Object::new();
                 let _ = Reflect::set(&removed, &"key".into(), &key.into());
                 let _ = Reflect::set(&removed, &"removed".into(), &true.into());
-                removed.into()
+                ("change", removed.into())
             }
+            Change::Closed(reason) => ("close", reason.into()),
         };
-        let _ = on_change.call1(&JsValue::UNDEFINED, &detail);
+        let _ = on_change.call2(&JsValue::UNDEFINED, &event.into(), &detail);
     });
     promise(async move {
         match Outbox::open(config).await {
@@ -55,21 +57,33 @@ impl OutboxCore {
         let (plant, bigint) = match read::new_plant(&plant) {
             Ok(read) => read,
             Err(issues) => {
-                return Promise::reject(&self.outbox.redact(Draft::validation(issues)).to_js())
+                let error = self.outbox.client().redact(Draft::validation(issues));
+                return Promise::reject(&error.to_js());
             }
         };
         let core = self.outbox.0.clone();
-        promise(async move {
-            match core.add(plant, bigint).await {
-                Ok(entry) => Ok(entry.to_js(false)),
-                Err(error) => Err(error.to_js()),
-            }
-        })
+        promise(
+            async move { core.add(plant, bigint).await.map(|e| e.to_js()).map_err(|e| e.to_js()) },
+        )
     }
 
     /// Every entry, in the order they were added.
     pub fn entries(&self) -> Array {
-        self.outbox.entries().iter().map(|entry| entry.to_js(false)).collect()
+        self.outbox.entries().iter().map(|entry| entry.to_js()).collect()
+    }
+
+    /// The records set aside: `{ key?, reason, record }`.
+    pub fn unreadable(&self) -> Array {
+        let set_aside = self.outbox.unreadable().into_iter().map(|unreadable| {
+            let seen = Object::new();
+            if let Some(key) = unreadable.key {
+                let _ = Reflect::set(&seen, &"key".into(), &key.into());
+            }
+            let _ = Reflect::set(&seen, &"reason".into(), &unreadable.reason.into());
+            let _ = Reflect::set(&seen, &"record".into(), &unreadable.record);
+            JsValue::from(seen)
+        });
+        set_aside.collect()
     }
 
     /// Sends every pending entry now; resolves once each was tried.
@@ -84,20 +98,34 @@ impl OutboxCore {
     /// Sends a refused or waiting entry again.
     pub fn retry(&self, key: String) -> Promise {
         let outbox = self.outbox.clone();
-        promise(async move {
-            outbox.retry(&key).await.map(|()| JsValue::UNDEFINED).map_err(|e| e.to_js())
-        })
+        promise(async move { done(outbox.retry(&key).await) })
     }
 
-    /// Removes an entry.
+    /// Records that the plant of an entry is in the store: `plant` is `{ name, tag? }`, or
+    /// `undefined` for the one it sent.
+    #[wasm_bindgen(js_name = markCreated)]
+    pub fn mark_created(&self, key: String, plant: JsValue) -> Promise {
+        let plant = match plant.is_undefined() {
+            true => None,
+            false => match read::plant(&plant) {
+                Some(plant) => Some(plant),
+                None => {
+                    let message = "markCreated: plant must be { name, tag? } or left out";
+                    return Promise::reject(&Error::config(message).to_js());
+                }
+            },
+        };
+        let outbox = self.outbox.clone();
+        promise(async move { done(outbox.mark_created(&key, plant).await) })
+    }
+
+    /// Removes an entry, or a record set aside.
     pub fn remove(&self, key: String) -> Promise {
         let outbox = self.outbox.clone();
-        promise(async move {
-            outbox.remove(&key).await.map(|()| JsValue::UNDEFINED).map_err(|e| e.to_js())
-        })
+        promise(async move { done(outbox.remove(&key).await) })
     }
 
-    /// Stops sending until `resume()`.
+    /// Stops sending from here until `resume()`.
     pub fn pause(&self) {
         self.outbox.pause();
     }
@@ -107,8 +135,13 @@ impl OutboxCore {
         self.outbox.resume();
     }
 
-    /// Closes the outbox; what is being sent is sent again on the next open.
+    /// Closes the outbox; what is being sent is sent again by the next sender.
     pub fn close(&self) {
         self.outbox.close();
     }
+}
+
+/// `undefined`, or the error as a `PlantStoreError`.
+fn done(result: Result<(), Error>) -> Result<JsValue, JsValue> {
+    result.map(|()| JsValue::UNDEFINED).map_err(|e| e.to_js())
 }

@@ -108,21 +108,45 @@ pub(crate) fn client(options: &JsValue) -> Result<Client, Error> {
     Client::new(config.map_err(|e| e.redact(&[&secret]))?)
 }
 
-/// An outbox's `options`: the client's, and its `name`, `store` and `concurrency`.
+/// An outbox's `options`: the client's, and its `name`, `store`, `concurrency` and
+/// `retentionMs`.
 #[cfg(feature = "outbox")]
 pub(crate) fn outbox(options: &JsValue) -> Result<crate::outbox::OutboxConfig, Error> {
-    use crate::outbox::{OutboxConfig, Store, DEFAULT_CONCURRENCY};
+    use crate::outbox::{OutboxConfig, Store, DEFAULT_CONCURRENCY, DEFAULT_RETENTION_MS};
     let o = Options::new(options.clone(), "options".into()).map_err(|e| e.redact(&[]))?;
     let token = o.string("token");
     let secret = token.as_ref().ok().cloned().flatten().unwrap_or_default();
     let read = || {
-        o.known(&[&CLIENT_OPTIONS[..], &["name", "store", "concurrency"]].concat())?;
+        let own = ["name", "store", "concurrency", "retentionMs"];
+        o.known(&[&CLIENT_OPTIONS[..], &own].concat())?;
         let name = o.string("name")?.unwrap_or_default();
         let store = o.get("store")?.map_or(Store::IndexedDb, Store::Js);
         let concurrency = o.whole("concurrency")?.unwrap_or(DEFAULT_CONCURRENCY);
-        Ok(OutboxConfig::new(config(&o, token)?, name).store(store).concurrency(concurrency))
+        let retention = o.whole("retentionMs")?.unwrap_or(DEFAULT_RETENTION_MS);
+        let retention = crate::config::whole(
+            retention,
+            "options.retentionMs",
+            " of milliseconds",
+            0,
+            crate::MAX_TIMEOUT_MS,
+        )?;
+        let config = OutboxConfig::new(config(&o, token)?, name);
+        Ok(config.store(store).concurrency(concurrency).retention_ms(retention))
     };
     read().map_err(|e: Draft| e.redact(&[&secret]))
+}
+
+/// A Plant `{ name, tag? }` the app gives (the outbox's `markCreated`): `None` when it is none.
+#[cfg(feature = "outbox")]
+pub(crate) fn plant(value: &JsValue) -> Option<plant_store_model::Plant> {
+    plain(value).ok()?;
+    let text = |key: &str| own(value, key).ok().map(|v| v.map(|v| string(&v).ok()));
+    let name = text("name")?.flatten()?;
+    let tag = match text("tag")? {
+        None => None,
+        Some(tag) => Some(tag?),
+    };
+    Some(plant_store_model::Plant { name, tag })
 }
 
 /// The options as a [`Config`], each read by its type; [`Config::check`] judges the values.

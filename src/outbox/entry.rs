@@ -1,38 +1,40 @@
-//! One plant in the outbox ([`Entry`]), its [`State`], and its record: the plain object a store
-//! keeps and JavaScript sees, written and read here only. A record read back is judged like any
-//! outside value: a store may hand back what it likes.
+//! One plant in the outbox ([`Entry`]), its [`State`], and the one table of rules that changes it:
+//! [`Entry::apply`], pure Rust over an [`Event`] and the clock, so that `cargo test` checks every
+//! (state, event) pair natively. The code around it only decides *when* an event happens.
 //!
 //! ```text
-//! { key, plant: { id, name, tag? }, state, attempts, maybeCreated, addedAt,
-//!   nextAttemptAt?, error?: { kind, status?, code?, message }, created?: { name, tag? } }
+//!             sending            settled: 200 ─────────────────────────► created ──► (expired: gone)
+//!   pending ───────────► sending settled: refused ─► rejected, or uncertain if maybe created
+//!      ▲                    │    settled: anything else ─► pending, next attempt after a wait
+//!      └── abandoned ───────┘    (a page that closed, a sender that lost its lease)
+//!   retried: rejected, uncertain, pending ─► pending, due now
+//!   resolved (the app found the plant): pending, rejected, uncertain ─► created
+//!   removed: any ─► gone
 //! ```
 //!
-//! In the store the `id` is a decimal string (every store keeps a string, and every digit of an
-//! int64), with `idType` to give it back as it was added: a number or a BigInt.
+//! Every change gives the entry the next revision; the store writes it only over the revision it
+//! was made from, so that no write undoes a newer one (`store.rs`).
 
-use crate::error::Error;
-use crate::Kind;
+use crate::{Error, Kind};
 use alloc::string::String;
-use js_sys::{Object, Reflect};
 use plant_store_model::{NewPlant, Plant};
-use wasm_bindgen::{JsCast, JsValue};
 
 /// Where an entry stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum State {
     /// Waiting to be sent, now or at its `next_attempt_at`.
     Pending,
-    /// A request with its key was (or is being) sent, and its answer is not in: on open, it is
-    /// sent again with the same key.
+    /// A request with its key is out, or was when its page closed: it is sent again, with the same
+    /// key, by the next sender.
     Sending,
-    /// The store created it: [`Entry::created`] is the Plant.
+    /// The store created it: [`Entry::created`] is the Plant. Removed after the retention.
     Created,
     /// The store refused it and no attempt may have created it: [`Entry::error`] says why. Never
     /// sent again on its own.
     Rejected,
-    /// An attempt may have created it, and a later one was refused (a "duplicate id" after a
-    /// timeout, from a server that does not honour `Idempotency-Key`): the app decides. Never sent
-    /// again on its own.
+    /// A request may have created it and a later one was refused (a "duplicate id" after a lost
+    /// answer, from a server that does not honour `Idempotency-Key`): the plant most likely exists.
+    /// Never sent again on its own: the app looks, then resolves it or sends it again.
     Uncertain,
 }
 
@@ -48,15 +50,12 @@ impl State {
         }
     }
 
-    fn from_name(name: &str) -> Option<State> {
-        let states =
-            [State::Pending, State::Sending, State::Created, State::Rejected, State::Uncertain];
-        states.into_iter().find(|state| state.as_str() == name)
-    }
+    pub(crate) const ALL: [State; 5] =
+        [State::Pending, State::Sending, State::Created, State::Rejected, State::Uncertain];
 }
 
-/// What an entry keeps of its last failed attempt: never the token (the error's text is redacted,
-/// and its `cause` is not kept).
+/// What an entry keeps of its last failed attempt: never the token (the error's message is
+/// redacted, and its `cause` is not kept).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EntryError {
     /// The error's kind.
@@ -82,174 +81,195 @@ impl From<&Error> for EntryError {
 pub struct Entry {
     /// The entry's key, a UUID v4: also the `Idempotency-Key` of every request that sends it.
     pub key: String,
-    /// The plant, as it was added (valid: it passed the contract's rules).
+    /// The plant, as it was added.
     pub plant: NewPlant,
     /// Where it stands.
     pub state: State,
-    /// How many requests were sent for it.
+    /// The requests sent for it (a send that its page's closing cut short counts one).
     pub attempts: u32,
-    /// One of them may have created the plant without the outbox learning it.
+    /// A request may have created the plant without the outbox learning it; never true of a
+    /// created entry.
     pub maybe_created: bool,
     /// When it was added, in milliseconds since the epoch: the order it is sent in.
     pub added_at: f64,
+    /// When it last changed, in milliseconds since the epoch.
+    pub updated_at: f64,
     /// When it is next sent, when it waits after a failure (milliseconds since the epoch).
     pub next_attempt_at: Option<f64>,
     /// The last failed attempt's error.
     pub error: Option<EntryError>,
     /// The Plant the store created.
     pub created: Option<Plant>,
+    /// How many times it changed since it was added (1 when added): a write made from an older
+    /// revision than the store holds is not taken.
+    pub revision: u32,
     /// Its id was given as a BigInt (JavaScript gets it back as one).
     pub(crate) bigint: bool,
 }
 
+/// What happens to an entry.
+#[derive(Clone, Debug)]
+pub(crate) enum Event {
+    /// A sender takes it, before its request leaves.
+    Sending,
+    /// Its call ended.
+    Settled(Sent),
+    /// It was found `sending` with no sender left: a page closed mid-request, a lease lost.
+    Abandoned,
+    /// The app asks for it to be sent again, now.
+    Retried,
+    /// The app found the plant in the store.
+    Resolved(Plant),
+    /// The app removes it.
+    Removed,
+    /// The retention of created entries, in milliseconds: checked against when it was created.
+    Expired(f64),
+}
+
+/// What one call told of an entry.
+#[derive(Clone, Debug)]
+pub(crate) struct Sent {
+    /// The Plant, or the error's summary.
+    pub(crate) outcome: Result<Plant, EntryError>,
+    /// The requests the call sent.
+    pub(crate) requests: u32,
+    /// The call's own view: one of its requests may have created the plant unseen.
+    pub(crate) maybe_created: bool,
+    /// The wait the last answer's `Retry-After` asked for.
+    pub(crate) retry_after_ms: Option<u32>,
+}
+
+impl Sent {
+    /// What the client's call `outcome` tells, its requests counted by the call's after hook.
+    pub(crate) fn of(outcome: &Result<Plant, Error>, requests: u32) -> Sent {
+        match outcome {
+            Ok(plant) => Sent {
+                outcome: Ok(plant.clone()),
+                requests,
+                maybe_created: false,
+                retry_after_ms: None,
+            },
+            Err(e) => Sent {
+                outcome: Err(e.into()),
+                requests: requests.max(e.attempts()),
+                maybe_created: e.maybe_created(),
+                retry_after_ms: e.retry_after_ms(),
+            },
+        }
+    }
+}
+
+/// What [`Entry::apply`] makes of an entry and an event.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Step {
+    /// The entry as it now is, at the next revision.
+    Next(Entry),
+    /// The entry leaves the store.
+    Gone,
+    /// The event does not apply to the entry as it is: why, for the caller who asked.
+    Refused(&'static str),
+}
+
+/// The first wait after a failed attempt, doubled after each: 1 s.
+pub(crate) const BACKOFF_BASE_MS: f64 = 1_000.0;
+/// The longest backoff: 5 minutes.
+pub(crate) const BACKOFF_MAX_MS: f64 = 300_000.0;
+/// The longest `Retry-After` honoured: 1 hour. A server that asks for more is asked again then.
+pub const RETRY_AFTER_CEILING_MS: u32 = 3_600_000;
+
 impl Entry {
-    /// A new pending entry for `plant`.
-    pub(crate) fn new(key: String, plant: NewPlant, bigint: bool, added_at: f64) -> Entry {
+    /// A new pending entry, at revision 1.
+    pub(crate) fn new(key: String, plant: NewPlant, bigint: bool, now: f64) -> Entry {
         Entry {
             key,
             plant,
             state: State::Pending,
             attempts: 0,
             maybe_created: false,
-            added_at,
+            added_at: now,
+            updated_at: now,
             next_attempt_at: None,
             error: None,
             created: None,
+            revision: 1,
             bigint,
         }
     }
 
-    /// The entry's record: its `plant.id` a decimal string for a store, or for JavaScript a
-    /// number or a BigInt as it was added.
-    pub(crate) fn to_js(&self, for_store: bool) -> JsValue {
-        let record = Object::new();
-        let plant = named(&self.plant.name, self.plant.tag.as_deref());
-        let id = match (for_store, self.bigint) {
-            (true, _) => JsValue::from(crate::error::decimal(self.plant.id)),
-            (false, true) => JsValue::from(self.plant.id),
-            // Exact: a number id is a safe integer.
-            (false, false) => JsValue::from_f64(self.plant.id as f64),
-        };
-        set(&plant, "id", &id);
-        set(&record, "key", &self.key.as_str().into());
-        set(&record, "plant", &plant);
-        set(&record, "state", &self.state.as_str().into());
-        set(&record, "attempts", &self.attempts.into());
-        set(&record, "maybeCreated", &self.maybe_created.into());
-        set(&record, "addedAt", &self.added_at.into());
-        if for_store {
-            set(&record, "idType", &(if self.bigint { "bigint" } else { "number" }).into());
-        }
-        if let Some(at) = self.next_attempt_at {
-            set(&record, "nextAttemptAt", &at.into());
-        }
-        if let Some(error) = &self.error {
-            let seen = Object::new();
-            set(&seen, "kind", &error.kind.as_str().into());
-            if let Some(status) = error.status {
-                set(&seen, "status", &status.into());
+    /// The table of rules: what `event` makes of the entry at `now` (`random` in [0, 1) is the
+    /// backoff's jitter).
+    pub(crate) fn apply(&self, event: &Event, now: f64, random: f64) -> Step {
+        use State::*;
+        let mut next = self.clone();
+        (next.revision, next.updated_at) = (self.revision + 1, now);
+        match (self.state, event) {
+            (_, Event::Removed) => return Step::Gone,
+            (Created, Event::Expired(retention)) if self.updated_at + retention <= now => {
+                return Step::Gone
             }
-            if let Some(code) = error.code {
-                set(&seen, "code", &code.into());
+            (Created, _) => return Step::Refused("it was created"),
+            (_, Event::Expired(_)) => return Step::Refused("it was not created"),
+            (Pending, Event::Sending) => next.state = Sending,
+            (Sending, Event::Sending) => return Step::Refused("it is being sent"),
+            // A late Plant is the truth, whatever was made of the entry meanwhile.
+            (_, Event::Settled(Sent { outcome: Ok(plant), requests, .. })) => {
+                next.created(plant.clone());
+                next.attempts = self.attempts.saturating_add(*requests);
             }
-            set(&seen, "message", &error.message.as_str().into());
-            set(&record, "error", &seen);
+            (Sending, Event::Settled(sent)) => next.failed(sent, now, random),
+            // A late failure: the newer state stands.
+            (_, Event::Settled(_)) => return Step::Refused("it is no longer being sent"),
+            (Sending, Event::Abandoned) => {
+                (next.state, next.maybe_created, next.next_attempt_at) = (Pending, true, None);
+                next.attempts = self.attempts.saturating_add(1);
+            }
+            (_, Event::Abandoned) => return Step::Refused("it is not being sent"),
+            (Sending, Event::Retried | Event::Resolved(_)) => {
+                return Step::Refused("it is being sent: wait for its answer")
+            }
+            (Pending | Rejected | Uncertain, Event::Retried) => {
+                (next.state, next.next_attempt_at) = (Pending, None);
+            }
+            (Pending | Rejected | Uncertain, Event::Resolved(plant)) => next.created(plant.clone()),
+            (Rejected | Uncertain, Event::Sending) => return Step::Refused("it was refused"),
         }
-        if let Some(created) = &self.created {
-            set(&record, "created", &named(&created.name, created.tag.as_deref()));
-        }
-        record.into()
+        Step::Next(next)
     }
 
-    /// The entry a store's record holds; what is wrong with it, when it holds none.
-    pub(crate) fn from_js(record: &JsValue) -> Result<Entry, &'static str> {
-        let text = |of: &JsValue, key: &str| get(of, key).as_string();
-        let number = |of: &JsValue, key: &str| get(of, key).as_f64();
-        let plant = get(record, "plant");
-        let tag = match get(&plant, "tag") {
-            tag if tag.is_undefined() => None,
-            tag => Some(tag.as_string().ok_or("its plant's tag is not a string")?),
-        };
-        let id = text(&plant, "id").and_then(|id| id.parse().ok()).ok_or("its plant has no id")?;
-        let name = text(&plant, "name").ok_or("its plant has no name")?;
-        let state = text(record, "state").and_then(|state| State::from_name(&state));
-        let attempts =
-            number(record, "attempts").filter(|n| *n >= 0.0 && *n <= f64::from(u32::MAX));
-        let error = match get(record, "error") {
-            error if error.is_undefined() => None,
-            error => Some(EntryError {
-                kind: text(&error, "kind")
-                    .and_then(|kind| kind_named(&kind))
-                    .ok_or("its error has no kind")?,
-                status: number(&error, "status").map(|status| status as u16),
-                code: number(&error, "code").map(|code| code as i32),
-                message: text(&error, "message").unwrap_or_default(),
-            }),
-        };
-        let created = match get(record, "created") {
-            created if created.is_undefined() => None,
-            created => Some(Plant {
-                name: text(&created, "name").ok_or("its created plant has no name")?,
-                tag: text(&created, "tag"),
-            }),
-        };
-        Ok(Entry {
-            key: text(record, "key").filter(|key| !key.is_empty()).ok_or("it has no key")?,
-            plant: NewPlant { id, name, tag },
-            state: state.ok_or("it has no state")?,
-            attempts: attempts.ok_or("it has no attempts")? as u32,
-            maybe_created: get(record, "maybeCreated").is_truthy(),
-            added_at: number(record, "addedAt").unwrap_or_default(),
-            next_attempt_at: number(record, "nextAttemptAt"),
-            error,
-            created,
-            bigint: text(record, "idType").as_deref() == Some("bigint"),
-        })
+    fn created(&mut self, plant: Plant) {
+        (self.state, self.created, self.error) = (State::Created, Some(plant), None);
+        (self.maybe_created, self.next_attempt_at) = (false, None);
     }
-}
 
-impl Entry {
-    /// What an attempt's `outcome` makes of the entry, at `now` (`random` in [0, 1), the
-    /// backoff's jitter):
-    /// - a Plant: `created`;
+    /// A call that failed:
     /// - a refusal (a 400, or another 4xx that waiting cannot change): `rejected`, or `uncertain`
-    ///   when an earlier attempt may have created the plant;
+    ///   when this call or an earlier one may have created the plant;
     /// - anything else (no answer, a timeout, 401 after the refresh, 408, 409, 425, 429, 5xx, an
-    ///   answer outside the contract, a token source that failed): `pending` again, next sent
-    ///   after the backoff (or a longer `Retry-After`), which the record keeps across reloads.
-    pub fn settle(&mut self, outcome: &Result<Plant, Error>, now: f64, random: f64) {
-        self.next_attempt_at = None;
-        let error = match outcome {
-            Ok(plant) => {
-                (self.state, self.created, self.error) =
-                    (State::Created, Some(plant.clone()), None);
-                return;
-            }
-            Err(error) => error,
-        };
-        self.error = Some(error.into());
-        let refused = match (error.kind(), error.status()) {
+    ///   answer outside the contract, a token source that failed): `pending` again, next sent after
+    ///   the backoff or the `Retry-After` (up to [`RETRY_AFTER_CEILING_MS`]), whichever is longer.
+    fn failed(&mut self, sent: &Sent, now: f64, random: f64) {
+        let Err(error) = &sent.outcome else { return };
+        self.attempts = self.attempts.saturating_add(sent.requests);
+        self.maybe_created |= sent.maybe_created;
+        self.error = Some(error.clone());
+        let refused = match (error.kind, error.status) {
             (Kind::Rejected, _) | (Kind::InvalidResponse, Some(400)) => true,
             (Kind::UnexpectedStatus, Some(status @ 400..=499)) => {
                 !matches!(status, 401 | 408 | 409 | 425 | 429)
             }
             _ => false,
         };
-        if refused {
-            self.state = if self.maybe_created { State::Uncertain } else { State::Rejected };
-            return;
-        }
-        self.state = State::Pending;
-        self.maybe_created |= error.maybe_created();
-        let asked = error.retry_after_ms().map_or(0.0, f64::from);
-        self.next_attempt_at = Some(now + asked.max(backoff(self.attempts, random)));
+        self.state = match (refused, self.maybe_created) {
+            (true, true) => State::Uncertain,
+            (true, false) => State::Rejected,
+            (false, _) => State::Pending,
+        };
+        self.next_attempt_at = (!refused).then(|| {
+            let asked = sent.retry_after_ms.map_or(0, |ms| ms.min(RETRY_AFTER_CEILING_MS));
+            now + f64::from(asked).max(backoff(self.attempts, random))
+        });
     }
 }
-
-/// The first wait after a failed attempt, doubled after each: 1 s.
-const BACKOFF_BASE_MS: f64 = 1_000.0;
-/// The longest wait: 5 minutes.
-const BACKOFF_MAX_MS: f64 = 300_000.0;
 
 /// The wait after attempt number `attempts` failed: half of the doubled cap plus a random half
 /// ("equal jitter"), so that tabs and reloads do not all come back at once.
@@ -259,112 +279,237 @@ fn backoff(attempts: u32, random: f64) -> f64 {
     cap / 2.0 + random * cap / 2.0
 }
 
-/// The kind `err.kind` names (the stored error's).
-fn kind_named(name: &str) -> Option<Kind> {
-    let kinds = [
-        Kind::Validation,
-        Kind::Config,
-        Kind::Network,
-        Kind::Timeout,
-        Kind::Aborted,
-        Kind::Rejected,
-        Kind::Unauthorized,
-        Kind::UnexpectedStatus,
-        Kind::InvalidResponse,
-    ];
-    kinds.into_iter().find(|kind| kind.as_str() == name)
-}
-
-/// `{ name, tag? }`.
-fn named(name: &str, tag: Option<&str>) -> Object {
-    let object = Object::new();
-    set(&object, "name", &name.into());
-    if let Some(tag) = tag {
-        set(&object, "tag", &tag.into());
-    }
-    object
-}
-
-fn set(object: &Object, key: &str, value: &JsValue) {
-    let _ = Reflect::set(object, &key.into(), value);
-}
-
-/// `of[key]`, `undefined` when `of` is no object or reading it throws.
-fn get(of: &JsValue, key: &str) -> JsValue {
-    match of.dyn_ref::<Object>() {
-        Some(object) => Reflect::get(object, &key.into()).unwrap_or_default(),
-        None => JsValue::UNDEFINED,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::Draft;
-    use alloc::string::ToString;
+    use alloc::vec::Vec;
 
-    fn entry() -> Entry {
+    const NOW: f64 = 1_000_000.0;
+    const DAY: f64 = 86_400_000.0;
+
+    fn fern() -> Plant {
+        Plant { name: "Fern".into(), tag: None }
+    }
+
+    /// An entry in `state`, added at 0 and last changed at 10, once attempted.
+    fn entry(state: State) -> Entry {
         let plant = NewPlant { id: 1, name: "Fern".into(), tag: None };
-        Entry { attempts: 1, ..Entry::new("k".into(), plant, false, 0.0) }
+        let mut e = Entry::new("k".into(), plant, false, 0.0);
+        (e.state, e.attempts, e.updated_at, e.revision) = (state, 1, 10.0, 3);
+        if state == State::Created {
+            e.created = Some(fern());
+        }
+        e
     }
 
-    fn error(draft: Draft, maybe_created: bool) -> Error {
-        draft.redact(&[]).in_call(1, maybe_created, None)
+    fn failure(kind: Kind, status: Option<u16>) -> EntryError {
+        EntryError { kind, status, code: None, message: "failed".into() }
+    }
+
+    fn settled(outcome: Result<Plant, EntryError>) -> Event {
+        Event::Settled(Sent { outcome, requests: 1, maybe_created: false, retry_after_ms: None })
+    }
+
+    /// Each event of the table, by name.
+    fn events() -> Vec<(&'static str, Event)> {
+        Vec::from([
+            ("sending", Event::Sending),
+            ("settled 200", settled(Ok(fern()))),
+            ("settled 400", settled(Err(failure(Kind::Rejected, Some(400))))),
+            ("settled 503", settled(Err(failure(Kind::UnexpectedStatus, Some(503))))),
+            ("abandoned", Event::Abandoned),
+            ("retried", Event::Retried),
+            ("resolved", Event::Resolved(fern())),
+            ("removed", Event::Removed),
+            ("expired", Event::Expired(DAY)),
+        ])
+    }
+
+    /// The state an event leads to, `gone`, or `refused`.
+    fn outcome(step: &Step) -> &'static str {
+        match step {
+            Step::Next(e) => e.state.as_str(),
+            Step::Gone => "gone",
+            Step::Refused(_) => "refused",
+        }
+    }
+
+    /// The table: every (state, event) pair, at a time past the retention.
+    #[test]
+    fn every_state_and_event() {
+        #[rustfmt::skip]
+        let table: [(State, [&str; 9]); 5] = [
+            //          sending    200        400         503        abandoned  retried    resolved   removed expired
+            (State::Pending,   ["sending", "created", "refused", "refused", "refused", "pending", "created", "gone", "refused"]),
+            (State::Sending,   ["refused", "created", "rejected", "pending", "pending", "refused", "refused", "gone", "refused"]),
+            (State::Created,   ["refused", "refused", "refused", "refused", "refused", "refused", "refused", "gone", "gone"]),
+            (State::Rejected,  ["refused", "created", "refused", "refused", "refused", "pending", "created", "gone", "refused"]),
+            (State::Uncertain, ["refused", "created", "refused", "refused", "refused", "pending", "created", "gone", "refused"]),
+        ];
+        for (state, expected) in table {
+            for ((name, event), expected) in events().into_iter().zip(expected) {
+                let step = entry(state).apply(&event, NOW + DAY, 0.5);
+                assert_eq!(outcome(&step), expected, "{} + {name}", state.as_str());
+                if let Step::Next(next) = step {
+                    assert_eq!((next.revision, next.updated_at), (4, NOW + DAY), "{name}");
+                }
+            }
+        }
     }
 
     #[test]
-    fn a_plant_is_created_and_the_last_error_forgotten() {
-        let mut e = entry();
-        e.error = Some((&error(Draft::config("x"), false)).into());
-        e.settle(&Ok(Plant { name: "Fern".into(), tag: None }), 10.0, 0.5);
-        assert_eq!((e.state, e.error.is_none(), e.next_attempt_at), (State::Created, true, None));
-        assert_eq!(e.created.map(|p| p.name), Some("Fern".to_string()));
+    fn a_created_entry_expires_only_after_the_retention() {
+        let created = entry(State::Created);
+        assert_eq!(
+            created.apply(&Event::Expired(DAY), 10.0 + DAY - 1.0, 0.5),
+            Step::Refused("it was created")
+        );
+        assert_eq!(created.apply(&Event::Expired(DAY), 10.0 + DAY, 0.5), Step::Gone);
+        assert_eq!(created.apply(&Event::Expired(0.0), 10.0, 0.5), Step::Gone);
+    }
+
+    fn next(step: Step) -> Entry {
+        match step {
+            Step::Next(entry) => entry,
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
-    fn a_refusal_is_rejected_or_uncertain_after_an_attempt_that_may_have_created_it() {
+    fn a_plant_is_created_its_doubt_and_error_forgotten() {
+        let mut sending = entry(State::Sending);
+        sending.maybe_created = true;
+        sending.error = Some(failure(Kind::Timeout, None));
+        let sent =
+            Sent { outcome: Ok(fern()), requests: 2, maybe_created: false, retry_after_ms: None };
+        let e = next(sending.apply(&Event::Settled(sent), NOW, 0.5));
+        assert_eq!((e.state, e.attempts, e.maybe_created), (State::Created, 3, false));
+        assert_eq!((e.error, e.next_attempt_at, e.created), (None, None, Some(fern())));
+    }
+
+    #[test]
+    fn a_refusal_is_rejected_or_uncertain_when_a_request_may_have_created_it() {
         let refusals = [
-            Draft::new(Kind::Rejected, "duplicate").with_status(400).with_code(3),
-            Draft::new(Kind::UnexpectedStatus, "gone").with_status(422),
-            Draft::new(Kind::InvalidResponse, "no Error body").with_status(400),
+            failure(Kind::Rejected, Some(400)),
+            failure(Kind::UnexpectedStatus, Some(422)),
+            failure(Kind::InvalidResponse, Some(400)),
         ];
         for refusal in refusals {
-            let refusal = error(refusal, false);
-            let mut e = entry();
-            e.settle(&Err(refusal.clone()), 10.0, 0.5);
-            assert_eq!((e.state, e.next_attempt_at), (State::Rejected, None), "{refusal}");
-            assert_eq!(e.error.as_ref().map(|e| e.kind), Some(refusal.kind()));
-            let mut e = entry();
-            e.maybe_created = true;
-            e.settle(&Err(refusal.clone()), 10.0, 0.5);
-            assert_eq!(e.state, State::Uncertain, "{refusal}");
+            let plain = Sent {
+                outcome: Err(refusal.clone()),
+                requests: 1,
+                maybe_created: false,
+                retry_after_ms: None,
+            };
+            let e = next(entry(State::Sending).apply(&Event::Settled(plain.clone()), NOW, 0.5));
+            assert_eq!((e.state, e.next_attempt_at), (State::Rejected, None), "{refusal:?}");
+            assert_eq!(e.error.as_ref(), Some(&refusal));
+            // An earlier send of the entry may have created it.
+            let mut doubtful = entry(State::Sending);
+            doubtful.maybe_created = true;
+            let e = next(doubtful.apply(&Event::Settled(plain.clone()), NOW, 0.5));
+            assert_eq!(e.state, State::Uncertain, "{refusal:?}");
+            // This very call may have: its first answer lost, its retry refused as a duplicate.
+            let call = Sent { maybe_created: true, requests: 2, ..plain };
+            let e = next(entry(State::Sending).apply(&Event::Settled(call), NOW, 0.5));
+            assert_eq!(
+                (e.state, e.maybe_created, e.attempts),
+                (State::Uncertain, true, 3),
+                "{refusal:?}"
+            );
         }
     }
 
     #[test]
-    fn anything_else_waits_with_a_backoff_the_record_keeps() {
-        let timeout = error(Draft::new(Kind::Timeout, "slow"), true);
-        let mut e = entry();
-        e.settle(&Err(timeout.clone()), 1_000.0, 0.0);
-        assert_eq!((e.state, e.maybe_created), (State::Pending, true));
-        assert_eq!(e.next_attempt_at, Some(1_500.0), "half of 1 s at the least");
-        e.attempts = 4;
-        e.settle(&Err(timeout.clone()), 1_000.0, 1.0);
-        assert_eq!(e.next_attempt_at, Some(9_000.0), "8 s after the 4th");
-        e.attempts = 40;
-        e.settle(&Err(timeout.clone()), 0.0, 1.0);
-        assert_eq!(e.next_attempt_at, Some(BACKOFF_MAX_MS), "at most 5 minutes");
-        let statuses = [401, 408, 409, 425, 429, 500, 503];
-        for status in statuses {
+    fn anything_else_waits_with_a_backoff() {
+        let timeout = |requests| {
+            Event::Settled(Sent {
+                outcome: Err(failure(Kind::Timeout, None)),
+                requests,
+                maybe_created: true,
+                retry_after_ms: None,
+            })
+        };
+        let e = next(entry(State::Sending).apply(&timeout(1), 1_000.0, 0.0));
+        assert_eq!((e.state, e.maybe_created, e.attempts), (State::Pending, true, 2));
+        assert_eq!(e.next_attempt_at, Some(2_000.0), "half of 2 s after the 2nd attempt");
+        let mut fourth = entry(State::Sending);
+        fourth.attempts = 3;
+        assert_eq!(next(fourth.apply(&timeout(1), 1_000.0, 1.0)).next_attempt_at, Some(9_000.0));
+        fourth.attempts = 40;
+        let most = next(fourth.apply(&timeout(1), 0.0, 1.0)).next_attempt_at;
+        assert_eq!(most, Some(BACKOFF_MAX_MS), "at most 5 minutes");
+        for status in [401, 408, 409, 425, 429, 500, 502, 503, 504] {
             let kind = if status == 401 { Kind::Unauthorized } else { Kind::UnexpectedStatus };
-            let mut e = entry();
-            e.settle(&Err(error(Draft::new(kind, "later").with_status(status), false)), 0.0, 0.0);
+            let e = next(entry(State::Sending).apply(
+                &settled(Err(failure(kind, Some(status)))),
+                0.0,
+                0.0,
+            ));
             assert_eq!(e.state, State::Pending, "{status}");
         }
-        let busy = Draft::new(Kind::UnexpectedStatus, "busy").with_status(503);
-        let asked = error(busy.with_retry_after(Some(60_000)), false);
-        let mut e = entry();
-        e.settle(&Err(asked.clone()), 0.0, 0.0);
-        assert_eq!(e.next_attempt_at, Some(60_000.0), "a longer Retry-After wins");
+        for kind in [Kind::Network, Kind::Config, Kind::Aborted, Kind::InvalidResponse] {
+            let e = next(entry(State::Sending).apply(&settled(Err(failure(kind, None))), 0.0, 0.0));
+            assert_eq!(e.state, State::Pending, "{kind}");
+        }
+    }
+
+    #[test]
+    fn a_retry_after_sets_the_next_attempt_no_earlier_than_asked_up_to_the_ceiling() {
+        let busy = |ms| {
+            Event::Settled(Sent {
+                outcome: Err(failure(Kind::UnexpectedStatus, Some(429))),
+                requests: 1,
+                maybe_created: false,
+                retry_after_ms: Some(ms),
+            })
+        };
+        for (asked, at) in
+            [(2_000, NOW + 2_000.0), (60_000, NOW + 60_000.0), (u32::MAX, NOW + 3_600_000.0)]
+        {
+            let e = next(entry(State::Sending).apply(&busy(asked), NOW, 0.0));
+            assert_eq!(e.next_attempt_at, Some(at), "Retry-After {asked} ms");
+        }
+        // A shorter one than the backoff: the backoff.
+        let e = next(entry(State::Sending).apply(&busy(10), NOW, 1.0));
+        assert_eq!(e.next_attempt_at, Some(NOW + 2_000.0));
+    }
+
+    #[test]
+    fn a_send_cut_short_counts_one_request_and_may_have_created_it() {
+        let e = next(entry(State::Sending).apply(&Event::Abandoned, NOW, 0.5));
+        assert_eq!(
+            (e.state, e.attempts, e.maybe_created, e.next_attempt_at),
+            (State::Pending, 2, true, None)
+        );
+    }
+
+    #[test]
+    fn the_app_retries_or_resolves_an_entry_that_waits_or_was_refused() {
+        for state in [State::Pending, State::Rejected, State::Uncertain] {
+            let mut waiting = entry(state);
+            waiting.next_attempt_at = Some(NOW + 60_000.0);
+            let e = next(waiting.apply(&Event::Retried, NOW, 0.5));
+            assert_eq!((e.state, e.next_attempt_at), (State::Pending, None), "{state:?}");
+            waiting.maybe_created = true;
+            let e = next(waiting.apply(&Event::Resolved(fern()), NOW, 0.5));
+            assert_eq!(
+                (e.state, e.maybe_created, e.created),
+                (State::Created, false, Some(fern()))
+            );
+        }
+        let refused = entry(State::Sending).apply(&Event::Retried, NOW, 0.5);
+        assert_eq!(refused, Step::Refused("it is being sent: wait for its answer"));
+    }
+
+    #[test]
+    fn the_refusals_say_why() {
+        for state in State::ALL {
+            for (name, event) in events() {
+                if let Step::Refused(why) = entry(state).apply(&event, NOW + DAY, 0.5) {
+                    assert!(why.starts_with("it "), "{state:?} {name}: {why}");
+                }
+            }
+        }
     }
 }

@@ -1,134 +1,276 @@
-//! The outbox's IndexedDB database, `plant-store-outbox:{name}`: the object store `entries`
-//! (records by `key`), and `lease`, one record that says which tab sends while there is no Web
-//! Locks API. Each request is a promise whose `resolve` and `reject` are the request's own
-//! `onsuccess` and `onerror`; a write resolves once its transaction is complete, with `strict`
-//! durability (flushed to disk where the browser tells them apart).
+//! The outbox's IndexedDB database, `plant-store-outbox:{name}`, version 2:
+//! - `entries`: the records by `key` (`record.rs`), with three indexes: `active` (the entries not
+//!   created, which `open` loads), `done` (the created ones, by when: the retention purge) and
+//!   `seq` (the order of the writes, by which a tab reads what changed since it last looked);
+//! - `meta`: the last `seq` given.
+//!
+//! Version 1 (before revisions) had `entries` alone and a `lease` store: its records are rewritten
+//! in the upgrade, each with the fields the indexes read (one it cannot read is kept, marked active,
+//! so that `open` finds and lists it). Every write compares the record's revision inside its own
+//! readwrite transaction and resolves once that transaction is complete, with `strict` durability.
+//!
+//! Hand-written over web-sys rather than with the `idb` or `indexed_db_futures` crates: both need
+//! std, which the npm package is built without (docs/performance.md has the measure).
 
-use super::store::failure;
-use crate::error::Draft;
-use crate::fetch::GLOBAL;
+use super::entry::Entry;
+use super::record::{holds, Write};
 use alloc::rc::Rc;
 use alloc::string::String;
-use core::cell::Cell;
+use alloc::vec::Vec;
+use core::cell::{Cell, RefCell};
 use js_sys::futures::JsFuture;
-use js_sys::{Function, Object, Promise, Reflect};
+use js_sys::{Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{
-    IdbDatabase, IdbFactory, IdbObjectStore, IdbObjectStoreParameters, IdbOpenDbRequest,
-    IdbRequest, IdbTransaction,
+    IdbCursorWithValue, IdbDatabase, IdbFactory, IdbKeyRange, IdbObjectStoreParameters,
+    IdbOpenDbRequest, IdbRequest, IdbTransaction, IdbVersionChangeEvent,
 };
 
+const VERSION: u32 = 2;
 const ENTRIES: &str = "entries";
+const META: &str = "meta";
+const SEQ: &str = "seq";
+/// Version 1's store of the lease a tab held to send without Web Locks: no longer used.
 const LEASE: &str = "lease";
 
-/// An open database.
+/// Why the database could not be opened.
+pub(crate) enum Refusal {
+    /// This runtime has no IndexedDB.
+    Missing,
+    /// Another tab holds it open at version 1 (a page of an older release) and does not let go.
+    Blocked,
+    /// IndexedDB refused (a sandboxed frame, a private window, storage blocked, a database of a
+    /// newer release): what it said.
+    Refused(JsValue),
+}
+
+/// An open database, and the listeners that close it when another page asks for a newer version
+/// or the browser closes it.
 pub(crate) struct Idb {
     db: IdbDatabase,
+    _listeners: [Closure<dyn FnMut()>; 2],
 }
 
 impl Idb {
-    /// Opens (and on first use creates) the database of the outbox `name`. A `config` error that
-    /// names the cause when IndexedDB is missing, or refuses (a sandboxed frame, a private
-    /// window, storage blocked by the user).
-    pub(crate) async fn open(name: &str) -> Result<Idb, Draft> {
-        let database = ["plant-store-outbox:", name].concat();
-        let refused = |why: &str, cause: JsValue| {
-            let message = ["IndexedDB ", why, ": ", &failure(&cause), USE_A_STORE];
-            Draft::config(message.concat()).with_cause(cause)
-        };
+    /// Opens (and creates or upgrades) the database of the outbox `name`; `closed` is told why when
+    /// the database closes under the outbox.
+    pub(crate) async fn open(name: &str, closed: Rc<dyn Fn(&'static str)>) -> Result<Idb, Refusal> {
         let factory = GLOBAL.with(|global| Reflect::get(global, &"indexedDB".into()));
         let factory = match factory {
             Ok(factory) if factory.is_object() => factory.unchecked_into::<IdbFactory>(),
-            Ok(_) => {
-                return Err(Draft::config(["this runtime has no IndexedDB", USE_A_STORE].concat()))
-            }
-            Err(cause) => return Err(refused("cannot be reached here", cause)),
+            Ok(_) => return Err(Refusal::Missing),
+            Err(cause) => return Err(Refusal::Refused(cause)),
         };
-        let request =
-            factory.open_with_u32(&database, 1).map_err(|e| refused("refused to open", e))?;
-        let upgrade = Closure::once_into_js({
-            let request = request.clone();
-            move || create_stores(&request)
+        let database = ["plant-store-outbox:", name].concat();
+        let request = factory.open_with_u32(&database, VERSION).map_err(Refusal::Refused)?;
+        // The handlers of the upgrade (the migration's cursor among them), kept until it is done.
+        let handlers = Handlers::default();
+        let on_upgrade = Closure::<dyn FnMut(IdbVersionChangeEvent)>::new({
+            let (request, handlers) = (request.clone(), handlers.clone());
+            move |event: IdbVersionChangeEvent| upgrade(&request, event.old_version(), &handlers)
         });
-        request.set_onupgradeneeded(Some(upgrade.unchecked_ref()));
-        match settled(&request).await {
-            Ok(db) => Ok(Idb { db: db.unchecked_into() }),
-            Err(cause) => Err(refused(&["could not open ", &database].concat(), cause)),
+        request.set_onupgradeneeded(Some(on_upgrade.as_ref().unchecked_ref()));
+        let blocked = Rc::new(Cell::new(false));
+        let opened = Promise::new(&mut |resolve: Function, reject: Function| {
+            request.set_onsuccess(Some(&resolve));
+            request.set_onerror(Some(&reject));
+            let (blocked, reject) = (blocked.clone(), reject.clone());
+            let on_blocked = Closure::once_into_js(move || {
+                blocked.set(true);
+                let _ = reject.call0(&JsValue::UNDEFINED);
+            });
+            request.set_onblocked(Some(on_blocked.unchecked_ref()));
+        });
+        if let Err(event) = JsFuture::from(opened).await {
+            if blocked.get() {
+                // The upgrade stays queued: when the other page lets go, it runs (its handlers
+                // live on) and what it opens is closed.
+                core::mem::forget((on_upgrade, handlers));
+                let late = Closure::once_into_js({
+                    let request = request.clone();
+                    move || {
+                        let _ =
+                            request.result().map(|db| db.unchecked_into::<IdbDatabase>().close());
+                    }
+                });
+                request.set_onsuccess(Some(late.unchecked_ref()));
+                return Err(Refusal::Blocked);
+            }
+            return Err(Refusal::Refused(
+                request.error().ok().flatten().map_or(event, JsValue::from),
+            ));
         }
+        let db: IdbDatabase = request.result().map_err(Refusal::Refused)?.unchecked_into();
+        let on = |reason: &'static str| {
+            let (db, closed) = (db.clone(), closed.clone());
+            Closure::<dyn FnMut()>::new(move || {
+                db.close();
+                closed(reason);
+            })
+        };
+        let listeners = [
+            on("another page opened a newer version of the outbox's database"),
+            on("the browser closed the outbox's database (storage cleared, or a disk error)"),
+        ];
+        db.set_onversionchange(Some(listeners[0].as_ref().unchecked_ref()));
+        db.set_onclose(Some(listeners[1].as_ref().unchecked_ref()));
+        Ok(Idb { db, _listeners: listeners })
     }
 
-    /// Every record of `entries`.
-    pub(crate) async fn get_all(&self) -> Result<JsValue, JsValue> {
-        let transaction = self.db.transaction_with_str(ENTRIES)?;
-        settled(&transaction.object_store(ENTRIES)?.get_all()?).await
+    /// Every entry not created, and the records set aside, in the order they were added.
+    pub(crate) async fn active(&self) -> Result<Vec<JsValue>, JsValue> {
+        let index =
+            self.db.transaction_with_str(ENTRIES)?.object_store(ENTRIES)?.index("active")?;
+        Ok(settled(&index.get_all()?).await?.unchecked_into::<Array>().to_vec())
     }
 
-    /// Keeps `record` under its key; resolves once the transaction is complete.
-    pub(crate) async fn put(&self, record: &JsValue) -> Result<(), JsValue> {
-        let transaction = self.write(ENTRIES)?;
-        transaction.object_store(ENTRIES)?.put(record)?;
-        complete(&transaction).await
+    /// The last `seq` given.
+    pub(crate) async fn seq(&self) -> Result<f64, JsValue> {
+        let meta = self.db.transaction_with_str(META)?.object_store(META)?;
+        Ok(settled(&meta.get(&SEQ.into())?).await?.as_f64().unwrap_or(0.0))
     }
 
-    /// Forgets the record of `key`; resolves once the transaction is complete.
-    pub(crate) async fn delete(&self, key: &str) -> Result<(), JsValue> {
-        let transaction = self.write(ENTRIES)?;
+    /// The records written after `seq`, and how many entries are active: what changed since a tab
+    /// last looked, and whether one of them was removed.
+    pub(crate) async fn changes(&self, seq: f64) -> Result<(Vec<JsValue>, u32), JsValue> {
+        let entries = self.db.transaction_with_str(ENTRIES)?.object_store(ENTRIES)?;
+        let after = IdbKeyRange::lower_bound_with_open(&seq.into(), true)?;
+        let changed = entries.index(SEQ)?.get_all_with_key(&after)?;
+        let active = entries.index("active")?.count()?;
+        let changed = settled(&changed).await?.unchecked_into::<Array>().to_vec();
+        let active = settled(&active).await?.as_f64().unwrap_or(0.0) as u32;
+        Ok((changed, active))
+    }
+
+    /// The keys of the active entries.
+    pub(crate) async fn active_keys(&self) -> Result<Vec<String>, JsValue> {
+        let index =
+            self.db.transaction_with_str(ENTRIES)?.object_store(ENTRIES)?.index("active")?;
+        let keys = settled(&index.get_all_keys()?).await?.unchecked_into::<Array>();
+        Ok(keys.iter().filter_map(|key| key.as_string()).collect())
+    }
+
+    /// Up to `limit` created entries done before `before`.
+    pub(crate) async fn done_before(
+        &self,
+        before: f64,
+        limit: u32,
+    ) -> Result<Vec<JsValue>, JsValue> {
+        let index = self.db.transaction_with_str(ENTRIES)?.object_store(ENTRIES)?.index("done")?;
+        let range = IdbKeyRange::upper_bound(&before.into())?;
+        let done = settled(&index.get_all_with_key_and_limit(&range, limit)?).await?;
+        Ok(done.unchecked_into::<Array>().to_vec())
+    }
+
+    /// Makes `write` if the store holds what it expects, with the next `seq`: `None` once it is
+    /// durable, else the record the store holds (`undefined`: none).
+    pub(crate) async fn commit(&self, write: &Write) -> Result<Option<JsValue>, JsValue> {
+        let transaction = self.write(&[ENTRIES, META])?;
+        let (entries, meta) = (transaction.object_store(ENTRIES)?, transaction.object_store(META)?);
+        let current = entries.get(&write.key.as_str().into())?;
+        let last = meta.get(&SEQ.into())?;
+        let stale = Rc::new(RefCell::new(None));
+        // Requests complete in order: when the seq is read, so is the record. The write must be
+        // made then, while the transaction is active.
+        let on_read = Closure::once_into_js({
+            let (last_seq, stale) = (last.clone(), stale.clone());
+            let (key, expected, record) = (write.key.clone(), write.expected, write.record.clone());
+            move || {
+                let now = current.result().unwrap_or_default();
+                if !holds(&now, expected) {
+                    *stale.borrow_mut() = Some(now);
+                    return;
+                }
+                let seq = last_seq.result().ok().and_then(|s| s.as_f64()).unwrap_or(0.0) + 1.0;
+                let _ = meta.put_with_key(&seq.into(), &SEQ.into());
+                let _ = match record {
+                    Some(record) => {
+                        let _ = Reflect::set(&record, &SEQ.into(), &seq.into());
+                        entries.put(&record)
+                    }
+                    None => entries.delete(&key.into()),
+                };
+            }
+        });
+        last.set_onsuccess(Some(on_read.unchecked_ref()));
+        complete(&transaction).await?;
+        Ok(stale.take())
+    }
+
+    /// Deletes the record of `key`, whatever it holds (one set aside).
+    pub(crate) async fn remove(&self, key: &str) -> Result<(), JsValue> {
+        let transaction = self.write(&[ENTRIES])?;
         transaction.object_store(ENTRIES)?.delete(&key.into())?;
         complete(&transaction).await
-    }
-
-    /// Takes (or renews) the lease for `owner` until `until` when it is free, expired or already
-    /// `owner`'s, in one transaction (the read and the write cannot interleave with another tab's);
-    /// whether `owner` holds it. `until` 0 lets go of it.
-    pub(crate) async fn lease(&self, owner: &str, now: f64, until: f64) -> Result<bool, JsValue> {
-        let transaction = self.write(LEASE)?;
-        let store = transaction.object_store(LEASE)?;
-        let read = store.get(&LEASE.into())?;
-        let held = Rc::new(Cell::new(false));
-        // The write must be made in the read's success event, while the transaction is active.
-        let on_read = Closure::once_into_js({
-            let (read, held, owner) = (read.clone(), held.clone(), String::from(owner));
-            move || {
-                let lease = read.result().unwrap_or_default();
-                let holder = Reflect::get(&lease, &"owner".into()).ok().and_then(|o| o.as_string());
-                let expires = Reflect::get(&lease, &"until".into()).ok().and_then(|u| u.as_f64());
-                if holder.as_deref() == Some(&owner) || expires.is_none_or(|at| at <= now) {
-                    let mine = Object::new();
-                    let _ = Reflect::set(&mine, &"owner".into(), &owner.into());
-                    let _ = Reflect::set(&mine, &"until".into(), &until.into());
-                    held.set(store.put_with_key(&mine, &LEASE.into()).is_ok());
-                }
-            }
-        });
-        read.set_onsuccess(Some(on_read.unchecked_ref()));
-        complete(&transaction).await?;
-        Ok(held.get())
     }
 
     pub(crate) fn close(&self) {
         self.db.close();
     }
 
-    fn write(&self, store: &str) -> Result<IdbTransaction, JsValue> {
+    fn write(&self, stores: &[&str]) -> Result<IdbTransaction, JsValue> {
         let options = Object::new();
         let _ = Reflect::set(&options, &"durability".into(), &"strict".into());
-        self.db.unchecked_ref::<Database>().transaction(store, "readwrite", &options)
+        let stores: Array = stores.iter().map(|store| JsValue::from(*store)).collect();
+        self.db.unchecked_ref::<Database>().transaction(&stores, "readwrite", &options)
     }
 }
 
-/// What an `IndexedDB` error message ends with.
-const USE_A_STORE: &str = "; pass options.store (a MemoryStore, or a store of your own)";
+/// Closures that must outlive the call that made them, until the database is open.
+type Handlers = Rc<RefCell<Vec<Closure<dyn FnMut()>>>>;
 
-/// Creates the object stores of a new database, in its `upgradeneeded` event.
-fn create_stores(request: &IdbOpenDbRequest) {
-    let Some(db) = request.result().ok().and_then(|db| db.dyn_into::<IdbDatabase>().ok()) else {
+/// Creates or upgrades the database, in its `upgradeneeded` event, from `old` (0: none).
+fn upgrade(request: &IdbOpenDbRequest, old: f64, handlers: &Handlers) {
+    let (Ok(db), Some(transaction)) = (request.result(), request.transaction()) else {
         return;
     };
-    let by_key = IdbObjectStoreParameters::new();
-    by_key.set_key_path(&"key".into());
-    let _ = db.create_object_store_with_optional_parameters(ENTRIES, &by_key);
-    let _: Result<IdbObjectStore, _> = db.create_object_store(LEASE);
+    let db = db.unchecked_into::<IdbDatabase>();
+    if old < 1.0 {
+        let by_key = IdbObjectStoreParameters::new();
+        by_key.set_key_path(&"key".into());
+        let _ = db.create_object_store_with_optional_parameters(ENTRIES, &by_key);
+    } else {
+        let _ = db.delete_object_store(LEASE);
+    }
+    let _ = db.create_object_store(META);
+    let Ok(entries) = transaction.object_store(ENTRIES) else {
+        return;
+    };
+    for (index, path) in [("active", "active"), ("done", "doneAt"), (SEQ, SEQ)] {
+        let _ = entries.create_index_with_str(index, path);
+    }
+    if old >= 1.0 {
+        migrate(&entries, handlers);
+    }
+}
+
+/// Rewrites every record of version 1 as version 2 (`record.rs` reads both): a record it cannot
+/// read is only marked active, so that it is found and listed as set aside.
+fn migrate(entries: &web_sys::IdbObjectStore, handlers: &Handlers) {
+    let Ok(cursor) = entries.open_cursor() else {
+        return;
+    };
+    let next = Closure::<dyn FnMut()>::new({
+        let cursor = cursor.clone();
+        move || {
+            let at = cursor.result().ok().and_then(|c| c.dyn_into::<IdbCursorWithValue>().ok());
+            if let Some(at) = at {
+                let old = at.value().unwrap_or_default();
+                let new = match Entry::from_record(&old) {
+                    Ok(entry) => entry.to_record(),
+                    Err(_) => {
+                        let _ = Reflect::set(&old, &"active".into(), &0.into());
+                        old
+                    }
+                };
+                let _ = at.update(&new);
+                let _ = at.continue_();
+            }
+        }
+    });
+    cursor.set_onsuccess(Some(next.as_ref().unchecked_ref()));
+    handlers.borrow_mut().push(next);
 }
 
 /// The request's result once it succeeds; its error when it fails.
@@ -158,14 +300,18 @@ async fn complete(transaction: &IdbTransaction) -> Result<(), JsValue> {
 
 #[wasm_bindgen]
 extern "C" {
-    /// An `IDBDatabase`, whose `transaction(store, mode, { durability })` web-sys has only among
+    /// `globalThis`, where `indexedDB` is looked up.
+    #[wasm_bindgen(thread_local_v2, js_name = globalThis)]
+    pub(crate) static GLOBAL: JsValue;
+
+    /// An `IDBDatabase`, whose `transaction(stores, mode, { durability })` web-sys has only among
     /// its unstable APIs.
     #[wasm_bindgen(extends = IdbDatabase)]
     type Database;
     #[wasm_bindgen(method, catch)]
     fn transaction(
         this: &Database,
-        store: &str,
+        stores: &Array,
         mode: &str,
         options: &Object,
     ) -> Result<IdbTransaction, JsValue>;

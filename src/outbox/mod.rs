@@ -1,51 +1,69 @@
 //! A durable outbox (cargo feature `outbox`): plants added while offline, across reloads and tabs,
 //! each sent until the store answers, with one `Idempotency-Key` per plant, so that a server that
-//! honours it creates each plant once.
+//! honours it creates each plant once. A layer on the public client: it sends with
+//! [`Client::create_plant_with`], as any Rust app could.
 //!
-//! An [`Outbox`] keeps its entries in memory and in a [`Store`]; every change is written to the
-//! store before it is acted on (an entry is marked `sending`, with its attempt count, before fetch
-//! is called), so a page closed at any point loses nothing. What an attempt makes of its entry is
-//! [`Entry::settle`]; how and when entries are sent (the lock across tabs, the workers, the wake-ups)
-//! is `send.rs`.
+//! Read in this order:
+//! - `entry.rs`: an entry and the one table of rules that changes it ([`Entry::apply`]);
+//! - `record.rs`: an entry as a store keeps it, and as JavaScript sees it;
+//! - this file: the operations, each a change written to the store before it is acted on, and
+//!   only over the revision it was made from ([`Core::change`]);
+//! - `store.rs` and `idb.rs`: where the records are kept;
+//! - `send.rs`: when entries are sent, and by which tab.
 
 mod entry;
 mod idb;
+mod record;
 mod send;
 mod store;
 
-pub use entry::{Entry, EntryError, State};
+pub use entry::{Entry, EntryError, State, RETRY_AFTER_CEILING_MS};
+pub use record::Unreadable;
 #[cfg(feature = "js")]
 pub(crate) use send::promise;
 pub use store::Store;
 
-use crate::config::{uuid, CallOptions};
-use crate::error::{Draft, Error};
-use crate::hooks::Callback;
-use crate::{Client, Config, IdempotencyKey};
+use crate::{CallOptions, Client, Config, Error, IdempotencyKey};
 use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::cell::{Cell, RefCell};
-use js_sys::Date;
-use plant_store_model::NewPlant;
-use store::{failure, Opened};
+use core::fmt;
+use entry::{Event, Step};
+use js_sys::{Date, Math};
+use plant_store_model::{NewPlant, Plant};
+use record::Write;
+use store::{failure, Opened, Turns};
 use wasm_bindgen::JsValue;
 use web_sys::AbortController;
 
 /// The default number of entries sent at once.
 pub const DEFAULT_CONCURRENCY: u32 = 4;
+/// How long a created entry is kept by default: 24 hours.
+pub const DEFAULT_RETENTION_MS: u32 = 86_400_000;
 
-/// What changed in an outbox: an entry, as it now is, or the key of one removed.
+/// What changed in an outbox.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum Change<'a> {
-    /// An entry was added, or its state changed.
+    /// An entry was added, or changed: as it now is.
     Entry(&'a Entry),
-    /// The entry of this key was removed.
+    /// The entry of this key was removed (by the app, or after its retention).
     Removed(&'a str),
+    /// The outbox closed on its own, for this reason: another page opened a newer version of its
+    /// database, or the browser closed it. Its entries are safe in the store.
+    Closed(&'static str),
 }
 
 /// A listener of an outbox's changes.
-type OnChange = Callback<dyn Fn(Change<'_>)>;
+#[derive(Clone)]
+struct OnChange(Rc<dyn Fn(Change<'_>)>);
+
+impl fmt::Debug for OnChange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("..")
+    }
+}
 
 /// How to open an [`Outbox`].
 #[derive(Clone, Debug)]
@@ -54,18 +72,19 @@ pub struct OutboxConfig {
     name: String,
     store: Store,
     concurrency: u32,
+    retention_ms: u32,
     on_change: Option<OnChange>,
 }
 
 impl OutboxConfig {
     /// The outbox `name` (one database each), sending through a client of `client`.
     pub fn new(client: Config, name: impl Into<String>) -> OutboxConfig {
-        let name = name.into();
         OutboxConfig {
             client,
-            name,
+            name: name.into(),
             store: Store::default(),
             concurrency: DEFAULT_CONCURRENCY,
+            retention_ms: DEFAULT_RETENTION_MS,
             on_change: None,
         }
     }
@@ -82,9 +101,16 @@ impl OutboxConfig {
         self
     }
 
-    /// Called after every change, with the entry as it now is.
+    /// How long a created entry stays in the store, in milliseconds from when it was created
+    /// ([`DEFAULT_RETENTION_MS`] unless told; 0 removes it at the next round).
+    pub fn retention_ms(mut self, retention_ms: u32) -> OutboxConfig {
+        self.retention_ms = retention_ms;
+        self
+    }
+
+    /// Called after every change.
     pub fn on_change(mut self, listener: impl Fn(Change<'_>) + 'static) -> OutboxConfig {
-        self.on_change = Some(Callback(Rc::new(listener)));
+        self.on_change = Some(OnChange(Rc::new(listener)));
         self
     }
 }
@@ -93,8 +119,8 @@ impl OutboxConfig {
 #[derive(Clone)]
 pub struct Outbox(pub(crate) Rc<Core>);
 
-impl core::fmt::Debug for Outbox {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+impl fmt::Debug for Outbox {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Outbox").field("name", &self.0.name).finish_non_exhaustive()
     }
 }
@@ -105,145 +131,185 @@ pub(crate) struct Core {
     store: Opened,
     name: String,
     concurrency: u32,
-    /// This outbox's own id, for the lease and the messages between tabs.
-    owner: String,
+    retention_ms: f64,
     on_change: Option<OnChange>,
-    /// Every entry, in the order they were added.
+    /// The entries not created, and those seen created since the outbox opened, in the order they
+    /// were added: what the store holds, as far as this outbox knows.
     entries: RefCell<Vec<Entry>>,
-    /// The keys being sent from here.
-    in_flight: RefCell<Vec<String>>,
+    /// The records set aside.
+    unreadable: RefCell<Vec<Unreadable>>,
+    /// One change at a time.
+    turns: Turns,
+    /// The store's last write this outbox has read (IndexedDB's `seq`).
+    seen: Cell<f64>,
     /// Aborts the calls in flight when the outbox closes.
     abort: AbortController,
     paused: Cell<bool>,
     closed: Cell<bool>,
-    /// What `send.rs` keeps: the drain under way, the timer, the listeners.
+    /// What `send.rs` keeps: the lock, the round under way, the timer, the listeners.
     sending: send::Sending,
 }
 
+/// Why a change was not made.
+enum Failed {
+    /// The outbox holds no entry of that key.
+    Unknown,
+    /// The table refused the event: why.
+    Refused(&'static str),
+    /// The store failed.
+    Store(JsValue),
+}
+
 impl Outbox {
-    /// Opens the outbox: its store, its entries, and its wake-ups; then sends what is due.
+    /// Opens the outbox: its store, its entries (those not created, and the records it cannot
+    /// read, set aside), and its sending: with the Web Locks API one tab of the outbox sends at a
+    /// time, and another takes over at once when it closes; without it (browsers before 2022),
+    /// every tab sends, and a tab that opens while another is sending an entry sends it again, with
+    /// the same key (open says so in the console).
     ///
     /// # Errors
-    /// [`Kind::Config`](crate::Kind::Config) for a wrong setting, a store that cannot be opened
-    /// (IndexedDB missing or blocked: the message names the cause), or a record in it that is no
-    /// entry.
+    /// [`Kind::Config`](crate::Kind::Config) for a wrong setting, or a store that cannot be opened
+    /// or read (IndexedDB missing, refused, or held at an older version by another tab: the message
+    /// names the cause).
     pub async fn open(config: OutboxConfig) -> Result<Outbox, Error> {
-        let OutboxConfig { client, name, store, concurrency, on_change } = config;
+        let OutboxConfig { client, name, store, concurrency, retention_ms, on_change } = config;
         let client = Client::new(client)?;
         if name.is_empty() || !(1..=64).contains(&concurrency) {
             let message = "the outbox needs a name, and a concurrency from 1 to 64";
-            return Err(client.redact(Draft::config(message)));
+            return Err(Error::config(message));
         }
-        let store = Opened::open(store, &name).await.map_err(|e| client.redact(e))?;
-        let records = store.get_all().await.map_err(|cause| {
+        // The store tells when it closes under the outbox: the outbox closes too.
+        let core: Rc<RefCell<Option<alloc::rc::Weak<Core>>>> = Rc::default();
+        let closed = Rc::new({
+            let core = core.clone();
+            move |reason: &'static str| {
+                if let Some(core) = core.borrow().as_ref().and_then(|c| c.upgrade()) {
+                    if !core.closed.replace(true) {
+                        core.abort.abort();
+                        send::stop(&core);
+                        core.changed(Change::Closed(reason));
+                    }
+                }
+            }
+        });
+        let store = Opened::open(store, &name, closed).await?;
+        let could_not = |cause: JsValue| {
             let message = ["the outbox could not read its store: ", &failure(&cause)].concat();
-            client.redact(Draft::config(message).with_cause(cause))
-        })?;
-        let mut entries: Vec<Entry> = Vec::with_capacity(records.len());
-        for record in &records {
-            let entry = Entry::from_js(record).map_err(|why| {
-                let message = ["the outbox store holds a record that is no entry: ", why].concat();
-                client.redact(Draft::config(message))
-            })?;
-            place(&mut entries, entry);
-        }
-        let abort = AbortController::new().map_err(|cause| {
-            client.redact(Draft::config("the outbox needs AbortController").with_cause(cause))
-        })?;
-        let owner = uuid().map_err(|e| client.redact(e))?;
-        let core = Rc::new(Core {
+            Error::config(message).with_cause(cause)
+        };
+        let seen = match store.idb() {
+            Some(idb) => idb.seq().await.map_err(could_not)?,
+            None => 0.0,
+        };
+        let records = store.load().await.map_err(could_not)?;
+        let abort = AbortController::new()
+            .map_err(|cause| Error::config("the outbox needs AbortController").with_cause(cause))?;
+        let outbox = Outbox(Rc::new(Core {
             client,
             store,
             name,
             concurrency,
-            owner,
+            retention_ms: f64::from(retention_ms),
             on_change,
-            entries: RefCell::new(entries),
-            in_flight: RefCell::new(Vec::new()),
+            entries: RefCell::default(),
+            unreadable: RefCell::default(),
+            turns: Turns::default(),
+            seen: Cell::new(seen),
             abort,
             paused: Cell::new(false),
             closed: Cell::new(false),
             sending: send::Sending::default(),
-        });
-        send::listen(&core);
-        send::kick(&core, false);
-        Ok(Outbox(core))
+        }));
+        *core.borrow_mut() = Some(Rc::downgrade(&outbox.0));
+        outbox.0.opened(records).await;
+        send::start(&outbox.0);
+        Ok(outbox)
     }
 
-    /// Adds `plant`: resolves once its entry is durably stored, then sends it when it can.
+    /// Adds `plant`: resolves once its entry is durably stored, then sends it when it can. A plant
+    /// whose id the outbox already holds is not added twice: the same plant gives back its entry as
+    /// it is.
     ///
     /// # Errors
-    /// [`Kind::Config`](crate::Kind::Config) when the outbox is closed or the store refuses the
-    /// entry; nothing was added.
+    /// [`Kind::Config`](crate::Kind::Config) when the outbox is closed, holds another plant with
+    /// that id, or the store refuses the entry; nothing was added.
     pub async fn add(&self, plant: &NewPlant) -> Result<Entry, Error> {
         self.0.add(plant.clone(), false).await
     }
 
-    /// Every entry, in the order they were added.
+    /// Every entry not created, and those created since the outbox opened (until their
+    /// retention), in the order they were added.
     pub fn entries(&self) -> Vec<Entry> {
         self.0.entries.borrow().clone()
     }
 
+    /// The records of the store the outbox cannot read (written by a newer release, or not by the
+    /// outbox), set aside: [`Outbox::remove`] takes one out by its key.
+    pub fn unreadable(&self) -> Vec<Unreadable> {
+        self.0.unreadable.borrow().clone()
+    }
+
     /// Sends every pending entry now, whatever its next attempt time, and resolves once each was
-    /// tried (at once while paused or closed).
+    /// tried (at once while paused or closed; from another tab than the one sending, once that one
+    /// tried them).
     pub async fn flush(&self) {
         send::flush(&self.0).await;
     }
 
-    /// Sends a `rejected`, `uncertain` or waiting entry again, now.
+    /// Sends a `rejected`, `uncertain` or waiting entry again, now, with its key.
     ///
     /// # Errors
     /// [`Kind::Config`](crate::Kind::Config) for a key the outbox does not hold, an entry being
     /// sent or created, or a store that refuses the change.
     pub async fn retry(&self, key: &str) -> Result<(), Error> {
-        let core = &self.0;
-        let entry = core.entry(key).filter(|e| !matches!(e.state, State::Sending | State::Created));
-        let Some(mut entry) = entry.filter(|_| !core.in_flight.borrow().iter().any(|k| k == key))
-        else {
-            let message = "retry: no entry of that key waits or was refused";
-            return Err(core.client.redact(Draft::config(message)));
-        };
-        entry.state = State::Pending;
-        entry.next_attempt_at = None;
-        core.save(&entry).await.map_err(|e| core.client.redact(e))?;
-        send::kick(core, false);
+        self.0.act("retry", key, Event::Retried).await?;
+        send::kick(&self.0, false);
         Ok(())
     }
 
-    /// Removes an entry (a request already sent for it is not recalled).
+    /// Records what the app found out about an entry that waits, was refused or is `uncertain`:
+    /// the plant is in the store. The entry becomes `created`, with `plant` (the one it sent when
+    /// `None`), and is never sent again.
     ///
     /// # Errors
-    /// [`Kind::Config`](crate::Kind::Config) when the store refuses.
-    pub async fn remove(&self, key: &str) -> Result<(), Error> {
-        let core = &self.0;
-        core.store.delete(key).await.map_err(|cause| {
-            let message = ["the outbox could not remove the entry: ", &failure(&cause)].concat();
-            core.client.redact(Draft::config(message).with_cause(cause))
-        })?;
-        core.forget(key);
-        send::tell_tabs(core, &JsValue::from_str(key));
-        Ok(())
+    /// As [`Outbox::retry`].
+    pub async fn mark_created(&self, key: &str, plant: Option<Plant>) -> Result<(), Error> {
+        let Some(entry) = self.0.entry(key) else {
+            return Err(unknown("markCreated"));
+        };
+        let plant = plant.unwrap_or(Plant { name: entry.plant.name, tag: entry.plant.tag });
+        self.0.act("markCreated", key, Event::Resolved(plant)).await.map(drop)
     }
 
-    /// Stops sending (the requests in flight finish); [`Outbox::resume`] starts again.
+    /// Removes an entry, or a record set aside (a request already sent for it is not recalled).
+    ///
+    /// # Errors
+    /// [`Kind::Config`](crate::Kind::Config) for a key the outbox does not hold, or a store that
+    /// refuses.
+    pub async fn remove(&self, key: &str) -> Result<(), Error> {
+        self.0.remove(key).await
+    }
+
+    /// Stops sending from here (the requests in flight finish, and another tab may take over);
+    /// [`Outbox::resume`] starts again.
     pub fn pause(&self) {
         self.0.paused.set(true);
+        send::kick(&self.0, false);
     }
 
     /// Sends again what is due.
     pub fn resume(&self) {
         self.0.paused.set(false);
-        send::kick(&self.0, false);
+        send::start(&self.0);
     }
 
-    /// `draft` as an error of this outbox's client.
-    #[cfg(feature = "js")]
-    pub(crate) fn redact(&self, draft: Draft) -> Error {
-        self.0.client.redact(draft)
+    /// The client the outbox sends with.
+    pub fn client(&self) -> &Client {
+        &self.0.client
     }
 
     /// Closes the outbox: the calls in flight are aborted, and their entries, still `sending` in
-    /// the store, are sent again with the same key when it is next opened.
+    /// the store, are sent again with the same key by the next sender.
     pub fn close(&self) {
         let core = &self.0;
         if !core.closed.replace(true) {
@@ -255,42 +321,173 @@ impl Outbox {
 }
 
 impl Core {
+    /// Takes the records `open` read: entries in memory, unreadable ones set aside, and, from a
+    /// caller's store (which holds every record), created entries past their retention removed.
+    async fn opened(&self, records: Vec<JsValue>) {
+        let mut expired = Vec::new();
+        for record in &records {
+            match Entry::from_record(record) {
+                Ok(entry) if entry.state == State::Created => expired.push(entry),
+                Ok(entry) => place(&mut self.entries.borrow_mut(), entry),
+                Err(unreadable) => self.unreadable.borrow_mut().push(unreadable),
+            }
+        }
+        for entry in expired {
+            let key = entry.key.clone();
+            place(&mut self.entries.borrow_mut(), entry);
+            if self.change(&key, &Event::Expired(self.retention_ms)).await.is_err() {
+                // Not expired: kept in the store, not shown (as IndexedDB does).
+                self.entries.borrow_mut().retain(|e| e.key != key);
+            }
+        }
+    }
+
     pub(crate) async fn add(
         self: &Rc<Core>,
         plant: NewPlant,
         bigint: bool,
     ) -> Result<Entry, Error> {
         if self.closed.get() {
-            return Err(self.client.redact(Draft::config("the outbox is closed")));
+            return Err(Error::config("the outbox is closed"));
         }
-        let key = uuid().map_err(|e| self.client.redact(e))?;
-        let entry = Entry::new(key, plant, bigint, Date::now());
-        self.save(&entry).await.map_err(|e| self.client.redact(e))?;
-        send::kick(self, false);
-        Ok(entry)
+        let turn = self.turns.take().await;
+        let held = self.entries.borrow().iter().find(|e| e.plant.id == plant.id).cloned();
+        if let Some(held) = held {
+            if held.plant == plant {
+                return Ok(held);
+            }
+            let message = [
+                "the outbox already holds another plant with this id (entry ",
+                &held.key,
+                ", ",
+                held.state.as_str(),
+                "): remove it first to add this one",
+            ];
+            return Err(Error::config(message.concat()));
+        }
+        // A key of its own, stored with the plant: every request that sends it carries it.
+        let IdempotencyKey::Given(key) = IdempotencyKey::random()? else {
+            return Err(Error::config("the outbox could not draw a key"));
+        };
+        let entry = Entry::new(key.clone(), plant, bigint, Date::now());
+        let write = Write { key, expected: None, record: Some(entry.to_record()) };
+        match self.commit(&write).await {
+            Ok(None) => {
+                self.took(&write, Some(entry.clone()));
+                drop(turn);
+                // This tab sends it, or the one that sends heard of it.
+                send::kick(self, false);
+                Ok(entry)
+            }
+            Ok(Some(_)) => Err(Error::config("the outbox store already holds that key")),
+            Err(cause) => Err(store_failed("store the entry", cause)),
+        }
     }
 
-    /// The entry of `key`, as it now is.
+    /// An operation of the app on the entry of `key`, named `operation` in its error.
+    async fn act(&self, operation: &str, key: &str, event: Event) -> Result<Option<Entry>, Error> {
+        self.change(key, &event).await.map_err(|failed| match failed {
+            Failed::Unknown => unknown(operation),
+            Failed::Refused(why) => Error::config([operation, ": not now, ", why].concat()),
+            Failed::Store(cause) => store_failed(operation, cause),
+        })
+    }
+
+    async fn remove(&self, key: &str) -> Result<(), Error> {
+        let unreadable = self.unreadable.borrow().iter().any(|u| u.key.as_deref() == Some(key));
+        if !unreadable {
+            return self.act("remove", key, Event::Removed).await.map(drop);
+        }
+        let write = Write { key: key.into(), expected: None, record: None };
+        let done = match &self.store {
+            Opened::Js(object) => Opened::put(object, &write).await,
+            Opened::Idb(idb) => idb.remove(key).await,
+        };
+        done.map_err(|cause| store_failed("remove", cause))?;
+        self.unreadable.borrow_mut().retain(|u| u.key.as_deref() != Some(key));
+        self.changed(Change::Removed(key));
+        Ok(())
+    }
+
+    /// Applies `event` to the entry of `key` and writes the result, in a turn: if the store holds
+    /// a newer revision than the outbox knew, the outbox takes it and applies the event again.
+    /// The entry as it now is, `None` once gone.
+    async fn change(&self, key: &str, event: &Event) -> Result<Option<Entry>, Failed> {
+        let _turn = self.turns.take().await;
+        // Each round but the first follows another tab's write; a few are plenty.
+        for _ in 0..8 {
+            let current = self.entry(key).ok_or(Failed::Unknown)?;
+            let (record, next) = match current.apply(event, Date::now(), Math::random()) {
+                Step::Refused(why) => return Err(Failed::Refused(why)),
+                Step::Gone => (None, None),
+                Step::Next(next) => (Some(next.to_record()), Some(next)),
+            };
+            let write = Write { key: key.into(), expected: Some(current.revision), record };
+            match self.commit(&write).await.map_err(Failed::Store)? {
+                None => {
+                    self.took(&write, next.clone());
+                    return Ok(next);
+                }
+                // Another tab wrote first: its record is the truth.
+                Some(now) => self.learn(&now, key),
+            }
+        }
+        Err(Failed::Refused("it keeps changing in another tab"))
+    }
+
+    /// Makes `write` in the store if it holds what the write expects: `None` once done, else what
+    /// the store holds (`undefined`: nothing). A caller's store holds what the outbox holds: the
+    /// turn orders every write to it.
+    async fn commit(&self, write: &Write) -> Result<Option<JsValue>, JsValue> {
+        match &self.store {
+            Opened::Idb(idb) => idb.commit(write).await,
+            Opened::Js(object) => Opened::put(object, write).await.map(|()| None),
+        }
+    }
+
+    /// Takes a write the store made: in memory, to the listeners and to the other tabs.
+    fn took(&self, write: &Write, entry: Option<Entry>) {
+        match entry {
+            Some(entry) => self.remember(entry),
+            None => self.forget(&write.key),
+        }
+        send::tell_tabs(self, write);
+    }
+
+    /// Takes what the store holds for `key`, read in a turn: a record, or `undefined`.
+    fn learn(&self, record: &JsValue, key: &str) {
+        if record.is_undefined() {
+            return self.forget(key);
+        }
+        match Entry::from_record(record) {
+            Ok(entry) => {
+                place(&mut self.entries.borrow_mut(), entry.clone());
+                self.changed(Change::Entry(&entry));
+            }
+            Err(unreadable) => {
+                self.forget(key);
+                self.unreadable.borrow_mut().push(unreadable);
+            }
+        }
+    }
+
+    /// The entry of `key`, as this outbox knows it.
     fn entry(&self, key: &str) -> Option<Entry> {
         self.entries.borrow().iter().find(|e| e.key == key).cloned()
     }
 
-    /// Writes `entry` to the store, then to memory, and tells the listeners and the other tabs.
-    async fn save(&self, entry: &Entry) -> Result<(), Draft> {
-        let record = entry.to_js(true);
-        self.store.put(&record).await.map_err(|cause| {
-            let message = ["the outbox could not store the entry: ", &failure(&cause)].concat();
-            Draft::config(message).with_cause(cause)
-        })?;
-        self.remember(entry.clone());
-        send::tell_tabs(self, &record);
-        Ok(())
-    }
-
-    /// Takes `entry` in memory (added or changed) and tells the listeners.
-    fn remember(&self, entry: Entry) {
-        place(&mut self.entries.borrow_mut(), entry.clone());
-        self.changed(Change::Entry(&entry));
+    /// Takes `entry` in memory unless it holds that revision or a newer one (a message of another
+    /// tab can come after a later write), and tells the listeners.
+    pub(crate) fn remember(&self, entry: Entry) {
+        let newer = self
+            .entries
+            .borrow()
+            .iter()
+            .any(|e| e.key == entry.key && e.revision >= entry.revision);
+        if !newer {
+            place(&mut self.entries.borrow_mut(), entry.clone());
+            self.changed(Change::Entry(&entry));
+        }
     }
 
     /// Drops the entry of `key` from memory and tells the listeners.
@@ -308,16 +505,32 @@ impl Core {
         }
     }
 
-    /// The call options of one attempt: the entry's key, and the outbox's abort.
-    fn call_options(&self, key: &str) -> CallOptions {
-        let key = IdempotencyKey::Given(key.into());
-        CallOptions::new().idempotency_key(key).signal(self.abort.signal())
+    /// The options of one call of an entry: its key, the outbox's abort, and a count of the
+    /// requests it sends.
+    fn call_options(&self, key: &str, requests: Rc<Cell<u32>>) -> CallOptions {
+        CallOptions::new()
+            .idempotency_key(IdempotencyKey::Given(key.into()))
+            .signal(self.abort.signal())
+            .after_attempt(move |attempt| {
+                requests.set(attempt.number);
+                Ok(())
+            })
     }
 }
 
+/// The error of an `operation` on a key the outbox does not hold.
+fn unknown(operation: &str) -> Error {
+    Error::config([operation, ": the outbox holds no entry of that key"].concat())
+}
+
+/// The error of an `operation` the store failed.
+fn store_failed(operation: &str, cause: JsValue) -> Error {
+    let message = ["the outbox could not ", operation, ": its store failed: ", &failure(&cause)];
+    Error::config(message.concat()).with_cause(cause)
+}
+
 /// Puts `entry` in `entries`: in place of the one of its key, else where the order they were
-/// added keeps it (a store, and another tab, give them in their own order), after those added in
-/// the same millisecond.
+/// added keeps it, after those added in the same millisecond.
 fn place(entries: &mut Vec<Entry>, entry: Entry) {
     match entries.iter_mut().find(|e| e.key == entry.key) {
         Some(old) => *old = entry,

@@ -1,17 +1,24 @@
-//! How and when an outbox sends. [`kick`] starts a drain (or asks the one under way for one more
-//! round); a drain takes the outbox's lock across tabs (the Web Locks API; else a lease in the
-//! IndexedDB database; a store of one process needs none), reloads the entries from the store
-//! (another tab may have sent some, and an entry left `sending` there is one a closed page sent),
-//! then runs `concurrency` workers, each sending the next due entry until none is due. An entry is
-//! marked `sending` and stored before its fetch; what the attempt made of it is stored after.
+//! When an outbox sends, and from which tab: the "when" around the table of rules.
 //!
-//! The wake-ups: open, `add`, `resume`, the `online` event (every pending entry, whatever its
-//! wait), the page becoming visible, the timer of the earliest next attempt, and `flush`. While
-//! `navigator.onLine` is false nothing is sent, so being offline spends no attempt.
+//! - **Which tab.** With IndexedDB, one tab of an outbox sends: the one that holds its Web Lock
+//!   (`plant-store-outbox:{name}`). Every tab asks for the lock when it opens and keeps the request
+//!   queued, so that when the sending tab closes (or pauses), the next one takes over at once: it
+//!   reads what changed, sends again what the other left `sending`, and goes on. Without the Web
+//!   Locks API every tab sends (the compare-and-write of each change still lets one tab mark an
+//!   entry `sending`), and open says what that means. A caller's store serves one process: it
+//!   always sends.
+//! - **When.** A round reads what changed in the store since the tab last looked, removes the
+//!   created entries past their retention, then runs `concurrency` workers, each sending the next
+//!   due entry until none is due. Rounds start on open, `add`, `resume`, `retry`, a message from
+//!   another tab, the `online` event (every pending entry, whatever its wait), the page coming into
+//!   view, the timer of the earliest next attempt, and `flush`. While `navigator.onLine` is false
+//!   nothing is sent, so being offline spends no attempt.
+//! - **Tabs** tell each other each write over a BroadcastChannel; a tab that missed one reads it
+//!   with the store's changes.
 
+use super::entry::{Event, Sent};
+use super::record::{get, Write};
 use super::{Core, Entry, State};
-use crate::fetch::GLOBAL;
-use crate::stops::{set_timeout, Timer};
 use alloc::boxed::Box;
 use alloc::rc::{Rc, Weak};
 use alloc::string::String;
@@ -20,122 +27,237 @@ use core::cell::{Cell, RefCell};
 use core::future::Future;
 use core::pin::Pin;
 use js_sys::futures::{future_to_promise, spawn_local, JsFuture};
-use js_sys::{Array, Date, Function, Math, Promise, Reflect};
+use js_sys::{Array, Date, Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{BroadcastChannel, EventTarget, MessageEvent};
 
-/// How long a lease holds without being renewed.
-const LEASE_MS: f64 = 10_000.0;
+/// The most created entries from before the outbox opened that one round removes.
+const PURGE_PER_ROUND: u32 = 100;
 
-/// What an outbox keeps for sending: the drain under way, the waits, the listeners.
+/// What an outbox keeps for sending.
 #[derive(Default)]
-pub(crate) struct Sending {
-    /// A drain is under way; `again` asks it for one more round, `forced` for one that sends every
+pub(crate) struct Sending(RefCell<Scheduler>);
+
+#[derive(Default)]
+struct Scheduler {
+    /// This tab sends: it holds the lock, or there is none to hold.
+    leader: bool,
+    /// The Web Lock: asked for (queued), or held until its `release` is called.
+    lock: Lock,
+    /// A round is under way; `again` asks it for one more, `forced` for one that sends every
     /// pending entry once, whatever its wait.
-    draining: Cell<bool>,
-    again: Cell<bool>,
-    forced: Cell<bool>,
-    /// The `resolve` of each `flush()` waiting for the drain to end.
-    waiters: RefCell<Vec<Function>>,
+    running: bool,
+    again: bool,
+    forced: bool,
+    /// The keys being sent from here.
+    in_flight: Vec<String>,
+    /// The `resolve` of each `flush()` waiting for a round to end.
+    waiters: Vec<Function>,
+    /// Another tab asked for a flush: tell it when the round ends.
+    asked: bool,
     /// The timer of the earliest next attempt.
-    timer: RefCell<Option<Timer>>,
+    timer: Option<Timer>,
     /// The `online` and `visibilitychange` listeners.
-    listeners: RefCell<Vec<Listener>>,
+    listeners: Vec<Listener>,
     /// The channel to the other tabs of this outbox (IndexedDB only).
-    channel: RefCell<Option<Channel>>,
+    channel: Option<Channel>,
 }
 
-/// A listener added to a target, to be removed when the outbox closes.
+/// A listener added to a target, removed when the outbox closes.
 type Listener = (EventTarget, &'static str, Closure<dyn FnMut()>);
 /// A channel and its listener.
 type Channel = (BroadcastChannel, Closure<dyn FnMut(MessageEvent)>);
 
-/// Starts a drain, or asks the one under way for one more round (`force`: a round that sends
-/// every pending entry once). Closed or paused, it only lets `flush()` go.
-pub(crate) fn kick(core: &Rc<Core>, force: bool) {
-    let sending = &core.sending;
-    if stopped(core) {
-        release_waiters(core);
-        return;
-    }
-    sending.forced.set(sending.forced.get() | force);
-    if sending.draining.replace(true) {
-        sending.again.set(true);
-        return;
-    }
-    spawn_local(drain(core.clone()));
+#[derive(Default)]
+enum Lock {
+    #[default]
+    None,
+    Asked,
+    Held(Function),
 }
 
-/// Resolves once every pending entry was tried (at once when closed or paused).
+impl Core {
+    fn with<T>(&self, f: impl FnOnce(&mut Scheduler) -> T) -> T {
+        f(&mut self.sending.0.borrow_mut())
+    }
+
+    fn stopped(&self) -> bool {
+        self.closed.get() || self.paused.get()
+    }
+}
+
+/// Starts sending from here (open, resume): listens, then sends, or asks for the lock.
+pub(crate) fn start(core: &Rc<Core>) {
+    if core.closed.get() {
+        return;
+    }
+    if core.with(|s| s.listeners.is_empty() && s.channel.is_none()) {
+        listen(core);
+    }
+    if core.with(|s| s.leader) {
+        return kick(core, false);
+    }
+    match (core.store.idb().is_some(), web_locks()) {
+        (true, Some(locks)) => {
+            if core.with(|s| matches!(s.lock, Lock::None)) && !core.paused.get() {
+                core.with(|s| s.lock = Lock::Asked);
+                let name = ["plant-store-outbox:", &core.name].concat();
+                let weak = Rc::downgrade(core);
+                let granted = Closure::once_into_js(move |_lock: JsValue| granted(&weak));
+                if locks.request(&name, granted.unchecked_ref()).is_err() {
+                    core.with(|s| s.lock = Lock::None);
+                }
+            }
+        }
+        (idb, locks) => {
+            if idb && locks.is_none() {
+                warn(
+                    "plant-store-client/outbox: this browser has no Web Locks API, so every tab \
+                      of the outbox sends: an entry being sent when another tab opens is sent \
+                      again by that tab, with the same Idempotency-Key",
+                );
+            }
+            took_over(core);
+        }
+    }
+}
+
+/// The lock is this tab's: it leads until it closes or pauses. Returns the promise that holds the
+/// lock until then.
+fn granted(core: &Weak<Core>) -> Promise {
+    let Some(core) = core.upgrade().filter(|core| !core.stopped()) else {
+        if let Some(core) = core.upgrade() {
+            core.with(|s| s.lock = Lock::None);
+        }
+        return Promise::resolve(&JsValue::UNDEFINED);
+    };
+    let mut release = None;
+    let held = Promise::new(&mut |resolve: Function, _| release = Some(resolve));
+    if let Some(release) = release {
+        core.with(|s| s.lock = Lock::Held(release));
+    }
+    took_over(&core);
+    held
+}
+
+/// This tab sends from now on: it reads what changed, sends again what a sender that is gone left
+/// `sending`, then starts a round.
+fn took_over(core: &Rc<Core>) {
+    core.with(|s| s.leader = true);
+    let core = core.clone();
+    spawn_local(async move {
+        sync(&core).await;
+        let left: Vec<String> = core.with(|s| {
+            let entries = core.entries.borrow();
+            let gone = entries.iter().filter(|e| e.state == State::Sending);
+            gone.filter(|e| !s.in_flight.contains(&e.key)).map(|e| e.key.clone()).collect()
+        });
+        for key in left {
+            let _ = core.change(&key, &Event::Abandoned).await;
+        }
+        // Whoever waited for a flush in another tab: this round is it.
+        kick(&core, core.with(|s| !s.waiters.is_empty()));
+    });
+}
+
+/// Lets go of the Web Lock, when held: the next tab takes over. (Without one, a tab keeps
+/// sending once it resumes.)
+fn yield_lock(core: &Core) {
+    let lock = core.with(|s| match core::mem::take(&mut s.lock) {
+        Lock::Held(release) => {
+            s.leader = false;
+            Some(release)
+        }
+        other => {
+            s.lock = other;
+            None
+        }
+    });
+    if let Some(release) = lock {
+        let _ = release.call0(&JsValue::UNDEFINED);
+    }
+}
+
+/// Starts a round, or asks the one under way for one more (`force`: a round that sends every
+/// pending entry once). A tab that does not send only lets `flush()` go when closed; one paused
+/// lets go of the lock once its requests are done.
+pub(crate) fn kick(core: &Rc<Core>, force: bool) {
+    if core.closed.get() {
+        return release_waiters(core);
+    }
+    let start = core.with(|s| {
+        if !s.leader {
+            return false;
+        }
+        s.forced |= force;
+        if s.running {
+            s.again = true;
+            return false;
+        }
+        s.running = true;
+        true
+    });
+    if start {
+        spawn_local(rounds(core.clone()));
+    }
+}
+
+/// Resolves once every pending entry was tried: at once when closed or paused; in a tab that does
+/// not send, once the one that does tells that it tried them.
 pub(crate) async fn flush(core: &Rc<Core>) {
-    let done =
-        Promise::new(&mut |resolve: Function, _| core.sending.waiters.borrow_mut().push(resolve));
-    kick(core, true);
+    if core.stopped() {
+        return;
+    }
+    let done = Promise::new(&mut |resolve: Function, _| core.with(|s| s.waiters.push(resolve)));
+    if core.with(|s| s.leader) {
+        kick(core, true);
+    } else {
+        post(core, &message("flush"));
+    }
     let _ = JsFuture::from(done).await;
 }
 
-fn stopped(core: &Core) -> bool {
-    core.closed.get() || core.paused.get()
-}
-
 fn release_waiters(core: &Core) {
-    for waiter in core.sending.waiters.take() {
+    for waiter in core.with(|s| core::mem::take(&mut s.waiters)) {
         let _ = waiter.call0(&JsValue::UNDEFINED);
     }
 }
 
-async fn drain(core: Rc<Core>) {
+async fn rounds(core: Rc<Core>) {
     loop {
-        core.sending.again.set(false);
-        let force = core.sending.forced.replace(false);
-        locked(&core, force).await;
-        if !core.sending.again.get() || stopped(&core) {
+        let force = core.with(|s| {
+            s.again = false;
+            core::mem::take(&mut s.forced)
+        });
+        round(&core, force).await;
+        if !core.with(|s| s.again) || core.stopped() {
             break;
         }
     }
-    core.sending.draining.set(false);
+    let asked = core.with(|s| {
+        s.running = false;
+        core::mem::take(&mut s.asked)
+    });
     release_waiters(&core);
+    if asked {
+        post(&core, &message("flushed"));
+    }
     schedule(&core);
+    if core.paused.get() && !core.closed.get() {
+        yield_lock(&core);
+    }
 }
 
-/// One round under the outbox's lock across tabs.
-async fn locked(core: &Rc<Core>, force: bool) {
-    if let Some(locks) = web_locks() {
-        let name = ["plant-store-outbox:", &core.name].concat();
-        let round = Closure::once_into_js({
-            let core = core.clone();
-            move |_lock: JsValue| promise(round(core, force))
-        });
-        if let Ok(held) = locks.request(&name, round.unchecked_ref()) {
-            let _ = JsFuture::from(held).await;
-        }
-        return;
-    }
-    let Some(idb) = core.store.idb() else {
-        let _ = round(core.clone(), force).await;
-        return;
-    };
-    // No Web Locks: the lease, renewed before each send, let go of at the end.
-    while !matches!(idb.lease(&core.owner, Date::now(), Date::now() + LEASE_MS).await, Ok(true)) {
-        if stopped(core) {
-            return;
-        }
-        sleep(LEASE_MS / 4.0).await;
-    }
-    let _ = round(core.clone(), force).await;
-    let _ = idb.lease(&core.owner, Date::now(), 0.0).await;
-}
-
-/// Reloads the entries, then sends what is due with `concurrency` workers.
-async fn round(core: Rc<Core>, force: bool) -> Result<JsValue, JsValue> {
-    reload(&core).await;
+/// One round: what changed, the purge, then `concurrency` workers.
+async fn round(core: &Rc<Core>, force: bool) {
+    sync(core).await;
+    purge(core).await;
     let tried = Rc::new(RefCell::new(Vec::new()));
     let workers: Array = (0..core.concurrency)
         .map(|_| JsValue::from(promise(worker(core.clone(), force, tried.clone()))))
         .collect();
     let _ = JsFuture::from(Promise::all(&workers)).await;
-    Ok(JsValue::UNDEFINED)
 }
 
 async fn worker(
@@ -144,92 +266,109 @@ async fn worker(
     tried: Rc<RefCell<Vec<String>>>,
 ) -> Result<JsValue, JsValue> {
     while let Some(entry) = due(&core, force, &tried) {
-        if let Some(idb) = core.store.idb().filter(|_| web_locks().is_none()) {
-            let _ = idb.lease(&core.owner, Date::now(), Date::now() + LEASE_MS).await;
-        }
         send(&core, entry).await;
     }
     Ok(JsValue::UNDEFINED)
 }
 
-/// The next entry to send, taken: pending, not in flight, not yet tried in this round, and due
-/// (or any of those in a forced round). None while closed, paused or offline.
+/// The next entry to send, taken: pending, not in flight, not yet tried in this round, and due (or
+/// any of those in a forced round). None while closed, paused or offline.
 fn due(core: &Core, force: bool, tried: &RefCell<Vec<String>>) -> Option<Entry> {
-    if stopped(core) || offline() {
+    if core.stopped() || offline() || !core.with(|s| s.leader) {
         return None;
     }
     let now = Date::now();
     let entries = core.entries.borrow();
-    let mut in_flight = core.in_flight.borrow_mut();
     let mut tried = tried.borrow_mut();
-    let entry = entries.iter().find(|e| {
-        e.state == State::Pending
-            && (force || e.next_attempt_at.is_none_or(|at| at <= now))
-            && !in_flight.contains(&e.key)
-            && tried.binary_search(&e.key).is_err()
-    })?;
-    in_flight.push(entry.key.clone());
-    insert_sorted(&mut tried, entry.key.clone());
-    Some(entry.clone())
+    core.with(|s| {
+        let entry = entries.iter().find(|e| {
+            e.state == State::Pending
+                && (force || e.next_attempt_at.is_none_or(|at| at <= now))
+                && !s.in_flight.contains(&e.key)
+                && tried.binary_search(&e.key).is_err()
+        })?;
+        s.in_flight.push(entry.key.clone());
+        if let Err(at) = tried.binary_search(&entry.key) {
+            tried.insert(at, entry.key.clone());
+        }
+        Some(entry.clone())
+    })
 }
 
-/// One attempt: the entry marked `sending` and stored, the call with its key, what it made of
-/// the entry stored. A closed outbox leaves it `sending`, to be sent again on the next open.
-async fn send(core: &Rc<Core>, mut entry: Entry) {
-    entry.state = State::Sending;
-    entry.attempts += 1;
-    if core.save(&entry).await.is_ok() {
-        let options = core.call_options(&entry.key);
-        let outcome = core.client.create_plant_with(&entry.plant, &options).await;
-        if !core.closed.get() && core.entry(&entry.key).is_some() {
-            entry.settle(&outcome, Date::now(), Math::random());
-            if core.save(&entry).await.is_err() {
-                // The store still says `sending`: the next open sends it again, with its key.
-                core.remember(entry.clone());
+/// One send: the entry marked `sending` and stored, the call with its key, what the call made of
+/// it stored. A closed outbox leaves it `sending`, to be sent again by the next sender.
+async fn send(core: &Rc<Core>, entry: Entry) {
+    let key = entry.key;
+    if let Ok(Some(sending)) = core.change(&key, &Event::Sending).await {
+        let requests = Rc::new(Cell::new(0));
+        let options = core.call_options(&key, requests.clone());
+        let outcome = core.client.create_plant_with(&sending.plant, &options).await;
+        if !core.closed.get() {
+            // A store that fails here leaves it `sending`: the next sender sends it again.
+            let _ = core.change(&key, &Event::Settled(Sent::of(&outcome, requests.get()))).await;
+        }
+    }
+    core.with(|s| s.in_flight.retain(|k| *k != key));
+}
+
+/// Reads what changed in the store since this tab last looked (IndexedDB): each record written
+/// since, and, when fewer entries are active than this tab holds, which were removed.
+async fn sync(core: &Core) {
+    let Some(idb) = core.store.idb() else {
+        return;
+    };
+    let Ok((changed, active)) = idb.changes(core.seen.get()).await else {
+        return;
+    };
+    for record in &changed {
+        if let Some(seq) = get(record, "seq").as_f64() {
+            core.seen.set(core.seen.get().max(seq));
+        }
+        core.heard_record(record);
+    }
+    let held = core.entries.borrow().iter().filter(|e| e.state != State::Created).count()
+        + core.unreadable.borrow().len();
+    if active as usize >= held {
+        return;
+    }
+    if let Ok(keys) = idb.active_keys().await {
+        let gone: Vec<String> = core
+            .entries
+            .borrow()
+            .iter()
+            .filter(|e| e.state != State::Created && !keys.contains(&e.key))
+            .map(|e| e.key.clone())
+            .collect();
+        for key in gone {
+            core.forget(&key);
+        }
+        core.unreadable.borrow_mut().retain(|u| u.key.as_ref().is_some_and(|k| keys.contains(k)));
+    }
+}
+
+/// Removes the created entries past their retention: those this tab holds, and (IndexedDB) a few
+/// of those created before it opened.
+async fn purge(core: &Core) {
+    let now = Date::now();
+    if let Some(idb) = core.store.idb() {
+        let before = now - core.retention_ms;
+        if let Ok(records) = idb.done_before(before, PURGE_PER_ROUND).await {
+            for record in &records {
+                if let Ok(entry) = Entry::from_record(record) {
+                    core.remember(entry);
+                }
             }
         }
     }
-    core.in_flight.borrow_mut().retain(|key| *key != entry.key);
-}
-
-/// Takes the store's records as the truth, but for the entries in flight here. Under the lock, a
-/// record left `sending` is one a page that is gone sent: pending again, maybe created.
-async fn reload(core: &Core) {
-    let Ok(records) = core.store.get_all().await else {
-        return;
-    };
-    let mut kept = Vec::with_capacity(records.len());
-    for record in &records {
-        let Ok(mut entry) = Entry::from_js(record) else {
-            continue;
-        };
-        insert_sorted(&mut kept, entry.key.clone());
-        if core.in_flight.borrow().contains(&entry.key) {
-            continue;
-        }
-        if entry.state == State::Sending {
-            (entry.state, entry.maybe_created) = (State::Pending, true);
-        }
-        if core.entry(&entry.key).as_ref() != Some(&entry) {
-            core.remember(entry);
-        }
-    }
-    let gone: Vec<String> = core
+    let expired: Vec<String> = core
         .entries
         .borrow()
         .iter()
-        .filter(|e| kept.binary_search(&e.key).is_err())
+        .filter(|e| e.state == State::Created && e.updated_at + core.retention_ms <= now)
         .map(|e| e.key.clone())
         .collect();
-    for key in gone {
-        core.forget(&key);
-    }
-}
-
-/// Inserts `key` where `keys` (sorted) keeps it sorted.
-pub(crate) fn insert_sorted(keys: &mut Vec<String>, key: String) {
-    if let Err(at) = keys.binary_search(&key) {
-        keys.insert(at, key);
+    for key in expired {
+        let _ = core.change(&key, &Event::Expired(core.retention_ms)).await;
     }
 }
 
@@ -242,12 +381,12 @@ fn schedule(core: &Rc<Core>) {
         .filter(|e| e.state == State::Pending)
         .filter_map(|e| e.next_attempt_at)
         .reduce(f64::min);
-    let timer = next.filter(|_| !stopped(core)).map(|at| {
+    let timer = next.filter(|_| !core.stopped() && core.with(|s| s.leader)).map(|at| {
         let core = Rc::downgrade(core);
-        let ms = (at - Date::now()).clamp(0.0, 2_147_483_647.0) as u32;
+        let ms = (at - Date::now()).clamp(0.0, 2_147_483_647.0);
         Timer::new(ms, Box::new(move || wake(&core, false)))
     });
-    *core.sending.timer.borrow_mut() = timer;
+    core.with(|s| s.timer = timer);
 }
 
 fn wake(core: &Weak<Core>, force: bool) {
@@ -257,33 +396,35 @@ fn wake(core: &Weak<Core>, force: bool) {
 }
 
 /// Listens for the wake-ups of the page or worker (`online`, `visibilitychange`), and, with
-/// IndexedDB, to the other tabs' changes.
-pub(crate) fn listen(core: &Rc<Core>) {
+/// IndexedDB, to the other tabs.
+fn listen(core: &Rc<Core>) {
     let global = GLOBAL.with(JsValue::clone);
     let document = Reflect::get(&global, &"document".into()).unwrap_or_default();
-    let mut listeners = core.sending.listeners.borrow_mut();
-    for (target, event, force) in
-        [(global, "online", true), (document.clone(), "visibilitychange", false)]
-    {
+    let mut listeners = Vec::new();
+    for (target, event) in [(global, "online"), (document.clone(), "visibilitychange")] {
         let Some(target) = target.dyn_ref::<EventTarget>() else {
             continue;
         };
         let weak = Rc::downgrade(core);
         let document = document.clone();
         let listener = Closure::<dyn FnMut()>::new(move || {
-            let state = Reflect::get(&document, &"visibilityState".into()).unwrap_or_default();
-            if event == "online" || state.as_string().as_deref() == Some("visible") {
-                wake(&weak, force);
+            let Some(core) = weak.upgrade() else { return };
+            if event == "online" {
+                return kick(&core, true);
+            }
+            // In view again: what changed meanwhile (a tab that does not send learns it too).
+            if get(&document, "visibilityState").as_string().as_deref() == Some("visible") {
+                spawn_local(async move {
+                    sync(&core).await;
+                    kick(&core, false);
+                });
             }
         });
         let _ = target.add_event_listener_with_callback(event, listener.as_ref().unchecked_ref());
         listeners.push((target.clone(), event, listener));
     }
-    if core.store.idb().is_some() {
-        let Ok(channel) = BroadcastChannel::new(&["plant-store-outbox:", &core.name].concat())
-        else {
-            return;
-        };
+    let channel = core.store.idb().and_then(|_| {
+        let channel = BroadcastChannel::new(&["plant-store-outbox:", &core.name].concat()).ok()?;
         let weak = Rc::downgrade(core);
         let listener = Closure::<dyn FnMut(MessageEvent)>::new(move |message: MessageEvent| {
             if let Some(core) = weak.upgrade() {
@@ -291,52 +432,96 @@ pub(crate) fn listen(core: &Rc<Core>) {
             }
         });
         channel.set_onmessage(Some(listener.as_ref().unchecked_ref()));
-        *core.sending.channel.borrow_mut() = Some((channel, listener));
+        Some((channel, listener))
+    });
+    core.with(|s| (s.listeners, s.channel) = (listeners, channel));
+}
+
+/// Another tab's message: a record it wrote, a key it removed, a flush it asks for, or the end
+/// of the flush it was asked for.
+fn heard(core: &Rc<Core>, data: &JsValue) {
+    if get(data, "flush").is_truthy() {
+        core.with(|s| s.asked = true);
+        kick(core, true);
+    } else if get(data, "flushed").is_truthy() {
+        if !core.with(|s| s.leader) {
+            release_waiters(core);
+        }
+    } else if get(data, "removed").is_truthy() {
+        if let Some(key) = get(data, "key").as_string() {
+            core.forget(&key);
+        }
+    } else {
+        core.heard_record(data);
+        kick(core, false);
     }
 }
 
-/// Another tab's change: an entry's record, or the key of one removed.
-fn heard(core: &Core, data: &JsValue) {
-    match data.as_string() {
-        Some(key) => core.forget(&key),
-        None => match Entry::from_js(data) {
-            Ok(entry) if !core.in_flight.borrow().contains(&entry.key) => core.remember(entry),
-            _ => {}
-        },
+impl Core {
+    /// A record another tab wrote, as it told or as the store's changes give it.
+    fn heard_record(&self, record: &JsValue) {
+        match Entry::from_record(record) {
+            Ok(entry) => self.remember(entry),
+            Err(unreadable) => {
+                let mut set_aside = self.unreadable.borrow_mut();
+                if !set_aside.iter().any(|u| u.key.is_some() && u.key == unreadable.key) {
+                    set_aside.push(unreadable);
+                }
+            }
+        }
     }
 }
 
-/// Tells the other tabs of a change: `message` is the entry's record, or the removed key.
-pub(crate) fn tell_tabs(core: &Core, message: &JsValue) {
-    if let Some((channel, _)) = &*core.sending.channel.borrow() {
+/// Tells the other tabs of a write: the record written, or the key removed.
+pub(crate) fn tell_tabs(core: &Core, write: &Write) {
+    let message = match &write.record {
+        Some(record) => record.clone(),
+        None => {
+            let removed = message("removed");
+            let _ = Reflect::set(&removed, &"key".into(), &write.key.as_str().into());
+            removed
+        }
+    };
+    post(core, &message);
+}
+
+fn post(core: &Core, message: &JsValue) {
+    if let Some(channel) = core.with(|s| s.channel.as_ref().map(|(channel, _)| channel.clone())) {
         let _ = channel.post_message(message);
     }
 }
 
-/// Stops listening and waiting: the outbox is closed.
+/// `{ [flag]: true }`.
+fn message(flag: &str) -> JsValue {
+    let message = Object::new();
+    let _ = Reflect::set(&message, &flag.into(), &true.into());
+    message.into()
+}
+
+/// Stops listening, waiting and sending: the outbox is closed.
 pub(crate) fn stop(core: &Core) {
-    for (target, event, listener) in core.sending.listeners.take() {
+    let (listeners, channel) = core.with(|s| (core::mem::take(&mut s.listeners), s.channel.take()));
+    for (target, event, listener) in listeners {
         let _ =
             target.remove_event_listener_with_callback(event, listener.as_ref().unchecked_ref());
     }
-    if let Some((channel, _)) = core.sending.channel.take() {
+    if let Some((channel, _)) = channel {
         channel.close();
     }
-    core.sending.timer.take();
+    core.with(|s| s.timer = None);
     release_waiters(core);
+    yield_lock(core);
 }
 
 /// Whether the runtime says it is offline (`navigator.onLine` false).
 fn offline() -> bool {
-    let navigator =
-        GLOBAL.with(|global| Reflect::get(global, &"navigator".into())).unwrap_or_default();
-    Reflect::get(&navigator, &"onLine".into()).is_ok_and(|online| online == JsValue::FALSE)
+    let navigator = GLOBAL.with(|global| get(global, "navigator"));
+    get(&navigator, "onLine") == JsValue::FALSE
 }
 
 /// `navigator.locks`, where there is one.
 fn web_locks() -> Option<LockManager> {
-    let navigator = GLOBAL.with(|global| Reflect::get(global, &"navigator".into())).ok()?;
-    let locks = Reflect::get(&navigator, &"locks".into()).ok()?;
+    let locks = GLOBAL.with(|global| get(&get(global, "navigator"), "locks"));
     locks.is_object().then(|| locks.unchecked_into())
 }
 
@@ -347,16 +532,42 @@ pub(crate) fn promise(future: impl Future<Output = Result<JsValue, JsValue>> + '
     future_to_promise(future)
 }
 
-/// Resolves after `ms` milliseconds.
-async fn sleep(ms: f64) {
-    let done = Promise::new(&mut |resolve: Function, _| {
-        set_timeout(&resolve, ms);
-    });
-    let _ = JsFuture::from(done).await;
+/// A one-shot timer, after gloo-timers' `Timeout`: `callback` runs once after `ms` milliseconds,
+/// unless the timer is dropped first.
+#[must_use]
+struct Timer {
+    id: JsValue,
+    _callback: Closure<dyn FnMut()>,
+}
+
+impl Timer {
+    fn new(ms: f64, callback: Box<dyn FnMut()>) -> Timer {
+        let callback = Closure::wrap(callback);
+        let id = set_timeout(callback.as_ref().unchecked_ref(), ms);
+        Timer { id, _callback: callback }
+    }
+}
+
+impl Drop for Timer {
+    fn drop(&mut self) {
+        clear_timeout(&self.id);
+    }
 }
 
 #[wasm_bindgen]
 extern "C" {
+    /// `globalThis`: `navigator`, `document`, and the `online` event.
+    #[wasm_bindgen(thread_local_v2, js_name = globalThis)]
+    static GLOBAL: JsValue;
+
+    #[wasm_bindgen(js_name = setTimeout)]
+    fn set_timeout(handler: &Function, ms: f64) -> JsValue;
+    #[wasm_bindgen(js_name = clearTimeout)]
+    fn clear_timeout(id: &JsValue);
+
+    #[wasm_bindgen(js_namespace = console)]
+    fn warn(message: &str);
+
     /// The Web Locks API (web-sys has it only among its unstable APIs).
     type LockManager;
     /// `locks.request(name, callback)`: `callback` runs holding the lock until its promise settles.

@@ -1,22 +1,26 @@
-//! Where an outbox keeps its entries: IndexedDB ([`Idb`], browsers and workers), or a store of the
+//! Where an outbox keeps its entries: IndexedDB (`idb.rs`, browsers and workers), or a store of the
 //! caller's, a JS object with `getAll()`, `put(record)` and `delete(key)`, each returning a promise
 //! (or a value); the npm package's `MemoryStore` is one, for tests and one process:
 //!
 //! ```ts
 //! interface OutboxStore {
-//!   getAll(): Promise<object[]>;             // every record put and not deleted
+//!   getAll(): Promise<object[]>;                 // every record put and not deleted
 //!   put(record: { key: string }): Promise<void>; // resolves once the record is durable
 //!   delete(key: string): Promise<void>;
 //! }
 //! ```
 //!
-//! A record is a plain object of strings, numbers and booleans (`outbox::entry`); the token is
-//! never in one.
+//! A caller's store serves one outbox in one process: the outbox is its only writer, so what the
+//! outbox holds in memory is what the store holds, and a write is compared with that. A record is a
+//! plain object of strings, numbers and booleans (`record.rs`); the token is never in one.
 
-use super::idb::Idb;
-use crate::error::{theirs, Draft};
+use super::idb::{Idb, Refusal};
+use super::record::Write;
+use crate::Error;
+use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
+use core::cell::RefCell;
 use js_sys::futures::JsFuture;
 use js_sys::{Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
@@ -37,60 +41,77 @@ pub(crate) enum Opened {
     Js(Object),
 }
 
+/// What an IndexedDB error message ends with.
+const USE_A_STORE: &str = "; pass options.store (a MemoryStore, or a store of your own)";
+
 impl Opened {
-    /// Opens `store` for the outbox `name`: a `config` error that names the cause when it cannot.
-    pub(crate) async fn open(store: Store, name: &str) -> Result<Opened, Draft> {
-        match store {
-            Store::IndexedDb => Idb::open(name).await.map(Opened::Idb),
-            Store::Js(object) => {
-                let has = |method: &str| {
-                    Reflect::get(&object, &method.into()).is_ok_and(|f| f.is_function())
-                };
-                if object.is_object() && ["getAll", "put", "delete"].into_iter().all(has) {
-                    return Ok(Opened::Js(object.unchecked_into()));
-                }
-                let message = "options.store must have the methods getAll(), put(record) and \
-                               delete(key), each returning a promise";
-                Err(Draft::config(message))
+    /// Opens `store` for the outbox `name`; `closed` is told why when IndexedDB closes it.
+    pub(crate) async fn open(
+        store: Store,
+        name: &str,
+        closed: Rc<dyn Fn(&'static str)>,
+    ) -> Result<Opened, Error> {
+        let object = match store {
+            Store::Js(object) => object,
+            Store::IndexedDb => {
+                return Idb::open(name, closed).await.map(Opened::Idb).map_err(|refusal| {
+                    let (why, cause) = match refusal {
+                        Refusal::Missing => ("this runtime has no IndexedDB".into(), None),
+                        Refusal::Blocked => (
+                            String::from(
+                                "the outbox's database is open in another tab of an older release \
+                                 of this app, which keeps it from being upgraded: close or reload \
+                                 that tab, then open the outbox again",
+                            ),
+                            None,
+                        ),
+                        Refusal::Refused(cause) => (
+                            ["IndexedDB refused to open: ", &failure(&cause)].concat(),
+                            Some(cause),
+                        ),
+                    };
+                    let error = Error::config([&why, USE_A_STORE].concat());
+                    match cause {
+                        Some(cause) => error.with_cause(cause),
+                        None => error,
+                    }
+                });
             }
-        }
-    }
-
-    /// Every record.
-    pub(crate) async fn get_all(&self) -> Result<Vec<JsValue>, JsValue> {
-        let records = match self {
-            Opened::Idb(idb) => idb.get_all().await?,
-            Opened::Js(object) => call(object, "getAll", &[]).await?,
         };
-        match records.dyn_into::<Array>() {
-            Ok(records) => Ok(records.to_vec()),
-            Err(_) => Err(js_sys::TypeError::new("getAll() did not give an array").into()),
+        let has =
+            |method: &str| Reflect::get(&object, &method.into()).is_ok_and(|f| f.is_function());
+        if object.is_object() && ["getAll", "put", "delete"].into_iter().all(has) {
+            return Ok(Opened::Js(object.unchecked_into()));
         }
+        let message = "options.store must have the methods getAll(), put(record) and delete(key), \
+                       each returning a promise";
+        Err(Error::config(message))
     }
 
-    /// Keeps `record`, durably when the store can tell.
-    pub(crate) async fn put(&self, record: &JsValue) -> Result<(), JsValue> {
+    /// What `open` reads: the active entries (IndexedDB), or every record (a caller's store).
+    pub(crate) async fn load(&self) -> Result<Vec<JsValue>, JsValue> {
         match self {
-            Opened::Idb(idb) => idb.put(record).await,
-            Opened::Js(object) => {
-                call(object, "put", core::slice::from_ref(record)).await.map(drop)
-            }
+            Opened::Idb(idb) => idb.active().await,
+            Opened::Js(object) => match call(object, "getAll", &[]).await?.dyn_into::<Array>() {
+                Ok(records) => Ok(records.to_vec()),
+                Err(_) => Err(js_sys::TypeError::new("getAll() did not give an array").into()),
+            },
         }
     }
 
-    /// Forgets the record of `key`.
-    pub(crate) async fn delete(&self, key: &str) -> Result<(), JsValue> {
-        match self {
-            Opened::Idb(idb) => idb.delete(key).await,
-            Opened::Js(object) => call(object, "delete", &[key.into()]).await.map(drop),
+    /// Writes `write` into a caller's store, which the caller's memory said it holds.
+    pub(crate) async fn put(object: &Object, write: &Write) -> Result<(), JsValue> {
+        match &write.record {
+            Some(record) => call(object, "put", core::slice::from_ref(record)).await.map(drop),
+            None => call(object, "delete", &[write.key.as_str().into()]).await.map(drop),
         }
     }
 
-    /// The database, where one can keep a lease (IndexedDB).
+    /// The database, where there is one.
     pub(crate) fn idb(&self) -> Option<&Idb> {
         match self {
             Opened::Idb(idb) => Some(idb),
-            _ => None,
+            Opened::Js(_) => None,
         }
     }
 
@@ -102,15 +123,46 @@ impl Opened {
     }
 }
 
+/// One change at a time per outbox: a turn is held from reading what the outbox knows of an entry
+/// to taking what the store wrote, so that two changes of one entry are ordered.
+#[derive(Default)]
+pub(crate) struct Turns {
+    /// The promise the next turn waits for: the last turn's end.
+    last: RefCell<Option<Promise>>,
+}
+
+/// A turn, given back when dropped: the `resolve` of the promise the next turn waits for.
+pub(crate) struct Turn(Option<Function>);
+
+impl Turns {
+    pub(crate) async fn take(&self) -> Turn {
+        let mut end = None;
+        let mine = Promise::new(&mut |resolve: Function, _| end = Some(resolve));
+        if let Some(before) = self.last.replace(Some(mine)) {
+            let _ = JsFuture::from(before).await;
+        }
+        Turn(end)
+    }
+}
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        if let Some(end) = &self.0 {
+            let _ = end.call0(&JsValue::UNDEFINED);
+        }
+    }
+}
+
 /// `object[method](...args)`, awaited.
 async fn call(object: &Object, method: &str, args: &[JsValue]) -> Result<JsValue, JsValue> {
-    let function: Function = Reflect::get(object, &method.into())?.unchecked_into();
+    let function: Function = Reflect::get(object, &method.into())?.dyn_into()?;
     let args: Array = args.iter().collect();
     let value = function.apply(object, &args)?;
     JsFuture::from(Promise::resolve(&value)).await
 }
 
-/// What a store's failure says, from outside: `Name: message`, or the value.
+/// What a store's failure says, from outside: `Name: message`, or the value, without its full
+/// stop (the client's sentence goes on).
 pub(crate) fn failure(cause: &JsValue) -> String {
     let read = |key: &str| Reflect::get(cause, &key.into()).ok().and_then(|v| v.as_string());
     let said = match (read("name"), read("message")) {
@@ -118,6 +170,7 @@ pub(crate) fn failure(cause: &JsValue) -> String {
         (_, Some(message)) => message,
         _ => cause.as_string().unwrap_or_else(|| "a value that is not an Error".into()),
     };
-    // Its own full stop would end the client's sentence early.
-    theirs(said.trim_end_matches('.'))
+    let said = said.trim_end_matches('.');
+    // One line, whatever the store said.
+    said.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
 }
