@@ -350,7 +350,8 @@ impl Core {
         if self.closed.get() {
             return Err(Error::config("the outbox is closed"));
         }
-        let turn = self.turns.take().await;
+        // Two adds of one id are ordered: the second sees the first's entry.
+        let turn = self.turns.take(&["id ", &record::decimal(plant.id)].concat()).await;
         let held = self.entries.borrow().iter().find(|e| e.plant.id == plant.id).cloned();
         if let Some(held) = held {
             if held.plant == plant {
@@ -413,7 +414,7 @@ impl Core {
     /// a newer revision than the outbox knew, the outbox takes it and applies the event again.
     /// The entry as it now is, `None` once gone.
     async fn change(&self, key: &str, event: &Event) -> Result<Option<Entry>, Failed> {
-        let _turn = self.turns.take().await;
+        let _turn = self.turns.take(key).await;
         // Each round but the first follows another tab's write; a few are plenty.
         for _ in 0..8 {
             let current = self.entry(key).ok_or(Failed::Unknown)?;

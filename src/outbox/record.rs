@@ -186,7 +186,7 @@ fn read(record: &JsValue) -> Result<Entry, String> {
 
 /// `n` in decimal (the model's JSON writer: `format!` would bring core's formatting into the
 /// `.wasm`).
-fn decimal(n: i64) -> String {
+pub(crate) fn decimal(n: i64) -> String {
     let mut out = String::new();
     plant_store_model::json::write_int(&mut out, n);
     out

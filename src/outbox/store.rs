@@ -123,31 +123,52 @@ impl Opened {
     }
 }
 
-/// One change at a time per outbox: a turn is held from reading what the outbox knows of an entry
-/// to taking what the store wrote, so that two changes of one entry are ordered.
+/// One change at a time per entry: a turn is held from reading what the outbox knows of an entry to
+/// taking what the store wrote, so that two changes of one entry are ordered (and a caller's
+/// store, which holds what the outbox holds, is written over what it holds). Changes of other
+/// entries go on meanwhile.
 #[derive(Default)]
 pub(crate) struct Turns {
-    /// The promise the next turn waits for: the last turn's end.
-    last: RefCell<Option<Promise>>,
+    /// For each entry (or plant id) with a turn held: the promise the next turn waits for.
+    last: RefCell<Vec<(String, Promise)>>,
 }
 
-/// A turn, given back when dropped: the `resolve` of the promise the next turn waits for.
-pub(crate) struct Turn(Option<Function>);
+/// A turn, given back when dropped: it resolves the promise the next turn of its entry waits for.
+pub(crate) struct Turn<'a> {
+    turns: &'a Turns,
+    of: String,
+    mine: Promise,
+    end: Option<Function>,
+}
 
 impl Turns {
-    pub(crate) async fn take(&self) -> Turn {
+    /// The turn of `of`, once the turns taken before it of the same `of` are given back.
+    pub(crate) async fn take(&self, of: &str) -> Turn<'_> {
         let mut end = None;
         let mine = Promise::new(&mut |resolve: Function, _| end = Some(resolve));
-        if let Some(before) = self.last.replace(Some(mine)) {
+        let before = {
+            let mut last = self.last.borrow_mut();
+            match last.iter_mut().find(|(key, _)| key == of) {
+                Some((_, held)) => Some(core::mem::replace(held, mine.clone())),
+                None => {
+                    last.push((of.into(), mine.clone()));
+                    None
+                }
+            }
+        };
+        if let Some(before) = before {
             let _ = JsFuture::from(before).await;
         }
-        Turn(end)
+        Turn { turns: self, of: of.into(), mine, end }
     }
 }
 
-impl Drop for Turn {
+impl Drop for Turn<'_> {
     fn drop(&mut self) {
-        if let Some(end) = &self.0 {
+        // The last turn of its entry leaves no trace.
+        let mine = |key: &String, last: &Promise| key == &self.of && Object::is(last, &self.mine);
+        self.turns.last.borrow_mut().retain(|(key, last)| !mine(key, last));
+        if let Some(end) = &self.end {
             let _ = end.call0(&JsValue::UNDEFINED);
         }
     }
