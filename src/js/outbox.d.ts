@@ -33,6 +33,8 @@ export interface OutboxEntry {
   revision: number;
   /** When it is next sent, after a failed attempt (ms since the epoch). */
   nextAttemptAt?: number;
+  /** Until when the server asked it to wait (`Retry-After`, at most an hour): `flush()` and the `online` event do not send it earlier, `retry(key)` does. */
+  notBefore?: number;
   /** The last failed attempt's error. */
   error?: { kind: PlantStoreErrorKind; status?: number; code?: number; message: string };
   /** The Plant the store created. */

@@ -96,6 +96,9 @@ pub struct Entry {
     pub updated_at: f64,
     /// When it is next sent, when it waits after a failure (milliseconds since the epoch).
     pub next_attempt_at: Option<f64>,
+    /// Until when the server asked it to wait (`Retry-After`): nothing sends it earlier, neither
+    /// [`flush`](super::Outbox::flush) nor the `online` event, but [`retry`](super::Outbox::retry).
+    pub not_before: Option<f64>,
     /// The last failed attempt's error.
     pub error: Option<EntryError>,
     /// The Plant the store created.
@@ -189,6 +192,7 @@ impl Entry {
             added_at: now,
             updated_at: now,
             next_attempt_at: None,
+            not_before: None,
             error: None,
             created: None,
             revision: 1,
@@ -228,7 +232,7 @@ impl Entry {
                 return Step::Refused("it is being sent: wait for its answer")
             }
             (Pending | Rejected | Uncertain, Event::Retried) => {
-                (next.state, next.next_attempt_at) = (Pending, None);
+                (next.state, next.next_attempt_at, next.not_before) = (Pending, None, None);
             }
             (Pending | Rejected | Uncertain, Event::Resolved(plant)) => next.created(plant.clone()),
             (Rejected | Uncertain, Event::Sending) => return Step::Refused("it was refused"),
@@ -238,7 +242,7 @@ impl Entry {
 
     fn created(&mut self, plant: Plant) {
         (self.state, self.created, self.error) = (State::Created, Some(plant), None);
-        (self.maybe_created, self.next_attempt_at) = (false, None);
+        (self.maybe_created, self.next_attempt_at, self.not_before) = (false, None, None);
     }
 
     /// A call that failed:
@@ -264,9 +268,11 @@ impl Entry {
             (true, false) => State::Rejected,
             (false, _) => State::Pending,
         };
+        let asked = sent.retry_after_ms.filter(|_| !refused);
+        self.not_before = asked.map(|ms| now + f64::from(ms.min(RETRY_AFTER_CEILING_MS)));
         self.next_attempt_at = (!refused).then(|| {
-            let asked = sent.retry_after_ms.map_or(0, |ms| ms.min(RETRY_AFTER_CEILING_MS));
-            now + f64::from(asked).max(backoff(self.attempts, random))
+            let backoff = now + backoff(self.attempts, random);
+            self.not_before.map_or(backoff, |asked| asked.max(backoff))
         });
     }
 }
@@ -468,11 +474,14 @@ mod tests {
             [(2_000, NOW + 2_000.0), (60_000, NOW + 60_000.0), (u32::MAX, NOW + 3_600_000.0)]
         {
             let e = next(entry(State::Sending).apply(&busy(asked), NOW, 0.0));
-            assert_eq!(e.next_attempt_at, Some(at), "Retry-After {asked} ms");
+            assert_eq!((e.next_attempt_at, e.not_before), (Some(at), Some(at)), "{asked} ms");
         }
-        // A shorter one than the backoff: the backoff.
+        // A shorter one than the backoff: the backoff, and nothing sends it before the server's.
         let e = next(entry(State::Sending).apply(&busy(10), NOW, 1.0));
-        assert_eq!(e.next_attempt_at, Some(NOW + 2_000.0));
+        assert_eq!((e.next_attempt_at, e.not_before), (Some(NOW + 2_000.0), Some(NOW + 10.0)));
+        // The app may send it now.
+        let retried = next(e.apply(&Event::Retried, NOW, 0.5));
+        assert_eq!((retried.next_attempt_at, retried.not_before), (None, None));
     }
 
     #[test]

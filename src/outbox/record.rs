@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! { v: 2, key, revision, seq?, plant: { id, name, tag? }, idType, state, attempts, maybeCreated,
-//!   addedAt, updatedAt, nextAttemptAt?, error?: { kind, status?, code?, message },
+//!   addedAt, updatedAt, nextAttemptAt?, notBefore?, error?: { kind, status?, code?, message },
 //!   created?: { name, tag? }, active?: addedAt, doneAt?: updatedAt }
 //! ```
 //!
@@ -99,6 +99,9 @@ impl Entry {
         if let Some(at) = self.next_attempt_at {
             set(&record, "nextAttemptAt", &at.into());
         }
+        if let Some(at) = self.not_before {
+            set(&record, "notBefore", &at.into());
+        }
         if let Some(error) = &self.error {
             let seen = Object::new();
             set(&seen, "kind", &error.kind.as_str().into());
@@ -177,6 +180,7 @@ fn read(record: &JsValue) -> Result<Entry, String> {
         added_at,
         updated_at: number(record, "updatedAt").unwrap_or(added_at),
         next_attempt_at: number(record, "nextAttemptAt"),
+        not_before: number(record, "notBefore"),
         error,
         created,
         revision: revision_of(record),

@@ -272,7 +272,8 @@ async fn worker(
 }
 
 /// The next entry to send, taken: pending, not in flight, not yet tried in this round, and due (or
-/// any of those in a forced round). None while closed, paused or offline.
+/// any of those in a forced round), past the wait its server asked for. None while closed, paused
+/// or offline.
 fn due(core: &Core, force: bool, tried: &RefCell<Vec<String>>) -> Option<Entry> {
     if core.stopped() || offline() || !core.with(|s| s.leader) {
         return None;
@@ -284,6 +285,7 @@ fn due(core: &Core, force: bool, tried: &RefCell<Vec<String>>) -> Option<Entry> 
         let entry = entries.iter().find(|e| {
             e.state == State::Pending
                 && (force || e.next_attempt_at.is_none_or(|at| at <= now))
+                && e.not_before.is_none_or(|at| at <= now)
                 && !s.in_flight.contains(&e.key)
                 && tried.binary_search(&e.key).is_err()
         })?;

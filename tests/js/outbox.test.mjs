@@ -6,111 +6,52 @@
 // and on the wire.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { extname, join, normalize } from 'node:path';
-import { launchChromium } from './support/browser.mjs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { startServer, PKG } from './support/server.mjs';
 import { installWasmSpy } from './support/wasm-memory.mjs';
-import { pathToFileURL } from 'node:url';
+import { ORIGIN, html, startBrowser, openIn, entries, settled, until } from './support/outbox-page.mjs';
 
-const ORIGIN = 'http://outbox.test';
 // Tokens of their own, so that any 4-character piece found in IndexedDB can only come from them.
 const TOKEN = 'Zq8vR2xK9mW4pL7nHs3D';
 const STALE = 'Yt5uB3cN8eJ1hG6dQw2F';
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm' };
-
-// The page: the outbox entry's exports on `window`, and `track(outbox)`, which keeps its change
-// events in `window.changes`.
-const PAGE = `<!doctype html><meta charset="utf-8"><script type="module">
-  import * as api from '/pkg/outbox/index.js';
-  Object.assign(window, api);
-  window.changes = [];
-  window.track = (outbox) => outbox.addEventListener('change', (e) => changes.push(e.detail));
-  window.ready = true;
-</script>`;
 
 // A sandboxed frame (an opaque origin, where IndexedDB refuses) that opens an outbox.
-const SANDBOXED = `<!doctype html><meta charset="utf-8"><script type="module">
+const SANDBOXED = html(`
   import { PlantOutbox } from '${ORIGIN}/pkg/outbox/index.js';
   PlantOutbox.open({ baseUrl: 'http://127.0.0.1:9', token: 'sandboxed-token', name: 'sandboxed' }).then(
     () => parent.postMessage({ opened: true }, '*'),
-    (err) => parent.postMessage({ kind: err.kind, message: err.message }, '*'));
-</script>`;
-
-/** Answers the routed origin: the pages, and the package's files (CORS open, for the sandboxed frame). */
-async function serve(route) {
-  const path = new URL(route.request().url()).pathname;
-  const headers = { 'access-control-allow-origin': '*' };
-  if (path === '/' || path === '/tab') return route.fulfill({ contentType: 'text/html', body: PAGE });
-  if (path === '/sandboxed') return route.fulfill({ contentType: 'text/html', body: SANDBOXED });
-  if (path === '/framed') {
-    return route.fulfill({ contentType: 'text/html', body: '<iframe sandbox="allow-scripts" src="/sandboxed"></iframe>' });
-  }
-  const file = normalize(join(PKG, path.replace(/^\/pkg\//, '')));
-  if (!path.startsWith('/pkg/') || !file.startsWith(PKG + '/') || !existsSync(file)) return route.fulfill({ status: 404, headers });
-  return route.fulfill({ contentType: TYPES[extname(file)], headers, body: readFileSync(file) });
-}
+    (err) => parent.postMessage({ kind: err.kind, message: err.message }, '*'));`);
+const FRAMED = '<iframe sandbox="allow-scripts" src="/sandboxed"></iframe>';
 
 describe('the outbox, in headless Chromium and in Node, against the reference server', { timeout: 240_000 }, () => {
   let server;
-  let browser;
+  let chromium;
+  let tab;
   let context;
   /** Every POST to the server from any page: its plant id and Idempotency-Key. */
-  const posts = [];
+  let posts;
 
   before(async () => {
     server = await startServer({ token: TOKEN });
-    // A routed origin counts as public: Chromium's Local Network Access would ask the user before its
-    // page may call loopback.
-    browser = await launchChromium({ args: ['--disable-features=LocalNetworkAccessChecks'] });
-    context = await browser.newContext();
-    await context.route(`${ORIGIN}/**`, serve);
-    context.on('request', (request) => {
-      if (request.method() !== 'POST' || !request.url().startsWith(server.url)) return;
-      const id = JSON.parse(request.postData()).id;
-      // The header is a Structured Fields string: the key in quotes.
-      posts.push({ id: String(id), key: JSON.parse(request.headers()['idempotency-key']) });
-    });
+    chromium = await startBrowser({ api: server.url, pages: { '/sandboxed': SANDBOXED, '/framed': FRAMED } });
+    ({ tab, context, posts } = chromium);
   });
 
   after(async () => {
-    await browser?.close();
+    await chromium?.close();
     await server?.stop();
   });
 
-  /** A page of the routed origin, its package loaded. */
-  async function tab() {
-    const page = await context.newPage();
-    page.setDefaultTimeout(30_000);
-    page.on('pageerror', (err) => console.log(`page error: ${err}`));
-    await page.goto(`${ORIGIN}/`);
-    await page.waitForFunction(() => window.ready);
-    return page;
-  }
-
   /** Opens the outbox `name` in `page` as `window.outbox`, its changes tracked. */
-  function open(page, name, options = {}) {
-    return page.evaluate(async ({ url, token, name, options }) => {
-      window.outbox = await PlantOutbox.open({ baseUrl: url, token, name, ...options });
-      track(outbox);
-    }, { url: server.url, token: TOKEN, name, options });
-  }
-
-  const entries = (page) => page.evaluate(() => outbox.entries());
-  /** Waits until every entry of the page's outbox is in `state`. */
-  const settled = (page, count, state = 'created') => page.waitForFunction(
-    ({ count, state }) => outbox.entries().length === count && outbox.entries().every((e) => e.state === state),
-    { count, state }, { timeout: 60_000 });
+  const open = (page, name, options = {}) => openIn(page, { baseUrl: server.url, token: TOKEN, name, ...options });
   const postsOf = (ids) => posts.filter((p) => ids.includes(p.id));
   const plant = (id) => server.json(`/__test/plants/${id}`);
   /** The plant `id` once the server has stored it (it answers 404 until then). */
   async function stored(id) {
-    for (let i = 0; i < 200; i++) {
-      const response = await fetch(`${server.url}/__test/plants/${id}`);
-      if (response.ok) return response.json();
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`the server never stored plant ${id}`);
+    let response;
+    await until(async () => (response = await fetch(`${server.url}/__test/plants/${id}`)).ok, `the server stores plant ${id}`, 10_000);
+    return response.json();
   }
 
   it('offline: 20 added, a reload, 20 still pending; online: all 20 created, each once', async () => {

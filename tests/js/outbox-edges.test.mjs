@@ -1,0 +1,426 @@
+// The outbox at its edges (issue 37), each case named after the edge it holds:
+// - in Node, with the MemoryStore or a store of the test's, against the scripted store of
+//   support/scripted.mjs (which does not honour Idempotency-Key, so a resend after a lost answer
+//   meets "duplicate id");
+// - in headless Chromium, with IndexedDB, against the reference server: the hand-over between tabs,
+//   a removal racing a send, a database written by the previous release, a tab of that release
+//   holding the database, a newer page upgrading it, a server whose CORS forgets Idempotency-Key,
+//   and a page that loads both builds.
+// Every wait is on what a server or the outbox recorded, bounded.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { startServer, PKG } from './support/server.mjs';
+import { startScripted } from './support/scripted.mjs';
+import { sendFile } from './support/static.mjs';
+import { ORIGIN, html, startBrowser, openIn, entries, settled, until, withoutWebLocks } from './support/outbox-page.mjs';
+
+const TOKEN = 'edge-token-0123';
+
+describe('the outbox at its edges, in Node with a store of its own', { timeout: 120_000 }, () => {
+  let scripted;
+  let api;
+  let PlantStoreError;
+
+  before(async () => {
+    scripted = await startScripted({ token: TOKEN });
+    api = await import(pathToFileURL(join(PKG, 'outbox/node.mjs')));
+    ({ PlantStoreError } = await import(pathToFileURL(join(PKG, 'node.mjs'))));
+  });
+  after(() => scripted?.stop());
+
+  let n = 0;
+  /** An outbox on the MemoryStore (or `store`), its requests scripted by `steps`, its changes kept. */
+  async function outboxOf(steps, options = {}) {
+    const store = options.store ?? new api.MemoryStore();
+    const outbox = await api.PlantOutbox.open({
+      baseUrl: `${scripted.url}/s/${steps}`, token: TOKEN, name: `edges-${n++}`, ...options, store,
+    });
+    const changes = [];
+    outbox.addEventListener('change', (e) => changes.push(e.detail));
+    return { outbox, store, changes };
+  }
+  const only = (outbox) => {
+    const all = outbox.entries();
+    assert.equal(all.length, 1, JSON.stringify(all));
+    return all[0];
+  };
+
+  it('a 429 with Retry-After: 2 sets the next attempt no earlier than asked, retries off', async () => {
+    const { outbox } = await outboxOf('429s2,ok');
+    const id = 9100;
+    const before = Date.now();
+    await outbox.add({ id, name: 'Busy' });
+    await outbox.flush();
+    const waiting = only(outbox);
+    assert.equal(waiting.state, 'pending');
+    assert.equal(waiting.error.status, 429);
+    assert.ok(waiting.nextAttemptAt >= before + 2_000, `next attempt ${waiting.nextAttemptAt - before} ms after the add`);
+    // Its timer sends it then: the store saw the second request 2 s or more after the first.
+    await until(() => only(outbox).state === 'created', 'created after the wait', 15_000);
+    const [first, second] = scripted.requests(id);
+    assert.ok(second.at - first.at >= 1_990, `sent again ${Math.round(second.at - first.at)} ms later`);
+    console.log(`Retry-After 2: next attempt ${waiting.nextAttemptAt - before} ms after the add; sent again ${Math.round(second.at - first.at)} ms later`);
+    outbox.close();
+  });
+
+  it('a lost answer, then "duplicate id" on the client\'s retry: uncertain, maybe created, 2 requests; the app settles it', async () => {
+    // The first request is stored and answered after 1.5 s, past the attempt's 200 ms: the client
+    // retries with the same key, which this store ignores, and meets "duplicate id".
+    const { outbox } = await outboxOf('slowok1500,ok', { retry: { attempts: 2, attemptTimeoutMs: 200, baseDelayMs: 1 } });
+    const id = 9200;
+    const added = await outbox.add({ id, name: 'Doubtful', tag: 'x' });
+    await outbox.flush();
+    const doubtful = only(outbox);
+    assert.deepEqual([doubtful.state, doubtful.maybeCreated, doubtful.attempts], ['uncertain', true, 2]);
+    assert.equal(doubtful.error.kind, 'rejected');
+    assert.equal(scripted.requests(id).length, 2);
+    await outbox.flush();
+    assert.equal(scripted.requests(id).length, 2, 'an uncertain entry is never sent again on its own');
+    // The app looked: the plant is there.
+    await outbox.markCreated(added.key);
+    const settledEntry = only(outbox);
+    assert.deepEqual([settledEntry.state, settledEntry.maybeCreated, settledEntry.created], ['created', false, { name: 'Doubtful', tag: 'x' }]);
+    await assert.rejects(outbox.markCreated(added.key), { kind: 'config', message: /markCreated: not now, it was created/ });
+    await assert.rejects(outbox.retry(added.key), { kind: 'config', message: /retry: not now, it was created/ });
+    outbox.close();
+  });
+
+  it('attempts counts the requests sent: a 503 then 200 within one call is 2', async () => {
+    const { outbox } = await outboxOf('503,ok', { retry: { attempts: 3, baseDelayMs: 1 } });
+    await outbox.add({ id: 9250, name: 'Twice' });
+    await outbox.flush();
+    assert.deepEqual([only(outbox).state, only(outbox).attempts], ['created', 2]);
+    outbox.close();
+  });
+
+  it('an id already in the outbox: the same plant gives its entry back, another plant is refused', async () => {
+    const { outbox, store } = await outboxOf('ok');
+    outbox.pause();
+    const first = await outbox.add({ id: 9300, name: 'Once' });
+    const again = await outbox.add({ id: 9300, name: 'Once' });
+    assert.equal(again.key, first.key);
+    const [a, b] = await Promise.all([outbox.add({ id: 9301n, name: 'Twin' }), outbox.add({ id: 9301n, name: 'Twin' })]);
+    assert.equal(a.key, b.key, 'two adds at once of one plant: one entry');
+    await assert.rejects(outbox.add({ id: 9300, name: 'Other' }),
+      (err) => err instanceof PlantStoreError && err.kind === 'config' && err.message.includes(first.key) && /remove it first/.test(err.message));
+    assert.equal((await store.getAll()).length, 2);
+    outbox.close();
+  });
+
+  it('created entries leave the store after the retention, each removal told', async () => {
+    const { outbox, store, changes } = await outboxOf('ok', { retentionMs: 0 });
+    const { key } = await outbox.add({ id: 9400, name: 'Brief' });
+    await until(() => changes.some((c) => c.key === key && c.state === 'created'), 'created');
+    await outbox.flush(); // the next round removes it
+    assert.equal(outbox.entries().length, 0);
+    assert.deepEqual(await store.getAll(), []);
+    assert.deepEqual(changes.at(-1), { key, removed: true });
+    // Kept a day by default.
+    const kept = await outboxOf('ok');
+    await kept.outbox.add({ id: 9401, name: 'Kept' });
+    await kept.outbox.flush();
+    await kept.outbox.flush();
+    assert.deepEqual([only(kept.outbox).state, (await kept.store.getAll()).length], ['created', 1]);
+    kept.outbox.close();
+    outbox.close();
+  });
+
+  it('a store that throws or gives garbage: a clear error and nothing lost; a record it cannot read is set aside', async () => {
+    const failing = { getAll: async () => [], put: async () => { throw new Error('disk full.'); }, delete: async () => {} };
+    const { outbox } = await outboxOf('ok', { store: failing });
+    await assert.rejects(outbox.add({ id: 9500, name: 'Lost?' }),
+      { kind: 'config', message: 'the outbox could not store the entry: its store failed: Error: disk full' });
+    assert.deepEqual(outbox.entries(), [], 'nothing added');
+    outbox.close();
+
+    const garbage = { getAll: async () => 42, put: async () => {}, delete: async () => {} };
+    await assert.rejects(outboxOf('ok', { store: garbage }),
+      { kind: 'config', message: /could not read its store: TypeError: getAll\(\) did not give an array/ });
+
+    const store = new api.MemoryStore();
+    await store.put({ key: 'junk', state: 'flying' });
+    await store.put({ v: 3, key: 'future', plant: { id: '1', name: 'x' } });
+    const opened = await outboxOf('ok', { store });
+    const aside = opened.outbox.unreadable();
+    assert.deepEqual(aside.map((u) => u.key), ['junk', 'future']);
+    assert.match(aside[0].reason, /^it has no|its plant/);
+    assert.match(aside[1].reason, /written by a newer release of plant-store-client \(schema 3\)/);
+    assert.deepEqual(aside[0].record, { key: 'junk', state: 'flying' });
+    await opened.outbox.remove('junk');
+    assert.deepEqual(opened.outbox.unreadable().map((u) => u.key), ['future']);
+    assert.deepEqual((await store.getAll()).map((r) => r.key), ['future'], 'the newer record is kept for its release');
+    opened.outbox.close();
+  });
+
+  it('a record of schema 1, as the previous release wrote it, is read and sent, then written as schema 2', async () => {
+    const store = new api.MemoryStore();
+    const key = '6f1c1a52-2f9e-4a8e-9b1e-8d5b1c1f0a01';
+    await store.put({ key, plant: { name: 'Old', id: '9600' }, state: 'sending', attempts: 1, maybeCreated: false,
+      addedAt: 1_700_000_000_000, idType: 'number' });
+    const { outbox } = await outboxOf('ok', { store });
+    await outbox.flush();
+    const entry = only(outbox);
+    // It was `sending` when its page closed: sent again, maybe created, its cut-short send counted.
+    assert.deepEqual([entry.key, entry.plant.id, entry.state, entry.attempts], [key, 9600, 'created', 3]);
+    const [record] = await store.getAll();
+    // Revision 0 (schema 1), then abandoned, sending and created.
+    assert.deepEqual([record.v, record.revision, record.state, record.doneAt === record.updatedAt], [2, 3, 'created', true]);
+    outbox.close();
+  });
+
+  it('a removal while the entry is being sent is not undone by its answer', async () => {
+    const { outbox, store, changes } = await outboxOf('slowok500');
+    const { key } = await outbox.add({ id: 9700, name: 'Removed' });
+    await until(() => changes.some((c) => c.key === key && c.state === 'sending'), 'sending');
+    await outbox.remove(key);
+    await outbox.flush(); // resolves once the round, and so the call, is over
+    assert.equal(scripted.requests(9700).length, 1, 'the request was out');
+    assert.deepEqual(outbox.entries(), []);
+    assert.deepEqual(await store.getAll(), [], 'the answer wrote nothing back');
+    outbox.close();
+  });
+
+  it('the outbox\'s errors are instances of either entry\'s PlantStoreError', async () => {
+    const { outbox } = await outboxOf('ok');
+    const err = await outbox.add({ id: 1.5, name: 'x' }).catch((e) => e);
+    assert.ok(err instanceof PlantStoreError, 'the default entry\'s class');
+    assert.ok(err instanceof api.PlantStoreError, 'the outbox entry\'s class');
+    assert.ok(!(new Error('x') instanceof PlantStoreError));
+    outbox.close();
+  });
+});
+
+describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_000 }, () => {
+  let server;
+  let chromium;
+  let strict;
+
+  before(async () => {
+    server = await startServer({ token: TOKEN });
+    strict = await startStrictCors(server.url);
+    chromium = await startBrowser({ api: server.url, pages: { '/both': BOTH } });
+  });
+  after(async () => {
+    await chromium?.close();
+    strict?.close();
+    await server?.stop();
+  });
+
+  const open = (page, name, options = {}) => openIn(page, { baseUrl: server.url, token: TOKEN, name, ...options });
+  const keysSent = (id) => chromium.posts.filter((p) => p.id === String(id)).map((p) => p.key);
+
+  it('the sending tab closes mid-request: the other takes over at once, without a trigger of its own', async () => {
+    const [a, b] = [await chromium.tab(), await chromium.tab()];
+    const options = { baseUrl: `${server.url}/__test/hold/3000` };
+    await open(a, 'handover', options); // a holds the lock: it sends
+    await open(b, 'handover', options);
+    const id = 9800;
+    await a.evaluate((id) => outbox.add({ id, name: 'Handed over' }), id);
+    await until(async () => (await server.json('/__test/stats')).plants > 0 && keysSent(id).length === 1, 'a sent it');
+    await b.waitForFunction(() => outbox.entries()[0]?.state === 'sending');
+    const closed = Date.now();
+    await a.close(); // its answer never comes back; b has no timer, no event of its own
+    await until(() => keysSent(id).length === 2, 'b sends it again', 10_000);
+    const took = chromium.posts.filter((p) => p.id === String(id))[1].at - closed;
+    await settled(b, 1);
+    const [entry] = await entries(b);
+    assert.deepEqual([entry.attempts, entry.maybeCreated], [2, false]);
+    assert.equal(new Set(keysSent(id)).size, 1, 'with the same key');
+    console.log(`hand-over: the other tab sent the entry again ${took} ms after the sending tab closed`);
+    await b.close();
+  });
+
+  it('without the Web Locks API: every tab sends, each entry once, and open says so', async () => {
+    const warnings = [];
+    const [a, b] = [await chromium.tab('/', withoutWebLocks), await chromium.tab('/', withoutWebLocks)];
+    for (const page of [a, b]) page.on('console', (m) => m.type() === 'warning' && warnings.push(m.text()));
+    await open(a, 'no-locks');
+    await open(b, 'no-locks');
+    const ids = Array.from({ length: 16 }, (_, i) => 9840 + i);
+    await Promise.all([
+      a.evaluate((ids) => Promise.all(ids.map((id) => outbox.add({ id, name: 'A' }))), ids.slice(0, 8)),
+      b.evaluate((ids) => Promise.all(ids.map((id) => outbox.add({ id, name: 'B' }))), ids.slice(8)),
+    ]);
+    await settled(a, 16);
+    await settled(b, 16);
+    // Each tab marks an entry `sending` only over the revision it read: one of them wins.
+    assert.equal(chromium.posts.filter((p) => ids.includes(+p.id)).length, 16, 'one POST per plant');
+    assert.equal(warnings.filter((w) => /no Web Locks API, so every tab of the outbox sends/.test(w)).length, 2);
+    await a.close();
+    await b.close();
+  });
+
+  it('a removal in one tab while another sends the entry: it never comes back', async () => {
+    const [a, b] = [await chromium.tab(), await chromium.tab()];
+    const options = { baseUrl: `${server.url}/__test/hold/1500` };
+    await open(a, 'race', options);
+    await open(b, 'race', options);
+    const { key } = await a.evaluate(() => outbox.add({ id: 9810, name: 'Raced' }));
+    await b.waitForFunction(() => outbox.entries()[0]?.state === 'sending');
+    await b.evaluate((key) => outbox.remove(key), key);
+    await a.evaluate(() => outbox.flush()); // a's send is over
+    for (const page of [a, b]) assert.deepEqual(await entries(page), []);
+    const stored = await a.evaluate(() => new Promise((resolve) => {
+      const request = indexedDB.open('plant-store-outbox:race');
+      request.onsuccess = () => {
+        const get = request.result.transaction('entries').objectStore('entries').getAll();
+        get.onsuccess = () => { resolve(get.result); request.result.close(); };
+      };
+    }));
+    assert.deepEqual(stored, [], 'the answer wrote nothing back');
+    await a.close();
+    await b.close();
+  });
+
+  it('a database of the previous release: its records migrated and sent, the one it cannot read set aside', async () => {
+    const page = await chromium.tab();
+    const key = 'a1b2c3d4-0000-4000-8000-000000000001';
+    await page.evaluate(({ key }) => new Promise((resolve, reject) => {
+      // As the previous release made it: version 1, `entries` by key and `lease`.
+      const request = indexedDB.open('plant-store-outbox:legacy', 1);
+      request.onupgradeneeded = () => {
+        request.result.createObjectStore('entries', { keyPath: 'key' });
+        request.result.createObjectStore('lease');
+      };
+      request.onsuccess = () => {
+        const tx = request.result.transaction('entries', 'readwrite');
+        const entries = tx.objectStore('entries');
+        entries.put({ key, plant: { name: 'Legacy', id: '9820' }, state: 'pending', attempts: 0, maybeCreated: false, addedAt: Date.now(), idType: 'number' });
+        entries.put({ key: 'old-created', plant: { name: 'Done', id: '9821' }, state: 'created', attempts: 1, maybeCreated: false, addedAt: Date.now() - 60_000, idType: 'number', created: { name: 'Done' } });
+        entries.put({ key: 'junk', state: 'flying' });
+        tx.oncomplete = () => { request.result.close(); resolve(); };
+        tx.onerror = () => reject(tx.error);
+      };
+    }), { key });
+    await open(page, 'legacy');
+    await settled(page, 1);
+    const [entry] = await entries(page);
+    assert.deepEqual([entry.key, entry.plant.id, entry.revision], [key, 9820, 2]);
+    const aside = await page.evaluate(() => outbox.unreadable().map((u) => [u.key, u.reason]));
+    assert.equal(aside.length, 1);
+    assert.equal(aside[0][0], 'junk');
+    assert.match(aside[0][1], /^it has no|^its plant/);
+    assert.equal((await server.json('/__test/plants/9820')).name, 'Legacy');
+    // Created before the outbox opened: kept (for the retention), not loaded.
+    const kept = await page.evaluate(() => new Promise((resolve) => {
+      const request = indexedDB.open('plant-store-outbox:legacy');
+      request.onsuccess = () => {
+        const db = request.result;
+        const get = db.transaction('entries').objectStore('entries').get('old-created');
+        get.onsuccess = () => { resolve([db.version, get.result.v, typeof get.result.doneAt]); db.close(); };
+      };
+    }));
+    assert.deepEqual(kept, [2, 2, 'number']);
+    await page.evaluate(() => outbox.remove('junk'));
+    assert.deepEqual(await page.evaluate(() => outbox.unreadable()), []);
+    await page.close();
+  });
+
+  it('a tab of the previous release holding the database: open says so; a newer page closes the outbox cleanly', async () => {
+    const old = await chromium.tab();
+    await old.evaluate(() => new Promise((resolve) => {
+      const request = indexedDB.open('plant-store-outbox:held', 1);
+      request.onupgradeneeded = () => request.result.createObjectStore('entries', { keyPath: 'key' });
+      request.onsuccess = () => { window.held = request.result; resolve(); }; // no versionchange handler
+    }));
+    const page = await chromium.tab();
+    const refused = await page.evaluate((options) => PlantOutbox.open(options).then(() => 'opened', (e) => [e.kind, e.message]),
+      { baseUrl: server.url, token: TOKEN, name: 'held' });
+    assert.equal(refused[0], 'config');
+    assert.match(refused[1], /open in another tab of an older release of this app.*close or reload that tab/);
+    await old.evaluate(() => window.held.close());
+    await open(page, 'held');
+    // A newer release opens the database at version 3: the outbox closes and lets it.
+    const upgraded = await page.evaluate(() => new Promise((resolve) => {
+      const request = indexedDB.open('plant-store-outbox:held', 3);
+      request.onsuccess = () => { request.result.close(); resolve(request.result.version); };
+      request.onblocked = () => resolve('blocked');
+    }));
+    assert.equal(upgraded, 3);
+    assert.deepEqual(await page.evaluate(() => closes), ['another page opened a newer version of the outbox\'s database']);
+    await assert.rejects(page.evaluate(() => outbox.add({ id: 1, name: 'x' })), /the outbox is closed/);
+    await old.close();
+    await page.close();
+  });
+
+  it('a server whose CORS allows Authorization and Content-Type only: createPlant works, the outbox says why it waits', async () => {
+    // A page served from loopback, in a context without Playwright's routing (which answers the
+    // preflights itself): the browser asks the server's own CORS.
+    const context = await chromium.browser.newContext();
+    const page = await context.newPage();
+    await page.goto(strict.page);
+    await page.waitForFunction(() => window.ready);
+    const plant = await page.evaluate(({ url, token }) => createPlant({ id: 9830, name: 'Plain' }, { baseUrl: url, token }),
+      { url: strict.url, token: TOKEN });
+    assert.deepEqual(plant, { name: 'Plain' });
+    assert.equal(strict.preflights.length, 1);
+    await openIn(page, { baseUrl: strict.url, token: TOKEN, name: 'strict-cors' });
+    await page.evaluate(() => outbox.add({ id: 9831, name: 'Keyed' }));
+    await page.waitForFunction(() => outbox.entries()[0]?.error !== undefined);
+    const [entry] = await entries(page);
+    assert.equal(entry.state, 'pending');
+    assert.equal(entry.error.kind, 'network');
+    assert.match(entry.error.message, /another origin: if it is up, its CORS may refuse the call \(it must allow this origin, POST and the headers Authorization, Content-Type, Idempotency-Key\)/);
+    assert.match(strict.preflights.at(-1), /idempotency-key/);
+    console.log(`strict CORS: ${entry.error.message}`);
+    await context.close();
+  });
+
+  it('a page that loads both builds: one warning, with the fix, and one error class', async () => {
+    const page = await chromium.context.newPage();
+    const warnings = [];
+    page.on('console', (message) => message.type() === 'warning' && warnings.push(message.text()));
+    await page.goto(`${ORIGIN}/both`);
+    const result = await page.waitForFunction(() => window.result).then((r) => r.jsonValue());
+    assert.deepEqual(result, { instance: true, kind: 'validation' });
+    const twice = warnings.filter((w) => w.includes('loaded twice'));
+    assert.equal(twice.length, 1, warnings.join('\n'));
+    assert.match(twice[0], /imports everything \(createPlant, PlantStoreError, …\) from 'plant-store-client\/outbox'/);
+    await page.close();
+  });
+});
+
+// A page that imports PlantStoreError from the default build and the outbox from its own.
+const BOTH = html(`
+  import { PlantStoreError } from '/pkg/index.js';
+  import { PlantOutbox, MemoryStore } from '/pkg/outbox/index.js';
+  const outbox = await PlantOutbox.open({ baseUrl: 'http://127.0.0.1:9', token: 't', name: 'both', store: new MemoryStore() });
+  const err = await outbox.add({ id: 'x', name: 'x' }).catch((e) => e);
+  window.result = { instance: err instanceof PlantStoreError, kind: err.kind };`);
+
+/**
+ * A proxy to `target` whose CORS allows only `Authorization` and `Content-Type`, as a server that
+ * never heard of Idempotency-Key would; and, on another port, a page with the outbox entry.
+ */
+async function startStrictCors(target) {
+  const cors = { 'access-control-allow-origin': '*', 'access-control-allow-headers': 'authorization, content-type', 'access-control-allow-methods': 'POST' };
+  const preflights = [];
+  const server = http.createServer(async (req, res) => {
+    if (req.method === 'OPTIONS') {
+      preflights.push(req.headers['access-control-request-headers']);
+      return res.writeHead(204, cors).end();
+    }
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    const answer = await fetch(target + req.url, { method: req.method, headers: { authorization: req.headers.authorization, 'content-type': 'application/json' }, body });
+    res.writeHead(answer.status, { ...cors, 'content-type': 'application/json' }).end(await answer.text());
+  });
+  const script = `import * as api from '/pkg/outbox/index.js'; Object.assign(window, api); window.track = () => {}; window.ready = true;`;
+  const pages = http.createServer((req, res) => {
+    const path = new URL(req.url, 'http://x').pathname;
+    if (path === '/') return res.writeHead(200, { 'content-type': 'text/html' }).end(html(script));
+    sendFile(res, PKG, path.replace(/^\/pkg\//, ''));
+  });
+  for (const s of [server, pages]) s.listen(0, '127.0.0.1');
+  await Promise.all([once(server, 'listening'), once(pages, 'listening')]);
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    page: `http://127.0.0.1:${pages.address().port}/`,
+    preflights,
+    close: () => { for (const s of [server, pages]) { s.closeAllConnections(); s.close(); } },
+  };
+}
