@@ -162,8 +162,9 @@ impl Sent {
     }
 }
 
-/// What [`Entry::apply`] makes of an entry and an event.
+/// What [`Entry::apply`] makes of an entry and an event. (Unboxed: one lives at a time.)
 #[derive(Clone, Debug, PartialEq)]
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Step {
     /// The entry as it now is, at the next revision.
     Next(Entry),
