@@ -1,8 +1,7 @@
 //! The outbox's IndexedDB database, `plant-store-outbox:{name}`, version 2:
-//! - `entries`: the records by `key` (`record.rs`), with three indexes: `active` (the entries not
-//!   created, which `open` loads), `done` (the created ones, by when: the retention purge) and
-//!   `seq` (the order of the writes, by which a tab reads what changed since it last looked);
-//! - `meta`: the last `seq` given.
+//! - `entries`: the records by `key` (`record.rs`), with two indexes: `active` (the entries not
+//!   created, which `open` and each round read) and `done` (the created ones, by when: the
+//!   retention purge).
 //!
 //! Version 1 (before revisions) had `entries` alone and a `lease` store: its records are rewritten
 //! in the upgrade, each with the fields the indexes read (one it cannot read is kept, marked active,
@@ -12,14 +11,14 @@
 //! Hand-written over web-sys rather than with the `idb` or `indexed_db_futures` crates: both need
 //! std, which the npm package is built without (docs/performance.md has the measure).
 
+use super::browser::{deferred, GLOBAL};
 use super::entry::Entry;
 use super::record::{holds, Write};
 use alloc::rc::Rc;
-use alloc::string::String;
 use alloc::vec::Vec;
 use core::cell::{Cell, RefCell};
 use js_sys::futures::JsFuture;
-use js_sys::{Array, Function, Object, Promise, Reflect};
+use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{
@@ -29,8 +28,6 @@ use web_sys::{
 
 const VERSION: u32 = 2;
 const ENTRIES: &str = "entries";
-const META: &str = "meta";
-const SEQ: &str = "seq";
 /// Version 1's store of the lease a tab held to send without Web Locks: no longer used.
 const LEASE: &str = "lease";
 
@@ -72,16 +69,17 @@ impl Idb {
         });
         request.set_onupgradeneeded(Some(on_upgrade.as_ref().unchecked_ref()));
         let blocked = Rc::new(Cell::new(false));
-        let opened = Promise::new(&mut |resolve: Function, reject: Function| {
-            request.set_onsuccess(Some(&resolve));
-            request.set_onerror(Some(&reject));
-            let (blocked, reject) = (blocked.clone(), reject.clone());
-            let on_blocked = Closure::once_into_js(move || {
+        let (opened, resolve, reject) = deferred();
+        request.set_onsuccess(Some(&resolve));
+        request.set_onerror(Some(&reject));
+        let on_blocked = Closure::once_into_js({
+            let blocked = blocked.clone();
+            move || {
                 blocked.set(true);
                 let _ = reject.call0(&JsValue::UNDEFINED);
-            });
-            request.set_onblocked(Some(on_blocked.unchecked_ref()));
+            }
         });
+        request.set_onblocked(Some(on_blocked.unchecked_ref()));
         if let Err(event) = JsFuture::from(opened).await {
             if blocked.get() {
                 // The upgrade stays queued: when the other page lets go, it runs (its handlers
@@ -125,82 +123,61 @@ impl Idb {
         Ok(settled(&index.get_all()?).await?.unchecked_into::<Array>().to_vec())
     }
 
-    /// The last `seq` given.
-    pub(crate) async fn seq(&self) -> Result<f64, JsValue> {
-        let meta = self.db.transaction_with_str(META)?.object_store(META)?;
-        Ok(settled(&meta.get(&SEQ.into())?).await?.as_f64().unwrap_or(0.0))
-    }
-
-    /// The records written after `seq`, and how many entries are active: what changed since a tab
-    /// last looked, and whether one of them was removed.
-    pub(crate) async fn changes(&self, seq: f64) -> Result<(Vec<JsValue>, u32), JsValue> {
+    /// The record of `key` (`undefined`: none).
+    pub(crate) async fn get(&self, key: &str) -> Result<JsValue, JsValue> {
         let entries = self.db.transaction_with_str(ENTRIES)?.object_store(ENTRIES)?;
-        let after = IdbKeyRange::lower_bound_with_open(&seq.into(), true)?;
-        let changed = entries.index(SEQ)?.get_all_with_key(&after)?;
-        let active = entries.index("active")?.count()?;
-        let changed = settled(&changed).await?.unchecked_into::<Array>().to_vec();
-        let active = settled(&active).await?.as_f64().unwrap_or(0.0) as u32;
-        Ok((changed, active))
+        settled(&entries.get(&key.into())?).await
     }
 
-    /// The keys of the active entries.
-    pub(crate) async fn active_keys(&self) -> Result<Vec<String>, JsValue> {
-        let index =
-            self.db.transaction_with_str(ENTRIES)?.object_store(ENTRIES)?.index("active")?;
-        let keys = settled(&index.get_all_keys()?).await?.unchecked_into::<Array>();
-        Ok(keys.iter().filter_map(|key| key.as_string()).collect())
-    }
-
-    /// Up to `limit` created entries done before `before`.
-    pub(crate) async fn done_before(
-        &self,
-        before: f64,
-        limit: u32,
-    ) -> Result<Vec<JsValue>, JsValue> {
+    /// Deletes up to `limit` created entries done before `before`: their retention is over (a
+    /// created entry never changes, so none of them can be newer than what the index says).
+    pub(crate) async fn purge(&self, before: f64, limit: u32) -> Result<(), JsValue> {
         let index = self.db.transaction_with_str(ENTRIES)?.object_store(ENTRIES)?.index("done")?;
         let range = IdbKeyRange::upper_bound(&before.into())?;
-        let done = settled(&index.get_all_with_key_and_limit(&range, limit)?).await?;
-        Ok(done.unchecked_into::<Array>().to_vec())
+        let keys = settled(&index.get_all_keys_with_key_and_limit(&range, limit)?).await?;
+        let keys = keys.unchecked_into::<Array>();
+        if keys.length() == 0 {
+            return Ok(());
+        }
+        let transaction = self.write(ENTRIES)?;
+        let entries = transaction.object_store(ENTRIES)?;
+        for key in keys.iter() {
+            entries.delete(&key)?;
+        }
+        complete(&transaction).await
     }
 
-    /// Makes `write` if the store holds what it expects, with the next `seq`: `None` once it is
-    /// durable, else the record the store holds (`undefined`: none).
+    /// Makes `write` if the store holds what it expects: `None` once it is durable, else the
+    /// record the store holds (`undefined`: none).
     pub(crate) async fn commit(&self, write: &Write) -> Result<Option<JsValue>, JsValue> {
-        let transaction = self.write(&[ENTRIES, META])?;
-        let (entries, meta) = (transaction.object_store(ENTRIES)?, transaction.object_store(META)?);
+        let transaction = self.write(ENTRIES)?;
+        let entries = transaction.object_store(ENTRIES)?;
         let current = entries.get(&write.key.as_str().into())?;
-        let last = meta.get(&SEQ.into())?;
         let stale = Rc::new(RefCell::new(None));
-        // Requests complete in order: when the seq is read, so is the record. The write must be
-        // made then, while the transaction is active.
+        // The write is made when the record is read, while the transaction is still active.
         let on_read = Closure::once_into_js({
-            let (last_seq, stale) = (last.clone(), stale.clone());
+            let (read, stale) = (current.clone(), stale.clone());
             let (key, expected, record) = (write.key.clone(), write.expected, write.record.clone());
             move || {
-                let now = current.result().unwrap_or_default();
+                let now = read.result().unwrap_or_default();
                 if !holds(&now, expected) {
                     *stale.borrow_mut() = Some(now);
                     return;
                 }
-                let seq = last_seq.result().ok().and_then(|s| s.as_f64()).unwrap_or(0.0) + 1.0;
-                let _ = meta.put_with_key(&seq.into(), &SEQ.into());
                 let _ = match record {
-                    Some(record) => {
-                        let _ = Reflect::set(&record, &SEQ.into(), &seq.into());
-                        entries.put(&record)
-                    }
+                    Some(record) => entries.put(&record),
                     None => entries.delete(&key.into()),
                 };
             }
         });
-        last.set_onsuccess(Some(on_read.unchecked_ref()));
+        current.set_onsuccess(Some(on_read.unchecked_ref()));
         complete(&transaction).await?;
         Ok(stale.take())
     }
 
     /// Deletes the record of `key`, whatever it holds (one set aside).
     pub(crate) async fn remove(&self, key: &str) -> Result<(), JsValue> {
-        let transaction = self.write(&[ENTRIES])?;
+        let transaction = self.write(ENTRIES)?;
         transaction.object_store(ENTRIES)?.delete(&key.into())?;
         complete(&transaction).await
     }
@@ -209,11 +186,10 @@ impl Idb {
         self.db.close();
     }
 
-    fn write(&self, stores: &[&str]) -> Result<IdbTransaction, JsValue> {
+    fn write(&self, store: &str) -> Result<IdbTransaction, JsValue> {
         let options = Object::new();
         let _ = Reflect::set(&options, &"durability".into(), &"strict".into());
-        let stores: Array = stores.iter().map(|store| JsValue::from(*store)).collect();
-        self.db.unchecked_ref::<Database>().transaction(&stores, "readwrite", &options)
+        self.db.unchecked_ref::<Database>().transaction(store, "readwrite", &options)
     }
 }
 
@@ -233,11 +209,10 @@ fn upgrade(request: &IdbOpenDbRequest, old: f64, handlers: &Handlers) {
     } else {
         let _ = db.delete_object_store(LEASE);
     }
-    let _ = db.create_object_store(META);
     let Ok(entries) = transaction.object_store(ENTRIES) else {
         return;
     };
-    for (index, path) in [("active", "active"), ("done", "doneAt"), (SEQ, SEQ)] {
+    for (index, path) in [("active", "active"), ("done", "doneAt")] {
         let _ = entries.create_index_with_str(index, path);
     }
     if old >= 1.0 {
@@ -275,10 +250,9 @@ fn migrate(entries: &web_sys::IdbObjectStore, handlers: &Handlers) {
 
 /// The request's result once it succeeds; its error when it fails.
 async fn settled(request: &IdbRequest) -> Result<JsValue, JsValue> {
-    let done = Promise::new(&mut |resolve: Function, reject: Function| {
-        request.set_onsuccess(Some(&resolve));
-        request.set_onerror(Some(&reject));
-    });
+    let (done, resolve, reject) = deferred();
+    request.set_onsuccess(Some(&resolve));
+    request.set_onerror(Some(&reject));
     match JsFuture::from(done).await {
         Ok(_) => request.result(),
         Err(event) => Err(request.error().ok().flatten().map_or(event, JsValue::from)),
@@ -287,11 +261,10 @@ async fn settled(request: &IdbRequest) -> Result<JsValue, JsValue> {
 
 /// Resolves once `transaction` is complete; its error when it fails or aborts.
 async fn complete(transaction: &IdbTransaction) -> Result<(), JsValue> {
-    let done = Promise::new(&mut |resolve: Function, reject: Function| {
-        transaction.set_oncomplete(Some(&resolve));
-        transaction.set_onerror(Some(&reject));
-        transaction.set_onabort(Some(&reject));
-    });
+    let (done, resolve, reject) = deferred();
+    transaction.set_oncomplete(Some(&resolve));
+    transaction.set_onerror(Some(&reject));
+    transaction.set_onabort(Some(&reject));
     match JsFuture::from(done).await {
         Ok(_) => Ok(()),
         Err(event) => Err(transaction.error().map_or(event, JsValue::from)),
@@ -300,10 +273,6 @@ async fn complete(transaction: &IdbTransaction) -> Result<(), JsValue> {
 
 #[wasm_bindgen]
 extern "C" {
-    /// `globalThis`, where `indexedDB` is looked up.
-    #[wasm_bindgen(thread_local_v2, js_name = globalThis)]
-    pub(crate) static GLOBAL: JsValue;
-
     /// An `IDBDatabase`, whose `transaction(stores, mode, { durability })` web-sys has only among
     /// its unstable APIs.
     #[wasm_bindgen(extends = IdbDatabase)]
@@ -311,7 +280,7 @@ extern "C" {
     #[wasm_bindgen(method, catch)]
     fn transaction(
         this: &Database,
-        stores: &Array,
+        store: &str,
         mode: &str,
         options: &Object,
     ) -> Result<IdbTransaction, JsValue>;

@@ -11,6 +11,7 @@
 //! - `store.rs` and `idb.rs`: where the records are kept;
 //! - `send.rs`: when entries are sent, and by which tab.
 
+mod browser;
 mod entry;
 mod idb;
 mod record;
@@ -140,8 +141,6 @@ pub(crate) struct Core {
     unreadable: RefCell<Vec<Unreadable>>,
     /// One change at a time.
     turns: Turns,
-    /// The store's last write this outbox has read (IndexedDB's `seq`).
-    seen: Cell<f64>,
     /// Aborts the calls in flight when the outbox closes.
     abort: AbortController,
     paused: Cell<bool>,
@@ -197,10 +196,6 @@ impl Outbox {
             let message = ["the outbox could not read its store: ", &failure(&cause)].concat();
             Error::config(message).with_cause(cause)
         };
-        let seen = match store.idb() {
-            Some(idb) => idb.seq().await.map_err(could_not)?,
-            None => 0.0,
-        };
         let records = store.load().await.map_err(could_not)?;
         let abort = AbortController::new()
             .map_err(|cause| Error::config("the outbox needs AbortController").with_cause(cause))?;
@@ -214,7 +209,6 @@ impl Outbox {
             entries: RefCell::default(),
             unreadable: RefCell::default(),
             turns: Turns::default(),
-            seen: Cell::new(seen),
             abort,
             paused: Cell::new(false),
             closed: Cell::new(false),

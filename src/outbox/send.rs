@@ -7,15 +7,16 @@
 //!   Locks API every tab sends (the compare-and-write of each change still lets one tab mark an
 //!   entry `sending`), and open says what that means. A caller's store serves one process: it
 //!   always sends.
-//! - **When.** A round reads what changed in the store since the tab last looked, removes the
+//! - **When.** A round reads the store's active entries (what another tab changed), removes the
 //!   created entries past their retention, then runs `concurrency` workers, each sending the next
 //!   due entry until none is due. Rounds start on open, `add`, `resume`, `retry`, a message from
 //!   another tab, the `online` event (every pending entry, whatever its wait), the page coming into
 //!   view, the timer of the earliest next attempt, and `flush`. While `navigator.onLine` is false
 //!   nothing is sent, so being offline spends no attempt.
 //! - **Tabs** tell each other each write over a BroadcastChannel; a tab that missed one reads it
-//!   with the store's changes.
+//!   with the store's active entries, at its next round or when its page comes into view.
 
+use super::browser::{deferred, offline, warn, web_locks, Timer, GLOBAL};
 use super::entry::{Event, Sent};
 use super::record::{get, Write};
 use super::{Core, Entry, State};
@@ -32,7 +33,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{BroadcastChannel, EventTarget, MessageEvent};
 
-/// The most created entries from before the outbox opened that one round removes.
+/// The most created entries one round removes from IndexedDB.
 const PURGE_PER_ROUND: u32 = 100;
 
 /// What an outbox keeps for sending.
@@ -132,11 +133,8 @@ fn granted(core: &Weak<Core>) -> Promise {
         }
         return Promise::resolve(&JsValue::UNDEFINED);
     };
-    let mut release = None;
-    let held = Promise::new(&mut |resolve: Function, _| release = Some(resolve));
-    if let Some(release) = release {
-        core.with(|s| s.lock = Lock::Held(release));
-    }
+    let (held, release, _) = deferred();
+    core.with(|s| s.lock = Lock::Held(release));
     took_over(&core);
     held
 }
@@ -147,7 +145,7 @@ fn took_over(core: &Rc<Core>) {
     core.with(|s| s.leader = true);
     let core = core.clone();
     spawn_local(async move {
-        sync(&core).await;
+        reload(&core).await;
         let left: Vec<String> = core.with(|s| {
             let entries = core.entries.borrow();
             let gone = entries.iter().filter(|e| e.state == State::Sending);
@@ -209,7 +207,8 @@ pub(crate) async fn flush(core: &Rc<Core>) {
     if core.stopped() {
         return;
     }
-    let done = Promise::new(&mut |resolve: Function, _| core.with(|s| s.waiters.push(resolve)));
+    let (done, resolve, _) = deferred();
+    core.with(|s| s.waiters.push(resolve));
     if core.with(|s| s.leader) {
         kick(core, true);
     } else {
@@ -251,7 +250,7 @@ async fn rounds(core: Rc<Core>) {
 
 /// One round: what changed, the purge, then `concurrency` workers.
 async fn round(core: &Rc<Core>, force: bool) {
-    sync(core).await;
+    reload(core).await;
     purge(core).await;
     let tried = Rc::new(RefCell::new(Vec::new()));
     let workers: Array = (0..core.concurrency)
@@ -313,64 +312,66 @@ async fn send(core: &Rc<Core>, entry: Entry) {
     core.with(|s| s.in_flight.retain(|k| *k != key));
 }
 
-/// Reads what changed in the store since this tab last looked (IndexedDB): each record written
-/// since, and, when fewer entries are active than this tab holds, which were removed.
-async fn sync(core: &Core) {
+/// Reads the store's active entries (IndexedDB): what another tab changed, or removed, and this
+/// one did not hear. A round costs the entries not created, however many were created before.
+async fn reload(core: &Core) {
     let Some(idb) = core.store.idb() else {
         return;
     };
-    let Ok((changed, active)) = idb.changes(core.seen.get()).await else {
+    let known: Vec<String> = core
+        .entries
+        .borrow()
+        .iter()
+        .filter(|e| e.state != State::Created)
+        .map(|e| e.key.clone())
+        .collect();
+    let Ok(records) = idb.active().await else {
         return;
     };
-    for record in &changed {
-        if let Some(seq) = get(record, "seq").as_f64() {
-            core.seen.set(core.seen.get().max(seq));
+    let mut held = Vec::with_capacity(records.len());
+    for record in &records {
+        if let Some(key) = get(record, "key").as_string() {
+            held.push(key);
         }
         core.heard_record(record);
     }
-    let held = core.entries.borrow().iter().filter(|e| e.state != State::Created).count()
-        + core.unreadable.borrow().len();
-    if active as usize >= held {
-        return;
-    }
-    if let Ok(keys) = idb.active_keys().await {
-        let gone: Vec<String> = core
-            .entries
-            .borrow()
-            .iter()
-            .filter(|e| e.state != State::Created && !keys.contains(&e.key))
-            .map(|e| e.key.clone())
-            .collect();
-        for key in gone {
-            core.forget(&key);
+    held.sort_unstable();
+    // Known before the read as not created, and no longer active: created or removed elsewhere.
+    for key in known.iter().filter(|key| held.binary_search(key).is_err()) {
+        match idb.get(key).await {
+            Ok(record) if record.is_undefined() => core.forget(key),
+            Ok(record) => core.heard_record(&record),
+            Err(_) => {}
         }
-        core.unreadable.borrow_mut().retain(|u| u.key.as_ref().is_some_and(|k| keys.contains(k)));
     }
+    core.unreadable
+        .borrow_mut()
+        .retain(|u| u.key.as_ref().is_some_and(|k| held.binary_search(k).is_ok()));
 }
 
-/// Removes the created entries past their retention: those this tab holds, and (IndexedDB) a few
-/// of those created before it opened.
+/// Removes the created entries past their retention: from the store (IndexedDB: a few at a time,
+/// by its index of created entries; a caller's store: those the outbox holds), and from memory.
 async fn purge(core: &Core) {
-    let now = Date::now();
-    if let Some(idb) = core.store.idb() {
-        let before = now - core.retention_ms;
-        if let Ok(records) = idb.done_before(before, PURGE_PER_ROUND).await {
-            for record in &records {
-                if let Ok(entry) = Entry::from_record(record) {
-                    core.remember(entry);
-                }
-            }
-        }
-    }
+    let before = Date::now() - core.retention_ms;
     let expired: Vec<String> = core
         .entries
         .borrow()
         .iter()
-        .filter(|e| e.state == State::Created && e.updated_at + core.retention_ms <= now)
+        .filter(|e| e.state == State::Created && e.updated_at <= before)
         .map(|e| e.key.clone())
         .collect();
-    for key in expired {
-        let _ = core.change(&key, &Event::Expired(core.retention_ms)).await;
+    match core.store.idb() {
+        Some(idb) => {
+            let _ = idb.purge(before, PURGE_PER_ROUND).await;
+            for key in expired {
+                core.forget(&key);
+            }
+        }
+        None => {
+            for key in expired {
+                let _ = core.change(&key, &Event::Expired(core.retention_ms)).await;
+            }
+        }
     }
 }
 
@@ -417,7 +418,7 @@ fn listen(core: &Rc<Core>) {
             // In view again: what changed meanwhile (a tab that does not send learns it too).
             if get(&document, "visibilityState").as_string().as_deref() == Some("visible") {
                 spawn_local(async move {
-                    sync(&core).await;
+                    reload(&core).await;
                     kick(&core, false);
                 });
             }
@@ -515,64 +516,9 @@ pub(crate) fn stop(core: &Core) {
     yield_lock(core);
 }
 
-/// Whether the runtime says it is offline (`navigator.onLine` false).
-fn offline() -> bool {
-    let navigator = GLOBAL.with(|global| get(global, "navigator"));
-    get(&navigator, "onLine") == JsValue::FALSE
-}
-
-/// `navigator.locks`, where there is one.
-fn web_locks() -> Option<LockManager> {
-    let locks = GLOBAL.with(|global| get(&get(global, "navigator"), "locks"));
-    locks.is_object().then(|| locks.unchecked_into())
-}
-
 /// The promise of `future`, through one boxed type: the outbox's futures share one copy of the
 /// glue that polls them, where each would bring its own.
 pub(crate) fn promise(future: impl Future<Output = Result<JsValue, JsValue>> + 'static) -> Promise {
     let future: Pin<Box<dyn Future<Output = Result<JsValue, JsValue>>>> = Box::pin(future);
     future_to_promise(future)
-}
-
-/// A one-shot timer, after gloo-timers' `Timeout`: `callback` runs once after `ms` milliseconds,
-/// unless the timer is dropped first.
-#[must_use]
-struct Timer {
-    id: JsValue,
-    _callback: Closure<dyn FnMut()>,
-}
-
-impl Timer {
-    fn new(ms: f64, callback: Box<dyn FnMut()>) -> Timer {
-        let callback = Closure::wrap(callback);
-        let id = set_timeout(callback.as_ref().unchecked_ref(), ms);
-        Timer { id, _callback: callback }
-    }
-}
-
-impl Drop for Timer {
-    fn drop(&mut self) {
-        clear_timeout(&self.id);
-    }
-}
-
-#[wasm_bindgen]
-extern "C" {
-    /// `globalThis`: `navigator`, `document`, and the `online` event.
-    #[wasm_bindgen(thread_local_v2, js_name = globalThis)]
-    static GLOBAL: JsValue;
-
-    #[wasm_bindgen(js_name = setTimeout)]
-    fn set_timeout(handler: &Function, ms: f64) -> JsValue;
-    #[wasm_bindgen(js_name = clearTimeout)]
-    fn clear_timeout(id: &JsValue);
-
-    #[wasm_bindgen(js_namespace = console)]
-    fn warn(message: &str);
-
-    /// The Web Locks API (web-sys has it only among its unstable APIs).
-    type LockManager;
-    /// `locks.request(name, callback)`: `callback` runs holding the lock until its promise settles.
-    #[wasm_bindgen(method, catch)]
-    fn request(this: &LockManager, name: &str, callback: &Function) -> Result<Promise, JsValue>;
 }

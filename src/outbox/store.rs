@@ -14,6 +14,7 @@
 //! outbox holds in memory is what the store holds, and a write is compared with that. A record is a
 //! plain object of strings, numbers and booleans (`record.rs`); the token is never in one.
 
+use super::browser::deferred;
 use super::idb::{Idb, Refusal};
 use super::record::Write;
 use crate::Error;
@@ -138,14 +139,13 @@ pub(crate) struct Turn<'a> {
     turns: &'a Turns,
     of: String,
     mine: Promise,
-    end: Option<Function>,
+    end: Function,
 }
 
 impl Turns {
     /// The turn of `of`, once the turns taken before it of the same `of` are given back.
     pub(crate) async fn take(&self, of: &str) -> Turn<'_> {
-        let mut end = None;
-        let mine = Promise::new(&mut |resolve: Function, _| end = Some(resolve));
+        let (mine, end, _) = deferred();
         let before = {
             let mut last = self.last.borrow_mut();
             match last.iter_mut().find(|(key, _)| key == of) {
@@ -168,9 +168,7 @@ impl Drop for Turn<'_> {
         // The last turn of its entry leaves no trace.
         let mine = |key: &String, last: &Promise| key == &self.of && Object::is(last, &self.mine);
         self.turns.last.borrow_mut().retain(|(key, last)| !mine(key, last));
-        if let Some(end) = &self.end {
-            let _ = end.call0(&JsValue::UNDEFINED);
-        }
+        let _ = self.end.call0(&JsValue::UNDEFINED);
     }
 }
 
