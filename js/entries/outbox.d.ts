@@ -9,6 +9,11 @@ export declare class MemoryStore implements OutboxStore {
   delete(key: string): Promise<void>;
 }
 
+/** A listener of any event (the DOM's `EventListenerOrEventListenerObject`, which a project without the DOM library lacks). */
+export type OutboxListener = ((event: Event) => void) | { handleEvent(event: Event): void };
+/** The DOM's `AddEventListenerOptions`. */
+export interface OutboxListenerOptions { capture?: boolean; once?: boolean; passive?: boolean; signal?: AbortSignal }
+
 /** The events of a `PlantOutbox`. */
 export interface PlantOutboxEventMap {
   /** An entry was added or changed (`detail`: the entry as it now is), or removed (`{ key, removed: true }`). */
@@ -31,9 +36,9 @@ export declare class PlantOutbox extends EventTarget {
   /** Opens the outbox: a `config` PlantStoreError when a setting is wrong or the store cannot be opened (the message names the cause). */
   static open(options: PlantOutboxOptions): Promise<PlantOutbox>;
   addEventListener<K extends keyof PlantOutboxEventMap>(
-    type: K, listener: (this: PlantOutbox, event: PlantOutboxEventMap[K]) => void, options?: boolean | AddEventListenerOptions): void;
-  addEventListener(type: string, listener: EventListener | EventListenerObject | null, options?: boolean | AddEventListenerOptions): void;
+    type: K, listener: (this: PlantOutbox, event: PlantOutboxEventMap[K]) => void, options?: boolean | OutboxListenerOptions): void;
+  addEventListener(type: string, listener: OutboxListener | null, options?: boolean | OutboxListenerOptions): void;
   removeEventListener<K extends keyof PlantOutboxEventMap>(
-    type: K, listener: (this: PlantOutbox, event: PlantOutboxEventMap[K]) => void, options?: boolean | EventListenerOptions): void;
-  removeEventListener(type: string, listener: EventListener | EventListenerObject | null, options?: boolean | EventListenerOptions): void;
+    type: K, listener: (this: PlantOutbox, event: PlantOutboxEventMap[K]) => void, options?: boolean | { capture?: boolean }): void;
+  removeEventListener(type: string, listener: OutboxListener | null, options?: boolean | { capture?: boolean }): void;
 }

@@ -86,6 +86,18 @@ const CASES = [
     },
   },
   {
+    name: 'retries off: a 429 or 503 that asks for a wait reports it, and retries used up report the last', browser: true,
+    body: `return [await call(api, base, '429s2', id), await call(api, base, '503s3', id + 1),
+      await call(api, base, '503s1,503s4', id + 2, { retry: { attempts: 2, maxDelayMs: 5000 } }),
+      await call(api, base, '503', id + 3)];`,
+    check: ([off, unavailable, usedUp, plain]) => {
+      assert.deepEqual([off.kind, off.status, off.attempts, off.retryAfterMs], ['unexpected_status', 429, 1, 2000]);
+      assert.deepEqual([unavailable.status, unavailable.retryAfterMs], [503, 3000]);
+      assert.deepEqual([usedUp.status, usedUp.attempts, usedUp.retryAfterMs], [503, 2, 4000]);
+      assert.equal(plain.retryAfterMs, undefined, 'no Retry-After, no wait reported');
+    },
+  },
+  {
     name: 'a Retry-After over the time left ends the call at once',
     body: `return call(api, base, '429s5,ok', id, { retry: { maxDelayMs: 10000 }, timeoutMs: 1000 });`,
     check: (r) => {

@@ -7,7 +7,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from './support/server.mjs';
@@ -30,13 +30,31 @@ const BUNDLER = { module: 'esnext', moduleResolution: 'bundler' };
 const NODE16 = { module: 'node16', moduleResolution: 'node16' };
 
 /** Each setup: its compiler options (over strict, noEmit, skipLibCheck false), and its files. */
+const ESM = ['consumer.ts', 'readme-outbox.ts'];
 const SETUPS = [
-  { name: 'bundler, lib es2022 + dom', options: { ...BUNDLER, ...DOM }, files: ['consumer.ts'] },
-  { name: 'bundler, lib es2022 + @types/node, no DOM', options: { ...BUNDLER, ...NODE }, files: ['consumer.ts'] },
-  { name: 'node16 (ES module), lib es2022 + @types/node, no DOM', options: { ...NODE16, ...NODE }, files: ['consumer.ts'] },
-  { name: 'node16 (ES module), lib es2022 + dom', options: { ...NODE16, ...DOM }, files: ['consumer.ts'] },
+  { name: 'bundler, lib es2022 + dom', options: { ...BUNDLER, ...DOM }, files: ESM },
+  { name: 'bundler, lib es2022 + @types/node, no DOM', options: { ...BUNDLER, ...NODE }, files: ESM },
+  { name: 'node16 (ES module), lib es2022 + @types/node, no DOM', options: { ...NODE16, ...NODE }, files: ESM },
+  { name: 'node16 (ES module), lib es2022 + dom', options: { ...NODE16, ...DOM }, files: ESM },
   { name: 'nodenext, a CommonJS file (require of an ES module)', options: { module: 'nodenext', moduleResolution: 'nodenext', ...NODE }, files: ['consumer.cts'] },
 ];
+
+/**
+ * The README's outbox example as it is written, with what it leaves to the reader declared: it must
+ * compile under strict TypeScript.
+ */
+function readmeOutbox() {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Never lose a plant'));
+  const example = section.match(/```ts\n([\s\S]*?)```/)[1];
+  return `${example}
+import type { OutboxChange } from 'plant-store-client/outbox';
+declare const baseUrl: string;
+declare function getToken(options: { refresh: boolean }): Promise<string>;
+declare function render(change: OutboxChange): void;
+void PlantStoreError;
+`;
+}
 
 describe('the types of the packed package', { timeout: 300_000 }, () => {
   let tmp;
@@ -49,6 +67,7 @@ describe('the types of the packed package', { timeout: 300_000 }, () => {
     cpSync(join(ROOT, 'tests/types'), consumer, { recursive: true });
     // "type": "module": under node16 a .ts file is then an ES module, as in a Node ESM project.
     writeFileSync(join(consumer, 'package.json'), '{ "name": "types-consumer", "private": true, "type": "module" }\n');
+    writeFileSync(join(consumer, 'readme-outbox.ts'), readmeOutbox());
     const packed = tarball(tmp);
     await new Promise((resolve, reject) => execFile('npm', ['install', '--offline', '--no-package-lock', '--no-audit',
       '--no-fund', '--loglevel=error', packed], { cwd: consumer, timeout: 120_000 }, (err, out, errOut) => err ? reject(new Error(errOut)) : resolve()));

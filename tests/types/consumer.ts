@@ -12,6 +12,7 @@ import {
 import { init as manualInit, createPlant as manualCreate } from 'plant-store-client/manual';
 import {
   PlantOutbox, MemoryStore, type OutboxEntry, type OutboxChange, type OutboxStore, type PlantOutboxOptions,
+  type OutboxUnreadable,
 } from 'plant-store-client/outbox';
 
 const options: PlantStoreOptions = { baseUrl: 'https://plants.example/api', token: 't0ken' };
@@ -181,28 +182,36 @@ async function wrongUses(): Promise<void> {
   result.value;
 }
 
-// Issue 33: the outbox.
+// Issues 33 and 37: the outbox.
 async function outboxes(): Promise<void> {
   const store: OutboxStore = new MemoryStore();
-  const settings: PlantOutboxOptions = { ...options, name: 'plants', store, concurrency: 2 };
+  const settings: PlantOutboxOptions = { ...options, name: 'plants', store, concurrency: 2, retentionMs: 3_600_000 };
   const outbox: PlantOutbox = await PlantOutbox.open(settings);
   outbox.addEventListener('change', (event) => {
-    const change = (event as CustomEvent<OutboxChange>).detail;
+    const change: OutboxChange = event.detail;
     if ('removed' in change) return void change.key;
     const state: 'pending' | 'sending' | 'created' | 'rejected' | 'uncertain' = change.state;
     const code: number | undefined = change.error?.code;
-    void [state, code, change.created?.name, change.nextAttemptAt];
+    void [state, code, change.created?.name, change.nextAttemptAt, change.notBefore, change.revision, change.updatedAt];
+  });
+  outbox.addEventListener('close', (event) => {
+    const reason: string = event.detail;
+    void reason;
   });
   const entry: OutboxEntry = await outbox.add({ id: 9007199254740993n, name: 'Fern' });
   const key: string = entry.key;
   const entries: OutboxEntry[] = outbox.entries();
+  const aside: OutboxUnreadable[] = outbox.unreadable();
+  const reason: string | undefined = aside[0]?.key;
   await outbox.flush();
   await outbox.retry(key);
+  await outbox.markCreated(key);
+  await outbox.markCreated(key, { name: 'Fern', tag: 'green' });
   await outbox.remove(key);
   outbox.pause();
   outbox.resume();
   outbox.close();
-  void entries;
+  void [entries, reason];
   // @ts-expect-error: an outbox needs a name
   await PlantOutbox.open({ ...options });
   // @ts-expect-error: it is opened, never constructed
@@ -211,6 +220,10 @@ async function outboxes(): Promise<void> {
   await PlantOutbox.open({ ...options, name: 'n', store: { put: async () => {} } });
   // @ts-expect-error: an entry's state is one of five
   const wrong: OutboxEntry['state'] = 'lost';
+  // @ts-expect-error: a change's detail is no string
+  outbox.addEventListener('change', (event) => event.detail.toUpperCase());
+  // @ts-expect-error: markCreated takes a Plant, which has a name
+  await outbox.markCreated(key, { tag: 'x' });
   void wrong;
 }
 
