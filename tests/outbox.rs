@@ -134,3 +134,58 @@ async fn an_outbox_closed_while_its_request_is_out_sends_it_again_with_the_same_
     assert_eq!(get(&stored, "name"), "Interrupted fern");
     outbox.close();
 }
+
+/// Creates plant `id` on the server, as another client would.
+async fn created_elsewhere(id: i64) {
+    let client = plant_store_client::Client::new(Config::new(SERVER).token(TOKEN)).unwrap();
+    client.create_plant(&NewPlant { id, name: "Elsewhere".into(), tag: None }).await.unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn the_app_settles_a_refused_entry_and_a_second_outbox_of_the_name_keeps_in_step() {
+    let name = name("app");
+    let config = || OutboxConfig::new(Config::new(SERVER).token(TOKEN), &name);
+    let a = Outbox::open(config()).await.unwrap();
+    let b = Outbox::open(config()).await.unwrap(); // a second tab: `a` sends
+    let fern = NewPlant { id: uid(), name: "Fern".into(), tag: None };
+    created_elsewhere(fern.id).await;
+
+    let added = a.add(&fern).await.unwrap();
+    a.flush().await;
+    let refused = &a.entries()[0];
+    assert_eq!((refused.state, refused.attempts), (State::Rejected, 1), "{refused:?}");
+    assert_eq!(refused.error.as_ref().map(|e| (e.kind, e.code)), Some((Kind::Rejected, Some(3))));
+    // The same plant again is the same entry; another plant with its id is refused.
+    assert_eq!(a.add(&fern).await.unwrap().key, added.key);
+    let other = NewPlant { name: "Other".into(), ..fern.clone() };
+    assert_eq!(a.add(&other).await.unwrap_err().kind(), Kind::Config);
+
+    a.retry(&added.key).await.unwrap();
+    a.flush().await;
+    assert_eq!((a.entries()[0].state, a.entries()[0].attempts), (State::Rejected, 2));
+    // The app looked: the plant is there. The other outbox learns it too.
+    a.mark_created(&added.key, None).await.unwrap();
+    let created = &a.entries()[0];
+    assert_eq!((created.state, created.maybe_created), (State::Created, false));
+    assert_eq!(created.created.as_ref().map(|p| p.name.as_str()), Some("Fern"));
+    let seen_by_b = || b.entries().iter().find(|e| e.key == added.key).map(|e| e.state);
+    for _ in 0..100 {
+        if seen_by_b() == Some(State::Created) {
+            break;
+        }
+        sleep(20).await;
+    }
+    assert_eq!(seen_by_b(), Some(State::Created));
+    // Removed in `b`: gone in `a`, and never sent again.
+    b.remove(&added.key).await.unwrap();
+    for _ in 0..100 {
+        if a.entries().is_empty() {
+            break;
+        }
+        sleep(20).await;
+    }
+    assert!(a.entries().is_empty(), "{:?}", a.entries());
+    assert_eq!(a.retry(&added.key).await.unwrap_err().kind(), Kind::Config);
+    a.close();
+    b.close();
+}
