@@ -22,6 +22,7 @@ import { chromium } from 'playwright-core';
 import { startServer, TOKEN } from '../tests/js/support/server.mjs';
 import { measureOverhead, measurePeers, abba, median, callsPerSecond } from './overhead.js';
 import { sizes } from './sizes.mjs';
+import { outboxRows } from './outbox.mjs';
 import { serveStatic } from './static.mjs';
 import { buildPeers, findSpec } from './peers/build.mjs';
 
@@ -258,6 +259,11 @@ try {
   for (const peer of peers) {
     cell(viteFigure, peer.label, coldRow(viteSection, `${peer.label}: navigation start → first call done`, await vitePairs(peer.name), 'called', peer.label));
   }
+
+  // The outbox: its drain beside plain calls, and open and a round with 100 and 10,000 created
+  // entries kept (bench/outbox.mjs).
+  progress('outbox, Chromium');
+  rows.push(...await within(600_000, 'the outbox', outboxRows(PKG)));
 
   // 4. Throughput against the reference server on loopback, Node: N calls, C in flight, each call a new
   // plant. Both sides run once to warm up (JIT, the connection pool), then ROUNDS times in ABBA order;

@@ -29,10 +29,10 @@ const PAGE = html(`
 
 /**
  * Chromium with one context whose pages are served at ORIGIN: `/` (and `/tab`) the page above,
- * `/pkg/…` the package (CORS open), any other path from `pages` (path → HTML). `posts` collects
+ * `/pkg/…` the package (`pkg`, default $PKG_DIR; CORS open), any other path from `pages` (path → HTML). `posts` collects
  * every POST to `api`.
  */
-export async function startBrowser({ api, pages = {} }) {
+export async function startBrowser({ api, pages = {}, pkg = PKG }) {
   // A routed origin counts as public: Chromium's Local Network Access would ask the user before its
   // page may call loopback. It is made a secure context, as a page on https is, for the Web Locks
   // API (a page can take it away: `withoutWebLocks`).
@@ -46,8 +46,8 @@ export async function startBrowser({ api, pages = {} }) {
     const headers = { 'access-control-allow-origin': '*' };
     if (path === '/' || path === '/tab') return route.fulfill({ contentType: 'text/html', body: PAGE });
     if (pages[path]) return route.fulfill({ contentType: 'text/html', body: pages[path] });
-    const file = normalize(join(PKG, path.replace(/^\/pkg\//, '')));
-    if (!path.startsWith('/pkg/') || !file.startsWith(PKG + '/') || !existsSync(file)) return route.fulfill({ status: 404, headers });
+    const file = normalize(join(pkg, path.replace(/^\/pkg\//, '')));
+    if (!path.startsWith('/pkg/') || !file.startsWith(pkg + '/') || !existsSync(file)) return route.fulfill({ status: 404, headers });
     return route.fulfill({ contentType: TYPES[extname(file)], headers, body: readFileSync(file) });
   });
   context.on('request', (request) => {

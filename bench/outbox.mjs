@@ -1,0 +1,98 @@
+// The outbox's figures (issue 37), in headless Chromium against the reference server on loopback,
+// as rows for bench.mjs's table:
+// - drain: 1,000 entries added while paused, then resumed, the server answering each after 20 ms,
+//   concurrency 4 (the bound: 1,000 × 20 ms / 4 = 5 s); beside it, the same 1,000 plain createPlant
+//   calls, 4 at a time, in the same page: what the network and the call cost without the outbox;
+// - open, then one round (a flush with nothing due), with 100 and with 10,000 created entries kept
+//   in IndexedDB (written there directly, as the retention keeps them): the median of 5 each.
+//   node bench/outbox.mjs [PKG_DIR]   (bench/run prints it with the rest)
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer } from '../tests/js/support/server.mjs';
+import { startBrowser } from '../tests/js/support/outbox-page.mjs';
+
+const TOKEN = 'bench-token-0123';
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
+
+export async function outboxRows(pkg) {
+  const server = await startServer({ token: TOKEN });
+  const chromium = await startBrowser({ api: server.url, pkg });
+  try {
+    const page = await chromium.tab();
+    const base = `${server.url}/__test/delay/20`;
+    const drain = await page.evaluate(async ({ base, token }) => {
+      const ids = { next: Date.now() * 1000 };
+      let t = performance.now();
+      await Promise.all([0, 1, 2, 3].map(async () => {
+        for (let i = 0; i < 250; i++) await createPlant({ id: ids.next++, name: 'Plain' }, { baseUrl: base, token });
+      }));
+      const plain = performance.now() - t;
+      const outbox = await PlantOutbox.open({ baseUrl: base, token, name: `drain-${Date.now()}` });
+      outbox.pause();
+      await Promise.all(Array.from({ length: 1000 }, () => outbox.add({ id: ids.next++, name: 'Queued' })));
+      let created = 0;
+      const done = new Promise((resolve) => outbox.addEventListener('change', (e) => {
+        if (e.detail.state === 'created' && ++created === 1000) resolve();
+      }));
+      t = performance.now();
+      outbox.resume();
+      await done;
+      const drained = performance.now() - t;
+      outbox.close();
+      return { plain, drained };
+    }, { base, token: TOKEN });
+
+    const kept = async (count) => page.evaluate(async ({ count, url, token }) => {
+      const name = `kept-${count}-${Date.now()}`;
+      // The database as the outbox makes it, then `count` created entries written straight in.
+      (await PlantOutbox.open({ baseUrl: url, token, name })).close();
+      await new Promise((resolve, reject) => {
+        const request = indexedDB.open(`plant-store-outbox:${name}`);
+        request.onsuccess = () => {
+          const tx = request.result.transaction('entries', 'readwrite');
+          const now = Date.now();
+          for (let i = 0; i < count; i++) {
+            tx.objectStore('entries').put({ v: 2, key: `kept-${i}`, revision: 3, plant: { id: String(i), name: `Kept ${i}` },
+              idType: 'number', state: 'created', attempts: 1, maybeCreated: false, addedAt: now, updatedAt: now,
+              created: { name: `Kept ${i}` }, doneAt: now });
+          }
+          tx.oncomplete = () => { request.result.close(); resolve(); };
+          tx.onerror = () => reject(tx.error);
+        };
+      });
+      const opens = [];
+      const rounds = [];
+      for (let i = 0; i < 5; i++) {
+        let t = performance.now();
+        const outbox = await PlantOutbox.open({ baseUrl: url, token, name });
+        opens.push(performance.now() - t);
+        t = performance.now();
+        await outbox.flush();
+        rounds.push(performance.now() - t);
+        outbox.close();
+      }
+      return { opens, rounds };
+    }, { count, url: server.url, token: TOKEN });
+    const few = await kept(100);
+    const many = await kept(10_000);
+    const section = 'outbox, Chromium, IndexedDB, reference server on loopback';
+    const ratio = (a, b) => `${(median(a) / median(b)).toFixed(2)}x`;
+    return [
+      [section, 'drain: 1,000 entries, answers after 20 ms, concurrency 4 (bound 5 s)',
+        `${s(drain.drained)}; the same 1,000 plain createPlant calls, 4 at a time: ${s(drain.plain)} (${(drain.drained / drain.plain).toFixed(2)}x)`],
+      [section, 'open, with 100 / 10,000 created entries kept (median of 5)',
+        `${median(few.opens).toFixed(1)} ms / ${median(many.opens).toFixed(1)} ms = ${ratio(many.opens, few.opens)}`],
+      [section, 'one round (flush, nothing due), with 100 / 10,000 kept (median of 5)',
+        `${median(few.rounds).toFixed(1)} ms / ${median(many.rounds).toFixed(1)} ms = ${ratio(many.rounds, few.rounds)}`],
+    ];
+  } finally {
+    await chromium.close();
+    await server.stop();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const pkg = resolve(process.argv[2] ?? fileURLToPath(new URL('../pkg', import.meta.url)));
+  for (const [, what, value] of await outboxRows(pkg)) console.log(`${what} | ${value}`);
+}
