@@ -84,7 +84,10 @@ export interface OutboxOperations {
    * another one with that id is a `config` error.
    */
   add(plant: NewPlant): Promise<OutboxEntry>;
-  /** Every entry not created, and those created since the outbox opened (until `retentionMs`), in the order they were added. */
+  /**
+   * Every entry not created, and the created ones it holds until `retentionMs` (with IndexedDB those created since
+   * the outbox opened; a store of yours gives all), in the order they were added.
+   */
   entries(): OutboxEntry[];
   /** The records the outbox cannot read, set aside. */
   unreadable(): OutboxUnreadable[];

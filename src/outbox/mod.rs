@@ -215,7 +215,7 @@ impl Outbox {
             sending: send::Sending::default(),
         }));
         *core.borrow_mut() = Some(Rc::downgrade(&outbox.0));
-        outbox.0.opened(records).await;
+        outbox.0.opened(records);
         send::start(&outbox.0);
         Ok(outbox)
     }
@@ -231,8 +231,9 @@ impl Outbox {
         self.0.add(plant.clone(), false).await
     }
 
-    /// Every entry not created, and those created since the outbox opened (until their
-    /// retention), in the order they were added.
+    /// Every entry not created, and the created ones the outbox holds until their retention (with
+    /// IndexedDB those created since it opened; a store of the caller's gives all), in the order
+    /// they were added.
     pub fn entries(&self) -> Vec<Entry> {
         self.0.entries.borrow().clone()
     }
@@ -315,23 +316,14 @@ impl Outbox {
 }
 
 impl Core {
-    /// Takes the records `open` read: entries in memory, unreadable ones set aside, and, from a
-    /// caller's store (which holds every record), created entries past their retention removed.
-    async fn opened(&self, records: Vec<JsValue>) {
-        let mut expired = Vec::new();
+    /// Takes the records `open` read (IndexedDB's active entries; every record of a caller's store,
+    /// whose created entries past their retention the first round removes): entries in memory,
+    /// the unreadable set aside.
+    fn opened(&self, records: Vec<JsValue>) {
         for record in &records {
             match Entry::from_record(record) {
-                Ok(entry) if entry.state == State::Created => expired.push(entry),
                 Ok(entry) => place(&mut self.entries.borrow_mut(), entry),
                 Err(unreadable) => self.unreadable.borrow_mut().push(unreadable),
-            }
-        }
-        for entry in expired {
-            let key = entry.key.clone();
-            place(&mut self.entries.borrow_mut(), entry);
-            if self.change(&key, &Event::Expired(self.retention_ms)).await.is_err() {
-                // Not expired: kept in the store, not shown (as IndexedDB does).
-                self.entries.borrow_mut().retain(|e| e.key != key);
             }
         }
     }
