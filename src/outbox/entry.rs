@@ -218,7 +218,7 @@ impl Entry {
             (Sending, Event::Sending) => return Step::Refused("it is being sent"),
             // A late Plant is the truth, whatever was made of the entry meanwhile.
             (_, Event::Settled(Sent { outcome: Ok(plant), requests, .. })) => {
-                next.created(plant.clone());
+                next.set_created(plant.clone());
                 next.attempts = self.attempts.saturating_add(*requests);
             }
             (Sending, Event::Settled(sent)) => next.failed(sent, now, random),
@@ -235,13 +235,13 @@ impl Entry {
             (Pending | Rejected | Uncertain, Event::Retried) => {
                 (next.state, next.next_attempt_at, next.not_before) = (Pending, None, None);
             }
-            (Pending | Rejected | Uncertain, Event::Resolved(plant)) => next.created(plant.clone()),
+            (Pending | Rejected | Uncertain, Event::Resolved(plant)) => next.set_created(plant.clone()),
             (Rejected | Uncertain, Event::Sending) => return Step::Refused("it was refused"),
         }
         Step::Next(next)
     }
 
-    fn created(&mut self, plant: Plant) {
+    fn set_created(&mut self, plant: Plant) {
         (self.state, self.created, self.error) = (State::Created, Some(plant), None);
         (self.maybe_created, self.next_attempt_at, self.not_before) = (false, None, None);
     }

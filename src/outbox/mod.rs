@@ -4,10 +4,10 @@
 //! [`Client::create_plant_with`], as any Rust app could.
 //!
 //! Read in this order:
-//! - `entry.rs`: an entry and the one table of rules that changes it ([`Entry::apply`]);
+//! - `entry.rs`: an entry and the one table of rules that changes it (`Entry::apply`);
 //! - `record.rs`: an entry as a store keeps it, and as JavaScript sees it;
 //! - this file: the operations, each a change written to the store before it is acted on, and
-//!   only over the revision it was made from ([`Core::change`]);
+//!   only over the revision it was made from (`Core::change`);
 //! - `store.rs` and `idb.rs`: where the records are kept;
 //! - `send.rs`: when entries are sent, and by which tab.
 
