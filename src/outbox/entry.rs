@@ -235,7 +235,9 @@ impl Entry {
             (Pending | Rejected | Uncertain, Event::Retried) => {
                 (next.state, next.next_attempt_at, next.not_before) = (Pending, None, None);
             }
-            (Pending | Rejected | Uncertain, Event::Resolved(plant)) => next.set_created(plant.clone()),
+            (Pending | Rejected | Uncertain, Event::Resolved(plant)) => {
+                next.set_created(plant.clone())
+            }
             (Rejected | Uncertain, Event::Sending) => return Step::Refused("it was refused"),
         }
         Step::Next(next)
