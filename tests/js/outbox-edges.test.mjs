@@ -89,6 +89,15 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
     outbox.close();
   });
 
+  it('a connection reset after the store created the plant, then "duplicate id" on the retry: uncertain', async () => {
+    const { outbox } = await outboxOf('storedreset,ok', { retry: { attempts: 2, baseDelayMs: 1 } });
+    await outbox.add({ id: 9210, name: 'Reset' });
+    await outbox.flush();
+    const doubtful = only(outbox);
+    assert.deepEqual([doubtful.state, doubtful.maybeCreated, doubtful.attempts, doubtful.error.code], ['uncertain', true, 2, 3]);
+    outbox.close();
+  });
+
   it('attempts counts the requests sent: a 503 then 200 within one call is 2', async () => {
     const { outbox } = await outboxOf('503,ok', { retry: { attempts: 3, baseDelayMs: 1 } });
     await outbox.add({ id: 9250, name: 'Twice' });

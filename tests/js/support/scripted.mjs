@@ -5,7 +5,8 @@
 // Steps: `ok` (the operation: the bearer token checked, a duplicate id refused with 400, error 3),
 // a status (`503`, `502`, `500`, …: that status with an Error body), `429s<N>` and `503s<N>`
 // (Retry-After: N seconds), `429d<N>` (Retry-After as an HTTP-date N s ahead), `reset` (the
-// socket destroyed before any answer), `slowok<MS>` (stored at once, answered after MS ms),
+// socket destroyed before any answer), `storedreset` (stored, then the socket destroyed before the
+// answer), `slowok<MS>` (stored at once, answered after MS ms),
 // `hang` (never answers; ended by the client or after 10 s), `badok` (200 that is not a Plant).
 // Every answer carries `x-request-id`; CORS lets a page of another origin call, send
 // `traceparent` and `idempotency-key`, and read `retry-after` and `x-request-id`.
@@ -60,6 +61,8 @@ export async function startScripted({ token }) {
     const plant = JSON.parse(body);
     plants.set(id, plant);
     const created = { name: plant.name, ...(plant.tag === undefined ? {} : { tag: plant.tag }) };
+    // The operation done, and its answer lost: the socket destroyed before it leaves.
+    if (step === 'storedreset') return req.socket.destroy();
     if ((m = step.match(/^slowok(\d+)$/))) {
       const timer = setTimeout(() => answer(200, created), +m[1]);
       return res.on('close', () => clearTimeout(timer));
