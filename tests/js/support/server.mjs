@@ -10,7 +10,7 @@ export const TOKEN = 'test-token-0123';
 /** The built package: $PKG_DIR (set by scripts/test), else pkg/. */
 export const PKG = process.env.PKG_DIR ?? join(ROOT, 'pkg');
 
-/** @returns {Promise<{ url: string, stop: () => Promise<void>, stats: () => Promise<{requests: number, plants: number}>, json: (path: string) => Promise<any> }>} */
+/** @returns {Promise<{ url: string, stop: () => Promise<void>, stats: () => Promise<{requests: number, plants: number, keys: number}>, json: (path: string) => Promise<any>, stored: (id: string) => Promise<any> }>} */
 export async function startServer({ token = TOKEN, testRoutes = true, www, pkg, port = 0 } = {}) {
   const args = ['--port', String(port), '--token', token];
   if (testRoutes) args.push('--test-routes');
@@ -32,6 +32,14 @@ export async function startServer({ token = TOKEN, testRoutes = true, www, pkg, 
     url,
     json,
     stats: () => json('/__test/stats'),
+    /** The plant `id` once the server has stored it (`/__test/plants/{id}` answers 404 until then); 30 s at most. */
+    stored: async (id) => {
+      for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 50))) {
+        const response = await fetch(`${url}/__test/plants/${id}`);
+        if (response.ok) return response.json();
+      }
+      throw new Error(`the server did not store plant ${id} within 30 s`);
+    },
     stop: async () => {
       if (child.exitCode === null) { child.kill('SIGTERM'); await once(child, 'exit'); }
     },
