@@ -90,7 +90,8 @@ pub struct Entry {
     /// A request may have created the plant without the outbox learning it; never true of a
     /// created entry.
     pub maybe_created: bool,
-    /// When it was added, in milliseconds since the epoch: the order it is sent in.
+    /// When it was added, in milliseconds since the epoch: the order it is sent in (entries added
+    /// within one millisecond by one outbox are a thousandth of one apart).
     pub added_at: f64,
     /// When it last changed, in milliseconds since the epoch.
     pub updated_at: f64,

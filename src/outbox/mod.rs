@@ -145,6 +145,8 @@ pub(crate) struct Core {
     abort: AbortController,
     paused: Cell<bool>,
     closed: Cell<bool>,
+    /// When the last entry added here was.
+    last_added: Cell<f64>,
     /// What `send.rs` keeps: the lock, the round under way, the timer, the listeners.
     sending: send::Sending,
 }
@@ -212,6 +214,7 @@ impl Outbox {
             abort,
             paused: Cell::new(false),
             closed: Cell::new(false),
+            last_added: Cell::new(0.0),
             sending: send::Sending::default(),
         }));
         *core.borrow_mut() = Some(Rc::downgrade(&outbox.0));
@@ -356,7 +359,10 @@ impl Core {
         let IdempotencyKey::Given(key) = IdempotencyKey::random()? else {
             return Err(Error::config("the outbox could not draw a key"));
         };
-        let entry = Entry::new(key.clone(), plant, bigint, Date::now());
+        // Each later than the last, so that the order they were added in survives a reload.
+        let added_at = Date::now().max(self.last_added.get() + 0.001);
+        self.last_added.set(added_at);
+        let entry = Entry::new(key.clone(), plant, bigint, added_at);
         let write = Write { key, expected: None, record: Some(entry.to_record()) };
         match self.commit(&write).await {
             Ok(None) => {

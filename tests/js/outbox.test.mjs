@@ -66,6 +66,7 @@ describe('the outbox, in headless Chromium and in Node, against the reference se
     await open(page, 'offline');
     const kept = await entries(page);
     assert.equal(kept.length, 20, 'the 20 entries survived the reload');
+    assert.deepEqual(kept.map((e) => String(e.plant.id)), ids, 'in the order they were added');
     assert.ok(kept.every((e) => e.state === 'pending' && e.attempts === 0), 'offline, none was sent');
     assert.equal(postsOf(ids).length, 0);
 
