@@ -31,12 +31,8 @@ const notReady = () => new PlantStoreError('config', isManual
   ? 'the wasm module is not loaded: plant-store-client/manual loads it when you call init(), so await init() first'
   : 'the wasm module is still loading: await init() before validateNewPlant (createPlant and PlantStoreClient wait by themselves)');
 
-/** The error of a load from `url` that failed with `cause`: the network's, or a misconfiguration's. */
+/** The error of a load from `url` that failed with `cause`: a misconfiguration's. */
 function failed(url, cause) {
-  if (cause instanceof TypeError) {
-    return new PlantStoreError('network', `plant-store-client could not fetch its wasm module from ${url} (${cause}): ` +
-      'the connection failed; the next call or init() fetches it again', { cause });
-  }
   return new PlantStoreError('config', `plant-store-client could not load its wasm module from ${url} (${cause}). ` +
     'Serve plant_store_client_bg.wasm there (copy it next to your bundle if your bundler did not emit it; ' +
     "a Content-Security-Policy must allow 'wasm-unsafe-eval'), " +
@@ -54,9 +50,16 @@ export function loaded(module, url) {
   }
 }
 
-/** The entry loads the module with `load()`, which resolves once it is instantiated: now, and again after a network failure. */
+/**
+ * The entry fetches the module with `load()`, which resolves once it is instantiated: now, and again
+ * after the network failed it (fetch, or reading the body, rejects with a TypeError then).
+ */
 export function loading(load, url) {
-  start = () => load().catch((cause) => { throw failed(url, cause); });
+  start = () => load().catch((cause) => {
+    if (!(cause instanceof TypeError)) throw failed(url, cause);
+    throw new PlantStoreError('network', `plant-store-client could not fetch its wasm module from ${url} (${cause}): ` +
+      'the connection failed; the next call or init() fetches it again', { cause });
+  });
   settle();
 }
 
