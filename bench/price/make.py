@@ -155,8 +155,13 @@ VARIANTS = {
     # Issue 39: a call's error made at the call, with the caller's stack (api.js callSite), against
     # rejecting with the error the call's task made.
     "no-caller-frame": [
-        ("js/entries/api.js", """  const site = new PlantStoreError('', '');
-  Error.captureStackTrace?.(site, fn);
+        ("js/entries/api.js", """  const { captureStackTrace, stackTraceLimit } = Error;
+  if (!captureStackTrace || !Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit')?.writable) return new PlantStoreError('', '');
+  Error.stackTraceLimit = 0;
+  const site = new PlantStoreError('', '');
+  Error.stackTraceLimit = 1;
+  captureStackTrace(site, fn);
+  Error.stackTraceLimit = stackTraceLimit;
   return site;""", "  return fn;"),
         ("js/entries/api.js", """  return call.catch((error) => {
     if (!PlantStoreError.is(error)) throw error;

@@ -103,16 +103,23 @@ export function init(source) {
 }
 
 /**
- * A PlantStoreError made now, at the call of `fn`, with the stack of the line that called `fn`: the
+ * A PlantStoreError made now, at the call of `fn`, whose stack is the line that called `fn`: the
  * error that call rejects with (atSite). The call itself settles in a task of its own, where only
  * the .wasm's and the event loop's frames are: Node would print the glue's line under its caret,
- * and no frame would say which call failed. V8 and JavaScriptCore leave out the frames of this
- * package (Error.captureStackTrace; `fn` must not tail-call this, or JavaScriptCore loses its frame).
- * Its price per call is in docs/performance.md.
+ * and no frame would say which call failed. Error.captureStackTrace (V8, JavaScriptCore) leaves out
+ * this package's frames; `fn` must not tail-call this, or JavaScriptCore loses its frame. One frame,
+ * captured once: each frame more, and the async frames V8 adds, cost every call (its price per call
+ * is in docs/performance.md). Where Error is frozen, or without captureStackTrace (Firefox), the
+ * stack is the one the error is made with.
  */
 function callSite(fn) {
+  const { captureStackTrace, stackTraceLimit } = Error;
+  if (!captureStackTrace || !Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit')?.writable) return new PlantStoreError('', '');
+  Error.stackTraceLimit = 0;
   const site = new PlantStoreError('', '');
-  Error.captureStackTrace?.(site, fn);
+  Error.stackTraceLimit = 1;
+  captureStackTrace(site, fn);
+  Error.stackTraceLimit = stackTraceLimit;
   return site;
 }
 
