@@ -134,11 +134,13 @@ const types = readFileSync(join(root, 'src/js/types.d.ts'), 'utf8') + `
 export type InitInput = string | URL | Response | ArrayBuffer | ArrayBufferView | object;
 
 /**
- * Resolves once the wasm module is loaded. Every entry but \`plant-store-client/manual\` starts the
- * load on import (the default entry, for browsers and bundlers, in the background: \`await init()\`
- * before \`validateNewPlant\` at start-up); \`plant-store-client/manual\` loads it here, once, from
- * \`source\` (default: the .wasm next to the entry). A failed load rejects with a \`config\`
- * PlantStoreError naming the URL; after a failed load on import, every export fails with it.
+ * Resolves once the wasm module is loaded, the same promise each time. Every entry but
+ * \`plant-store-client/manual\` starts the load on import (the default entry, for browsers and
+ * bundlers, in the background: \`await init()\` before \`validateNewPlant\` at start-up);
+ * \`plant-store-client/manual\` loads it here, once, from \`source\` (default: the .wasm next to the
+ * entry). A .wasm whose fetch failed rejects with a \`network\` PlantStoreError, and is fetched again
+ * by the next call or init(); any other failed load with a \`config\` one naming the URL, and after
+ * such a load on import every export fails with it.
  */
 export function init(source?: InitInput | Promise<InitInput>): Promise<void>;
 `;

@@ -206,21 +206,35 @@ impl fmt::Display for Error {
     }
 }
 
-/// By hand: the cause is a JavaScript value, whose own text is not this crate's to print.
+/// By hand, to read as the JS error prints in Node: the kind as `err.kind` spells it, then only the
+/// fields that apply, without `Some(..)`: `Error { kind: rejected, message: "a plant with id 7
+/// already exists", status: 400, code: 3, attempts: 1, maybe_created: false }`. The cause is a
+/// JavaScript value, whose own text is not this crate's to print.
 impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Error")
-            .field("kind", &self.0.kind)
-            .field("message", &self.0.message)
-            .field("status", &self.0.status)
-            .field("code", &self.0.code)
-            .field("issues", &self.0.issues)
-            .field("cause", &self.0.cause.as_ref().map(|_| ".."))
-            .field("attempts", &self.0.attempts)
-            .field("maybe_created", &self.0.maybe_created)
-            .field("retry_after_ms", &self.0.retry_after_ms)
-            .field("earlier", &self.0.earlier)
-            .finish()
+        let inner = &self.0;
+        let mut out = f.debug_struct("Error");
+        out.field("kind", &format_args!("{}", inner.kind)).field("message", &inner.message);
+        if let Some(status) = &inner.status {
+            out.field("status", status);
+        }
+        if let Some(code) = &inner.code {
+            out.field("code", code);
+        }
+        if !inner.issues.is_empty() {
+            out.field("issues", &inner.issues);
+        }
+        if inner.cause.is_some() {
+            out.field("cause", &format_args!("(a JavaScript value)"));
+        }
+        out.field("attempts", &inner.attempts).field("maybe_created", &inner.maybe_created);
+        if let Some(ms) = &inner.retry_after_ms {
+            out.field("retry_after_ms", ms);
+        }
+        if let Some(earlier) = &inner.earlier {
+            out.field("earlier", earlier);
+        }
+        out.finish()
     }
 }
 
@@ -561,6 +575,30 @@ mod tests {
             assert_eq!(kind.as_str().parse::<Kind>(), Ok(kind));
         }
         assert_eq!("Rejected".parse::<Kind>(), Err(UnknownKind));
+    }
+
+    #[test]
+    fn display_is_the_message_and_debug_reads_like_the_js_error() {
+        let refused = Draft::new(Kind::Rejected, "a plant with id 7 already exists")
+            .with_status(400)
+            .with_code(3)
+            .redact(&[])
+            .in_call(1, false, None);
+        assert_eq!(format!("{refused}"), "a plant with id 7 already exists");
+        assert_eq!(
+            format!("{refused:?}"),
+            "Error { kind: rejected, message: \"a plant with id 7 already exists\", status: 400, \
+             code: 3, attempts: 1, maybe_created: false }"
+        );
+        let later = Draft::new(Kind::UnexpectedStatus, "the Plant Store answered 429")
+            .with_status(429)
+            .with_retry_after(Some(5000))
+            .redact(&[])
+            .in_call(2, false, Some(refused));
+        let debug = format!("{later:?}");
+        assert!(debug.starts_with("Error { kind: unexpected_status, "), "{debug}");
+        assert!(debug.contains("retry_after_ms: 5000, earlier: Error { kind: rejected"), "{debug}");
+        assert!(!debug.contains("Some(") && !debug.contains("None"), "{debug}");
     }
 
     #[test]

@@ -138,7 +138,8 @@ function addHistory(entry) {
   else if (entry.plant) meta.push('200');
   else if (entry.error?.status !== undefined) meta.push(String(entry.error.status));
   if (entry.error?.code !== undefined) meta.push(`code ${entry.error.code}`);
-  if (entry.error?.kind) meta.push(entry.error.kind);
+  // The kind, unless the attempts already end with it ("network → network").
+  if (entry.error?.kind && entry.attempts?.at(-1) !== entry.error.kind) meta.push(entry.error.kind);
   const time = entry.at.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
   historyList.prepend(h('li', { class: `entry ${tone}` },
     h('span', { class: 'dot', 'aria-hidden': 'true' }),
@@ -185,7 +186,9 @@ form.addEventListener('submit', async (event) => {
 
 // The queue: its own build of the package (plant-store-client/outbox), loaded after the form works.
 const queueButton = $('queue-add');
-openQueue({ h, baseUrl: () => baseUrlInput.value.trim(), token: () => tokenInput.value }).then((queue) => {
+// What a queue action did replaces the Result card, which would otherwise still show the last call.
+const told = (text) => showResult(h('p', { class: 'queued' }, text));
+openQueue({ h, baseUrl: () => baseUrlInput.value.trim(), token: () => tokenInput.value, told }).then((queue) => {
   queueButton.disabled = false;
   baseUrlInput.addEventListener('change', () => queue.reopen());
   queueButton.addEventListener('click', async () => {
@@ -193,12 +196,10 @@ openQueue({ h, baseUrl: () => baseUrlInput.value.trim(), token: () => tokenInput
     const plant = currentPlant();
     try {
       await queue.add(plant); // validates first: an invalid plant is a validation error, and nothing is kept
+      told(`“${plant.name}” is in the queue: it is sent once the store can be reached, and shows there how it goes.`);
     } catch (err) {
       if (err?.kind === 'validation') showIssues(err.issues, new Set(PLANT_FIELDS));
       showResult(errorCard(err));
     }
   });
-}, (err) => {
-  $('queue-empty').textContent = `The queue could not open: ${err.message}`;
-  console.error('the queue did not open:', err);
-});
+}, (err) => console.error('the queue did not open:', err));

@@ -40,7 +40,7 @@ const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 
 /**
  * A PlantStoreError (or anything else thrown) as a card: `title`, a `text` sentence, the server's or
- * client's `message`, `details` rows (kind, status, code) and what to `advice`. The error's message
+ * client's `message`, `details` rows (kind; status and code for a refusal) and what to `advice`. The error's message
  * never holds the token (the client redacts it), and nothing here adds it.
  */
 export function describeError(err, { baseUrl }) {
@@ -54,8 +54,12 @@ export function describeError(err, { baseUrl }) {
     };
   }
   const details = [['Kind', err.kind]];
-  if (err.status !== undefined) details.push(['HTTP status', String(err.status)]);
-  if (err.code !== undefined) details.push(['Error code', String(err.code)]);
+  // The client's own messages name the status and the code ("the Plant Store answered 401 (error
+  // 4): …"); a refusal's message is the store's own words, so only it gets them as rows.
+  if (err.kind === 'rejected') {
+    if (err.status !== undefined) details.push(['HTTP status', String(err.status)]);
+    if (err.code !== undefined) details.push(['Error code', String(err.code)]);
+  }
   const card = { message: err.message, details };
   switch (err.kind) {
     case 'validation':
@@ -70,7 +74,7 @@ export function describeError(err, { baseUrl }) {
       return {
         ...card,
         title: 'The Plant Store refused this plant',
-        text: 'The store answered 400 with this reason:',
+        text: 'The store gave this reason:',
         advice: 'Change the plant (for example, pick another id) and try again.',
       };
     case 'network':
@@ -104,14 +108,14 @@ export function describeError(err, { baseUrl }) {
         return {
           ...card,
           title: 'The Plant Store did not accept the token',
-          text: `It answered ${err.status}:`,
+          text: 'It refused it with this reason:',
           advice: 'Check the token under “Connection”: scripts/demo prints the right one.',
         };
       }
       return {
         ...card,
         title: 'The Plant Store gave an unexpected answer',
-        text: `It answered with status ${err.status}, which the contract does not describe:`,
+        text: 'It answered with a status the contract does not describe:',
         advice: 'Check the base URL: it should point at a Plant Store.',
       };
     case 'invalid_response':

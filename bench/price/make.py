@@ -152,8 +152,24 @@ VARIANTS = {
          "fn shown(message: &str, secrets: &[&str]) -> String {\n    hidden(message, secrets)\n}\n"
          "#[allow(dead_code)]\nfn shown_unused(message: &str, secrets: &[&str]) -> String {\n"),
     ],
-    "every-frame-in-a-calls-error": [
-        ("src/js/mod.rs", "Err(error) => Err(error.to_js_in_task()),", "Err(error) => Err(error.to_js()),"),
+    # Issue 39: a call's error made at the call, with the caller's stack (api.js callSite), against
+    # rejecting with the error the call's task made.
+    "no-caller-frame": [
+        ("js/entries/api.js", """  const { captureStackTrace, stackTraceLimit } = Error;
+  if (!captureStackTrace || !Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit')?.writable) return new PlantStoreError('', '');
+  Error.stackTraceLimit = 0;
+  const site = new PlantStoreError('', '');
+  Error.stackTraceLimit = 1;
+  captureStackTrace(site, fn);
+  Error.stackTraceLimit = stackTraceLimit;
+  return site;""", "  return fn;"),
+        ("js/entries/api.js", """  return call.catch((error) => {
+    if (!PlantStoreError.is(error)) throw error;
+    // Its own fields only, as they are (`message` and `cause` not enumerable): not the stack, nor
+    // where an engine records the line that made it (JavaScriptCore's `line`, `sourceURL`).
+    for (const key of FIELDS) if (Object.hasOwn(error, key)) Object.defineProperty(site, key, Object.getOwnPropertyDescriptor(error, key));
+    throw site;
+  });""", "  return call;"),
     ],
     # The byte-driven choices still in the code, against their plain alternative.
     "contains-char": [

@@ -1,12 +1,16 @@
 // The API of every entry, over the glue, and the state of the .wasm's load. Each entry starts the
 // load its runtime's way: loaded() at once, loading() in the background, or manual() for init().
-// - createPlant, and a client's createPlant, wait for a load under way.
-// - validateNewPlant and new PlantStoreClient answer at once: before the load is done, the first
-//   throws a `config` PlantStoreError that says to `await init()`, and a client's options are
-//   checked when the load is done (its first call rejects if one is wrong).
-// - After a failed load on import, every export fails with one `config` PlantStoreError naming the
-//   URL tried and the fix: a rejected import is an unhandled rejection no try/catch can turn into
-//   a PlantStoreError.
+// Before the load is done (README, "Before the .wasm has loaded"):
+// - init(), createPlant and a client's createPlant wait for it; new PlantStoreClient answers at
+//   once and checks its options when the load is done (its first call rejects if one is wrong).
+//   With plant-store-client/manual there is nothing to wait for until init(source) is called.
+// - validateNewPlant answers synchronously, so it throws a `config` PlantStoreError that names the
+//   fix for the entry in use.
+// A load that failed for the network (fetch rejected) is a `network` PlantStoreError, and the next
+// init() or call loads again. Any other failure on import (a 404, not wasm, a CSP) is a `config`
+// PlantStoreError naming the URL and the fix, and every export fails with it: a rejected import is
+// an unhandled rejection no try/catch can turn into a PlantStoreError.
+// Every error a call rejects with carries the stack of the line that called it (callSite).
 import {
   initSync, createPlant as create, validateNewPlant as validate, PlantStoreClient as Client, PlantStoreError,
 } from './plant_store_client.js';
@@ -14,15 +18,20 @@ import {
 export { PlantStoreError };
 
 let ready = false;
+/** The load under way, or done; null before one starts and after one failed. */
 let pending = null;
+/** The error of the last failed load, until one succeeds. */
 let failure = null;
-/** How init() loads the module (manual.js); the other entries load it themselves. */
-let load = null;
+/** Starts a load: from init()'s `source` (manual), or from the entry's own URL; null in the entries that load at once. */
+let start = null;
+let isManual = false;
 
-const notReady = () => new PlantStoreError('config',
-  'the wasm module is not loaded yet: await init() first (plant-store-client/manual loads it only then)');
+/** What the caller must do before the load is done, in the words of the entry in use. */
+const notReady = () => new PlantStoreError('config', isManual
+  ? 'the wasm module is not loaded: plant-store-client/manual loads it when you call init(), so await init() first'
+  : 'the wasm module is still loading: await init() before validateNewPlant (createPlant and PlantStoreClient wait by themselves)');
 
-/** The error of a load from `url` that failed with `cause`. */
+/** The error of a load from `url` that failed with `cause`: a misconfiguration's. */
 function failed(url, cause) {
   return new PlantStoreError('config', `plant-store-client could not load its wasm module from ${url} (${cause}). ` +
     'Serve plant_store_client_bg.wasm there (copy it next to your bundle if your bundler did not emit it; ' +
@@ -49,45 +58,113 @@ export function loaded(module, url) {
   try {
     initSync({ module: module() });
     ready = true;
+    pending = Promise.resolve();
   } catch (cause) {
     failure = failed(url, cause);
   }
 }
 
-/** The entry is loading the module: `loading` settles once it is instantiated, or failed. */
-export function loading(loading, url) {
-  once(url);
-  pending = loading.then(() => { ready = true; }, (cause) => { throw (failure = failed(url, cause)); });
-  pending.catch(() => {});
-}
-
-/** init() loads the module with `loader(source)`, which resolves once it is instantiated. */
-export function manual(loader) {
-  load = loader;
-}
-
 /**
- * Resolves once the module is loaded. With plant-store-client/manual it loads it, once, from
- * `source` (see manual.js); a failed load rejects with a `config` PlantStoreError that names the
- * URL, and may be tried again.
+ * The entry fetches the module with `load()`, which resolves once it is instantiated: now, and again
+ * after the network failed it (fetch, or reading the body, rejects with a TypeError then).
  */
-export function init(source) {
-  if (ready || failure || pending || !load) return failure ? Promise.reject(failure) : pending ?? Promise.resolve();
-  pending = load(source).then(() => { ready = true; }, (cause) => {
-    pending = null;
+export function loading(load, url) {
+  once(url);
+  start = () => load().catch((cause) => {
+    if (!(cause instanceof TypeError)) throw failed(url, cause);
+    throw new PlantStoreError('network', `plant-store-client could not fetch its wasm module from ${url} (${cause}): ` +
+      'the connection failed; the next call or init() fetches it again', { cause });
+  });
+  settle();
+}
+
+/** init(source) loads the module with `loader(source)`, which resolves once it is instantiated. */
+export function manual(loader) {
+  isManual = true;
+  start = (source) => loader(source).catch((cause) => {
     const url = typeof source == 'string' ? source : source?.href ?? source?.url ?? 'the source given to init()';
     throw new PlantStoreError('config', `init() could not load the wasm module from ${url}: ${cause}. ` +
       'Pass init() the URL where plant_store_client_bg.wasm is served, its bytes or a WebAssembly.Module', { cause });
   });
+}
+
+/** Starts a load from `source`; `pending` is it until it fails. */
+function settle(source) {
+  pending = start(source).then(() => { ready = true; }, (error) => {
+    failure = error;
+    pending = null;
+    throw error;
+  });
+  pending.catch(() => {}); // a load nobody awaits yet is not an unhandled rejection
   return pending;
 }
 
+/** The load a call waits for: the one under way, or a new one after the network failed one; null when there is none. */
+function loadToWaitFor() {
+  if (!pending && start && !isManual && failure?.kind === 'network') settle();
+  return pending;
+}
+
+/** The load to wait for, or a rejection that says why there is none. */
+const whenLoaded = () => loadToWaitFor() ?? Promise.reject(failure ?? notReady());
+
+/**
+ * Resolves once the module is loaded (the same promise each time, as React's `use(init())` needs).
+ * With plant-store-client/manual it loads it, once, from `source` (see manual.js); a failed load
+ * rejects with a PlantStoreError that names the URL, and may be tried again.
+ */
+export function init(source) {
+  return isManual ? pending ?? settle(source) : whenLoaded();
+}
+
+/**
+ * A PlantStoreError made now, at the call of `fn`, whose stack is the line that called `fn`: the
+ * error that call rejects with (atSite). The call itself settles in a task of its own, where only
+ * the .wasm's and the event loop's frames are: Node would print the glue's line under its caret,
+ * and no frame would say which call failed. Error.captureStackTrace (V8, JavaScriptCore) leaves out
+ * this package's frames; `fn` must not tail-call this, or JavaScriptCore loses its frame. One frame,
+ * captured once: each frame more, and the async frames V8 adds, cost every call (its price per call
+ * is in docs/performance.md). Where Error is frozen, or without captureStackTrace (Firefox), the
+ * stack is the one the error is made with.
+ */
+function callSite(fn) {
+  const { captureStackTrace, stackTraceLimit } = Error;
+  if (!captureStackTrace || !Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit')?.writable) return new PlantStoreError('', '');
+  Error.stackTraceLimit = 0;
+  const site = new PlantStoreError('', '');
+  Error.stackTraceLimit = 1;
+  captureStackTrace(site, fn);
+  Error.stackTraceLimit = stackTraceLimit;
+  return site;
+}
+
+/** `call`, a promise, rejecting with `site` (callSite) that has the fields of its PlantStoreError. */
+function atSite(site, call) {
+  return call.catch((error) => {
+    if (!PlantStoreError.is(error)) throw error;
+    // Its own fields only, as they are (`message` and `cause` not enumerable): not the stack, nor
+    // where an engine records the line that made it (JavaScriptCore's `line`, `sourceURL`).
+    for (const key of FIELDS) if (Object.hasOwn(error, key)) Object.defineProperty(site, key, Object.getOwnPropertyDescriptor(error, key));
+    throw site;
+  });
+}
+
+/** The fields of a PlantStoreError (js/error.js). */
+const FIELDS = ['message', 'cause', 'kind', 'attempts', 'maybeCreated', 'status', 'code', 'issues', 'retryAfterMs'];
+
+/** `error`, new and thrown synchronously by `fn`, with the stack of the line that called `fn`. */
+function fromCaller(fn, error) {
+  Error.captureStackTrace?.(error, fn);
+  return error;
+}
+
 export function createPlant(plant, options) {
-  return ready ? create(plant, options) : (pending ?? Promise.reject(notReady())).then(() => create(plant, options));
+  const site = callSite(createPlant);
+  return atSite(site, ready ? create(plant, options) : whenLoaded().then(() => create(plant, options)));
 }
 
 export function validateNewPlant(plant) {
-  if (!ready) throw failure ?? notReady();
+  if (!ready) throw failure ?? fromCaller(validateNewPlant, notReady());
   return validate(plant);
 }
 
@@ -95,15 +172,21 @@ export class PlantStoreClient {
   #client;
   #made;
   constructor(options) {
-    if (ready) this.#client = new Client(options);
-    else if (pending && !failure) {
+    if (ready) {
+      try {
+        this.#client = new Client(options);
+      } catch (error) {
+        throw fromCaller(PlantStoreClient, error);
+      }
+    } else if (loadToWaitFor()) {
       this.#made = pending.then(() => { this.#client = new Client(options); });
       this.#made.catch(() => {}); // its calls reject with the error
-    } else throw failure ?? notReady();
+    } else throw failure ?? fromCaller(PlantStoreClient, notReady());
   }
   createPlant(plant, options) {
-    return this.#client ? this.#client.createPlant(plant, options)
-      : this.#made.then(() => this.#client.createPlant(plant, options));
+    const site = callSite(PlantStoreClient.prototype.createPlant);
+    return atSite(site, this.#client ? this.#client.createPlant(plant, options)
+      : this.#made.then(() => this.#client.createPlant(plant, options)));
   }
   free() {
     this.#client?.free();

@@ -14,6 +14,6 @@ const compile = (wasm) => WebAssembly.compileStreaming(wasm).catch(async (error)
   return WebAssembly.compile(await wasm.arrayBuffer());
 });
 
-loading(response.then(compile).then((module) => initSync({ module })), url);
+loading(() => response().then(compile).then((module) => initSync({ module })), url);
 
 export { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError, init } from './api.js';

@@ -32,21 +32,6 @@ impl Error {
     }
 }
 
-impl Error {
-    /// [`Error::to_js`] for the error a call's task settles with: its stack keeps the one frame
-    /// that made it (`Error.stackTraceLimit` is 1 meanwhile, then restored). The frames below are
-    /// the .wasm's and the task queue's, never the caller's, since the call runs in a task of its
-    /// own; Node prints them all when nobody catches the error.
-    pub(crate) fn to_js_in_task(&self) -> JsValue {
-        let limit = JsValue::from_str("stackTraceLimit");
-        let kept = ERROR.with(|class| Reflect::get(class, &limit)).unwrap_or(JsValue::UNDEFINED);
-        let _ = ERROR.with(|class| Reflect::set(class, &limit, &1.into()));
-        let error = self.to_js();
-        let _ = ERROR.with(|class| Reflect::set(class, &limit, &kept));
-        error
-    }
-}
-
 /// `[{ path, code, message }, …]`.
 pub(crate) fn issues_to_js(issues: &[Issue]) -> JsValue {
     let array = Array::new();
@@ -60,13 +45,6 @@ pub(crate) fn issues_to_js(issues: &[Issue]) -> JsValue {
         array.push(&object);
     }
     array.into()
-}
-
-#[wasm_bindgen]
-extern "C" {
-    /// The global `Error` class, whose `stackTraceLimit` (V8's) bounds the frames of a new error.
-    #[wasm_bindgen(thread_local_v2, js_name = Error)]
-    static ERROR: JsValue;
 }
 
 #[wasm_bindgen(module = "/js/error.js")]

@@ -86,7 +86,7 @@ fn submit(client: &Client, plant: &JsValue, options: &CallOptions) -> Promise {
         Ok(call) => js_sys::futures::future_to_promise(async move {
             match call.run().await {
                 Ok(plant) => Ok(plant_to_js(&plant)),
-                Err(error) => Err(error.to_js_in_task()),
+                Err(error) => Err(error.to_js()),
             }
         }),
         Err(error) => Promise::reject(&error.to_js()),

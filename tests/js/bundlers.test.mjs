@@ -6,7 +6,8 @@
 // emit the .wasm; Vite also gives its URL to the README's preload, and emits it once), esbuild,
 // Rollup 4 and `bun build` (the .wasm copied next to the bundle, the README's one line), Next.js (a
 // client component, and route handlers on the Node and edge runtimes, after `next build` and
-// `next start`), and the Bun runtime. (Vite with Web Workers: runtimes.test.mjs.) Then a failed load in Chromium (404, an HTML page served as the
+// `next start`), the Bun runtime, and the README's React recipe (with TanStack Query and the outbox)
+// in a Vite app, used in Chromium (artifacts/react.png). (Vite with Web Workers: runtimes.test.mjs.) Then a failed load in Chromium (404, an HTML page served as the
 // .wasm, a CSP without 'wasm-unsafe-eval'): the import succeeds and every export fails with a
 // `config` PlantStoreError naming the URL; the right bytes with the wrong MIME type still load.
 // The consumer lives in target/bundlers/, kept between runs as the build caches of Parcel and
@@ -16,7 +17,7 @@ import assert from 'node:assert/strict';
 import { assertChecked as checked } from './support/checked.mjs';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { sendFile } from './support/static.mjs';
@@ -96,6 +97,7 @@ describe('the packed package in each bundler and framework', { timeout: 600_000 
     mkdirSync(WORK, { recursive: true });
     rmSync(OUT, { recursive: true, force: true });
     rmSync(join(WORK, 'next/app'), { recursive: true, force: true });
+    mkdirSync(join(ROOT, 'artifacts'), { recursive: true });
     cpSync(join(ROOT, 'tests/bundlers'), WORK, { recursive: true });
     for (const dir of ['web', 'next', 'vite', '.']) copyFileSync(join(ROOT, 'tests/runtimes/check.mjs'), join(WORK, dir, 'check.mjs'));
     copyFileSync(join(ROOT, 'tests/runtimes/node-esm.mjs'), join(WORK, 'node-esm.mjs'));
@@ -171,6 +173,52 @@ describe('the packed package in each bundler and framework', { timeout: 600_000 
       await assertChecked(checkedResult, { id, where: dir });
     });
   }
+
+  // The README's React recipe, its block written out as it is (the suite builds that code), in an
+  // app of its own (tests/bundlers/react/: TanStack Query's provider, a Suspense boundary, an outbox)
+  // built by Vite 8 at its default configuration, then used in Chromium as a person would.
+  it("React with Vite: the README's recipe validates as you type, creates a plant with useMutation, shows the outbox's entries live", async () => {
+    const recipe = readFileSync(join(ROOT, 'README.md'), 'utf8').match(/^```jsx\n([\s\S]*?)^```$/m)[1];
+    assert.ok(recipe.split('\n').length - 1 < 30, `the recipe is under 30 lines:\n${recipe}`);
+    writeFileSync(join(WORK, 'react/recipe.jsx'), recipe);
+    await run(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', 'react', '--base', './',
+      '--outDir', join(OUT, 'react'), '--emptyOutDir', '--logLevel', 'warn']);
+    const packed = readFileSync(join(WORK, 'node_modules/plant-store-client/package.json'), 'utf8');
+    assert.ok(!/react/i.test(packed), 'the package names no React');
+
+    const tab = await browser.newPage({ viewport: { width: 900, height: 640 } });
+    const pageErrors = [];
+    tab.on('pageerror', (err) => pageErrors.push(String(err)));
+    try {
+      await tab.goto(`${origin}/react/index.html?${new URLSearchParams({ base: server.url, token: TOKEN })}`);
+      const [id, name] = [tab.getByPlaceholder('id'), tab.getByPlaceholder('name')];
+      const create = tab.getByRole('button', { name: 'Create' });
+      // As you type: each keystroke is validated, and the issue shows at once.
+      await id.pressSequentially('12ab');
+      await tab.getByText('id must be an integer').waitFor();
+      assert.equal(await create.isDisabled(), true);
+      const first = nextId();
+      await id.fill(String(first));
+      await name.pressSequentially('Fern');
+      await tab.getByText('id must be an integer').waitFor({ state: 'detached' });
+      await create.click();
+      await tab.locator('output', { hasText: 'Created Fern' }).waitFor();
+      assert.deepEqual(await server.json(`/__test/plants/${first}`), { id: String(first), name: 'Fern', tag: null });
+      // The same id again: useMutation's error is the PlantStoreError, its message the store's.
+      await create.click();
+      await tab.locator('output', { hasText: `a plant with id ${first} already exists` }).waitFor();
+      // Queued: the entry shows, then changes to created, through the outbox's change events.
+      const queued = nextId();
+      await id.fill(String(queued));
+      await tab.getByRole('button', { name: 'Queue' }).click();
+      await tab.getByText('Fern: created').waitFor();
+      assert.deepEqual(await server.json(`/__test/plants/${queued}`), { id: String(queued), name: 'Fern', tag: null });
+      await tab.screenshot({ path: join(ROOT, 'artifacts/react.png') });
+      assert.deepEqual(pageErrors, []);
+    } finally {
+      await tab.close();
+    }
+  });
 
   it('esbuild: with the .wasm copied next to the bundle, the page creates a plant', async () => {
     const dir = join(OUT, 'esbuild');

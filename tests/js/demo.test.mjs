@@ -1,6 +1,8 @@
 // End to end: the demo page in www/ driven in headless Chromium against the reference server, which
-// serves the page, the built package and the API on one origin. Saves artifacts/demo.png (desktop)
-// and artifacts/demo-phone.png (375 px wide) to look at.
+// serves the page, the built package and the API on one origin. Saves a screenshot of each state to
+// look at: artifacts/demo.png (a refusal), demo-401.png, demo-queue.png (paused),
+// demo-queue-refused.png (a duplicate id in the queue), demo-queue-offline.png and
+// demo-queue-misconfigured.png (the queue's .wasm not loaded), demo-phone.png (375 px wide).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -101,6 +103,20 @@ describe('demo page (www/) in headless Chromium', { timeout: 90_000 }, () => {
     await page.screenshot({ path: join(ARTIFACTS, 'demo.png'), fullPage: true });
   });
 
+  it('shows a refused token once: the client\'s message names the 401, nothing repeats it', async () => {
+    await page.fill('#token', 'not-the-token');
+    await page.fill('#plant-id', '401');
+    await page.fill('#plant-name', 'Fern');
+    await page.click('#submit');
+    await outcome('The Plant Store did not accept the token');
+    const shown = await result().innerText();
+    assert.equal(shown.split('401').length - 1, 1, `"401" once:\n${shown}`);
+    assert.match(shown, /the Plant Store answered 401 \(error 4\): missing or invalid bearer token/);
+    assert.match(await history().first().innerText(), /1 attempt: 401 · code 4 · unauthorized$/);
+    await page.screenshot({ path: join(ARTIFACTS, 'demo-401.png'), fullPage: true });
+    await page.fill('#token', TOKEN);
+  });
+
   it('queues plants while working offline, shows each state, and sends each once when back', async () => {
     const queued = () => page.locator('#queue > li');
     await page.locator('#queue-add:enabled').waitFor();
@@ -110,6 +126,8 @@ describe('demo page (www/) in headless Chromium', { timeout: 90_000 }, () => {
       await page.fill('#plant-id', id);
       await page.fill('#plant-name', name);
       await page.click('#queue-add');
+      // The Result card tells what the queue action did, not the last call.
+      await result().getByText(`“${name}” is in the queue`).waitFor();
     }
     await page.locator('#queue > li.pending').nth(2).waitFor();
     assert.equal(await queued().count(), 3);
@@ -133,6 +151,21 @@ describe('demo page (www/) in headless Chromium', { timeout: 90_000 }, () => {
     assert.match(await queued().first().innerText(), /created[\s\S]*1 attempt/);
     await page.click('#queue-clear');
     await page.locator('#queue-empty').waitFor();
+    await result().getByText('The created plants were cleared from the queue.').waitFor();
+  });
+
+  it('offers no "Send again" for an entry refused as a duplicate id, only "Remove"', async () => {
+    await page.fill('#plant-id', BIG_ID); // created by the first test
+    await page.fill('#plant-name', 'Monstera again');
+    await page.click('#queue-add');
+    const refused = page.locator('#queue > li.rejected');
+    await refused.waitFor();
+    assert.match(await refused.innerText(), new RegExp(`refused[\\s\\S]*a plant with id ${BIG_ID} already exists`));
+    assert.equal(await refused.getByRole('button', { name: 'Send again' }).count(), 0);
+    await page.screenshot({ path: join(ARTIFACTS, 'demo-queue-refused.png'), fullPage: true });
+    await refused.getByRole('button', { name: 'Remove' }).click();
+    await page.locator('#queue-empty').waitFor();
+    await result().getByText('“Monstera again” was removed from the queue.').waitFor();
   });
 
   it('shows a stopped server as a network problem', async () => {
@@ -143,7 +176,8 @@ describe('demo page (www/) in headless Chromium', { timeout: 90_000 }, () => {
     await page.click('#submit');
     await outcome('Could not reach the Plant Store');
     assert.match(await result().innerText(), /network/);
-    assert.equal(await history().count(), 4);
+    assert.equal(await history().count(), 5);
+    assert.match(await history().first().innerText(), /3 attempts: network → network → network$/, 'the kind is not repeated');
     assert.equal(await page.locator('#submit:enabled').count(), 1, 'the button is usable again');
 
     await page.setViewportSize({ width: 375, height: 812 });
@@ -158,5 +192,98 @@ describe('demo page (www/) in headless Chromium', { timeout: 90_000 }, () => {
     assert.ok(!seen.console.some((line) => line.includes(TOKEN)), seen.console.join('\n'));
     assert.ok(!seen.requests.some((r) => r.url.includes(TOKEN)));
     assert.deepEqual(seen.errors, [], 'no uncaught errors in the page');
+  });
+});
+
+describe("the demo's queue when its .wasm does not load, and the package before its load", { timeout: 90_000 }, () => {
+  let server;
+  let browser;
+  const OUTBOX_WASM = '**/pkg/outbox/plant_store_client_bg.wasm';
+
+  before(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    server = await startServer({ www: join(ROOT, 'www'), pkg: PKG });
+    browser = await launchChromium();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  /** A fresh page of its own context (no cache, no IndexedDB), its page errors collected. */
+  async function freshPage() {
+    const context = await browser.newContext({ viewport: { width: 1200, height: 860 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    return { context, page, errors };
+  }
+
+  it("the connection drops before the queue's .wasm arrives: it says so, and loads when the browser is back online", async () => {
+    const { context, page, errors } = await freshPage();
+    try {
+      await context.route(OUTBOX_WASM, (route) => route.abort('internetdisconnected'));
+      await page.goto(server.url + '/');
+      await page.locator('#submit:enabled').waitFor(); // the form's own .wasm loaded
+      const empty = page.locator('#queue-empty');
+      await empty.getByText('Offline: the queue’s code could not be downloaded. It loads as soon as the connection is back.').waitFor();
+      assert.ok(!(await empty.innerText()).includes('bundle'), 'no advice for a bundler');
+      assert.equal(await page.locator('#queue-add').isDisabled(), true);
+      await page.screenshot({ path: join(ARTIFACTS, 'demo-queue-offline.png'), fullPage: true });
+
+      await context.unroute(OUTBOX_WASM);
+      await context.setOffline(true);
+      await context.setOffline(false); // the browser's `online` event
+      await page.locator('#queue-add:enabled').waitFor();
+      await empty.getByText('Nothing queued.').waitFor();
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("the queue's .wasm is not served (a misconfigured build): the package's advice shows, and nothing is tried again", async () => {
+    const { context, page } = await freshPage();
+    try {
+      let asked = 0;
+      await context.route(OUTBOX_WASM, (route) => { asked++; return route.fulfill({ status: 404, body: 'not here' }); });
+      await page.goto(server.url + '/');
+      const empty = page.locator('#queue-empty');
+      await empty.getByText('The queue could not open: plant-store-client could not load its wasm module from').waitFor();
+      assert.match(await empty.innerText(), /\(Error: 404 Not Found\)\. Serve plant_store_client_bg\.wasm there \(copy it next to your bundle/);
+      await page.screenshot({ path: join(ARTIFACTS, 'demo-queue-misconfigured.png'), fullPage: true });
+      await context.setOffline(true);
+      await context.setOffline(false);
+      await page.locator('#submit:enabled').waitFor();
+      assert.equal(asked, 1, 'fetched once');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('before its .wasm has loaded, the default entry says to await init() (not the manual entry), and calls wait', async () => {
+    const { context, page } = await freshPage();
+    try {
+      await page.goto(server.url + '/');
+      // A module instance of its own (its own URL), imported and used at once.
+      const seen = await page.evaluate(async () => {
+        const api = await import('/pkg/index.js?before-load');
+        let early;
+        try { api.validateNewPlant({ id: 1, name: 'Fern' }); } catch (err) { early = { kind: err.kind, message: err.message }; }
+        const client = new api.PlantStoreClient({ baseUrl: location.origin, token: 'not-the-token' });
+        const call = await client.createPlant({ id: 1, name: 'Fern' }).then(() => 'created', (err) => err.kind);
+        await api.init();
+        return { early, call, after: api.validateNewPlant({ id: 1, name: 'Fern' }).ok };
+      });
+      assert.deepEqual(seen, {
+        early: { kind: 'config', message: 'the wasm module is still loading: await init() before validateNewPlant (createPlant and PlantStoreClient wait by themselves)' },
+        call: 'unauthorized', // it waited for the load, then was sent
+        after: true,
+      });
+    } finally {
+      await context.close();
+    }
   });
 });

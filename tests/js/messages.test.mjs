@@ -3,7 +3,8 @@
 // a connection never made says `maybeCreated: false`; a 404 names the URL and the baseUrl fix; a
 // `Bearer ` token and a getToken's wrong result say what to do; redaction covers the server's text
 // and never the client's own sentences; a 200 carrying fields the client does not read is a Plant;
-// and an uncaught PlantStoreError prints a short, readable report in Node.
+// and an uncaught PlantStoreError prints a short, readable report in Node whose line of source and
+// first frame are the caller's (issue 39).
 //   PKG_TARBALL=artifacts/release/plant-store-client-0.1.0.tgz node --test tests/js/messages.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -52,13 +53,13 @@ async function outcome(options, plant = PLANT) {
   }
 }
 
-/** Runs `source` (an ES module) with `command`; resolves to its exit code and its stdout + stderr. */
+/** Runs `source` (an ES module) with `command`; resolves to its exit code, its stdout + stderr and its file. */
 function runModule(command, args, source) {
   const file = join(dir, `run-${Math.random().toString(36).slice(2)}.mjs`);
   writeFileSync(file, source);
   return new Promise((resolve) => {
     execFile(command, [...args, file], { timeout: 30_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? err.code ?? err.signal : 0, stdout, output: stdout + stderr }));
+      resolve({ code: err ? err.code ?? err.signal : 0, stdout, output: stdout + stderr, file }));
   });
 }
 
@@ -163,23 +164,36 @@ test('a 200 with fields the client does not read is the Plant: 20 KB of metadata
   }
 });
 
-// Node prints an uncaught error's line of source, its stack, its fields and its cause chain. Ours
-// is the error's line (the glue's, by name) and one frame; a network error's cause is fetch's own
-// TypeError and its cause, which Node prints with their stacks (about ten lines more).
-for (const { what, baseUrl, first, most } of [
-  { what: 'a 404', baseUrl: () => `${server.url}/api`, first: 'PlantStoreError: the Plant Store answered 404 for POST', most: 20 },
-  { what: 'a refused connection', baseUrl: async () => `http://127.0.0.1:${await closedPort()}`, first: 'PlantStoreError: could not reach the Plant Store', most: 26 },
+// Node prints an uncaught error's line of source, its stack, its fields and its cause chain. Ours is
+// the caller's: the line that called createPlant under the caret, and as the one frame; no line of
+// the package. A network error's cause is fetch's own TypeError and its cause, which Node prints
+// with their stacks (about ten lines more).
+for (const { what, baseUrl, first, most, client } of [
+  { what: 'a 400', baseUrl: () => server.url, first: 'PlantStoreError: a plant with id 1 already exists', most: 18 },
+  { what: 'a 404', baseUrl: () => `${server.url}/api`, first: 'PlantStoreError: the Plant Store answered 404 for POST', most: 18 },
+  { what: 'a refused connection', baseUrl: async () => `http://127.0.0.1:${await closedPort()}`, first: 'PlantStoreError: could not reach the Plant Store', most: 28 },
+  { what: "a client's refused connection", client: true, baseUrl: async () => `http://127.0.0.1:${await closedPort()}`, first: 'PlantStoreError: could not reach the Plant Store', most: 28 },
 ]) {
-  test(`an uncaught PlantStoreError in Node (${what}): at most ${most} lines, the class by its name, its message, a readable line of source`, async () => {
+  test(`an uncaught PlantStoreError in Node (${what}): the caller's line under the caret and as its frame, no line of the package`, async () => {
+    const options = `{ baseUrl: ${JSON.stringify(await baseUrl())}, token: ${JSON.stringify(TOKEN)} }`;
+    const call = client ? `await new api.PlantStoreClient(${options}).createPlant({ id: 1, name: 'x' });`
+      : `await api.createPlant({ id: 1, name: 'x' }, ${options});`;
     const source = `import * as api from ${JSON.stringify(pathToFileURL(join(dir, 'package/node.mjs')).href)};
-      await api.createPlant({ id: 1, name: 'x' }, { baseUrl: ${JSON.stringify(await baseUrl())}, token: ${JSON.stringify(TOKEN)} });`;
-    const { code, output } = await runModule(process.execPath, [], source);
+${call}
+`;
+    if (what === 'a 400') await api.createPlant({ id: 1, name: 'x' }, { baseUrl: server.url, token: TOKEN }).catch(() => {});
+    const { code, output, file } = await runModule(process.execPath, [], source);
     assert.equal(code, 1);
     const lines = output.trimEnd().split('\n');
     assert.ok(lines.length <= most, `${lines.length} lines:\n${output}`);
     assert.ok(lines.every((line) => line.length <= 300), `no long line:\n${output}`);
+    const caller = pathToFileURL(file).href;
+    assert.deepEqual(lines.slice(0, 2), [`${caller}:2`, call], `the caller's line of source:\n${output}`);
+    assert.match(lines[2], /^ *\^$/, output);
     assert.ok(lines.some((line) => line.startsWith(first)), output);
-    assert.ok(lines.some((line) => line.trim().startsWith('return new PlantStoreError(')), `the line of source is the glue's, by name:\n${output}`);
+    const frames = lines.filter((line) => /^ {4}at /.test(line));
+    assert.match(frames[0], new RegExp(`^    at ${caller.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:\\d+( \\{)?$`), `the first frame is the caller's:\n${output}`);
+    assert.ok(!output.includes('package/node.mjs'), `no line of the package:\n${output}`);
     assert.ok(!output.includes('[PlantStoreError]') && !output.includes('wasm-function['), output);
   });
 }

@@ -108,7 +108,7 @@ describe('the packed package in each runtime', { timeout: 300_000 }, () => {
       await init(await readFile(new URL('plant_store_client_bg.wasm', ${JSON.stringify(pathToFileURL(manual).href)})));
       const after = validateNewPlant({ id: 1, name: 'a' });
       console.log(JSON.stringify({ rejected: seen(rejected), thrown: seen(thrown), unchecked: seen(unchecked), after }));`]);
-    const expected = { is: true, kind: 'config', message: 'the wasm module is not loaded yet: await init() first (plant-store-client/manual loads it only then)' };
+    const expected = { is: true, kind: 'config', message: 'the wasm module is not loaded: plant-store-client/manual loads it when you call init(), so await init() first' };
     assert.deepEqual(summary(stdout), {
       rejected: expected, thrown: expected, unchecked: expected, after: { ok: true, value: { id: 1, name: 'a' } },
     });

@@ -1,63 +1,87 @@
-// A Rust app that never touches the JS API: tests/rust-app/ (the README's Rust example, and one
-// export of its own), copied to a scratch directory with its `path` dependency pointed at this
-// checkout and the checkout's Cargo.lock (so that its wasm-bindgen is the CLI's), built for
-// wasm32 with the crate's default features off (`features = ["std"]`), then bound by wasm-bindgen
-// for Node and run against the reference server on loopback. Its bindings hold its own export
-// only: none of the crate's (createPlant, PlantStoreClient, validateNewPlant, PlantStoreError).
+// The Rust example of README.crate.md, as a user meets it: tests/rust-app/ holds the README's
+// Cargo.toml and code, exactly as written (checked here), and `scripts/demo rust`, the README's one
+// command, builds it for the browser with the crate's default features off (`features = ["std"]`)
+// and serves its page with a reference Plant Store. In Chromium the page sends a fern: created,
+// then refused the second time, as the app logs them; a store that cannot be reached rejects the
+// app's promise with the crate's message. Its bindings hold its own export only: none of the
+// crate's (createPlant, PlantStoreClient, validateNewPlant, PlantStoreError).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { startServer, ROOT, TOKEN } from './support/server.mjs';
+import { launchChromium, openPage } from './support/browser.mjs';
+import { ROOT, TOKEN } from './support/server.mjs';
 
-let dir;
-let server;
+const APP = join(ROOT, 'tests/rust-app');
+const BUILT = join(ROOT, 'target/rust-app/www/pkg');
 
-/** Runs a command to its end; rejects with its output when it fails. */
-function run(command, args, { cwd = dir, env } = {}) {
-  return new Promise((resolve, reject) => {
-    execFile(command, args, { cwd, timeout: 600_000, env: { ...process.env, ...env }, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`${command} ${args.join(' ')} failed (${err.code ?? err.signal}):\n${stdout}\n${stderr}`));
-      else resolve({ stdout, stderr });
-    });
-  });
-}
+/** The fenced blocks of `language` in README.crate.md, as written. */
+const blocks = (language) => [...readFileSync(join(ROOT, 'README.crate.md'), 'utf8')
+  .matchAll(new RegExp(`^\`\`\`${language}\\n([\\s\\S]*?)^\`\`\`$`, 'gm'))].map((m) => m[1]);
+
+let demo; // `scripts/demo rust`
+let output = '';
+let url;
+let browser;
 
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'rust-app-'));
-  cpSync(join(ROOT, 'tests/rust-app'), dir, { recursive: true });
-  const manifest = join(dir, 'Cargo.toml');
-  writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('path = "../.."', `path = ${JSON.stringify(ROOT)}`));
-  cpSync(join(ROOT, 'Cargo.lock'), join(dir, 'Cargo.lock'));
-  server = await startServer();
+  // PORT=0: a free port, which the banner names.
+  demo = spawn(join(ROOT, 'scripts/demo'), ['rust'], {
+    env: { ...process.env, PORT: '0', TOKEN }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+  });
+  demo.stdout.on('data', (chunk) => { output += chunk; });
+  demo.stderr.on('data', (chunk) => { output += chunk; });
+  url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no banner within 15 min:\n${output}`)), 900_000);
+    demo.on('exit', (code) => { clearTimeout(timer); reject(new Error(`scripts/demo rust exited with ${code}:\n${output}`)); });
+    demo.stdout.on('data', () => {
+      const match = output.match(/page: +(http:\/\/127\.0\.0\.1:\d+)\//);
+      if (match) { clearTimeout(timer); resolve(match[1]); }
+    });
+  });
+  browser = await launchChromium();
 });
 
 after(async () => {
-  await server?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await browser?.close();
+  // The script and the server it started: their process group.
+  if (demo?.exitCode === null) process.kill(-demo.pid, 'SIGTERM');
 });
 
-test('a Rust app without the JS exports: its bindings are its own, and it creates a plant', { timeout: 900_000 }, async () => {
-  // The build cache is kept between runs, beside the checkout's.
-  const target = join(ROOT, 'target/rust-app');
-  await run('cargo', ['build', '--quiet', '--release', '--target', 'wasm32-unknown-unknown'], { env: { CARGO_TARGET_DIR: target } });
-  const out = join(dir, 'out');
-  await run('wasm-bindgen', ['--target', 'nodejs', '--out-dir', out, join(target, 'wasm32-unknown-unknown/release/plant_app.wasm')]);
+test("README.crate.md's Cargo.toml and code are the app's, as written", () => {
+  const [toml] = blocks('toml');
+  const manifest = readFileSync(join(APP, 'Cargo.toml'), 'utf8');
+  // The one difference: the app depends on this checkout by path.
+  const local = toml.replace('version = "0.1"', 'path = "../.."');
+  assert.ok(manifest.includes(local), `tests/rust-app/Cargo.toml holds the README's lines:\n${local}`);
+  const [code] = blocks('rust,ignore');
+  assert.equal(readFileSync(join(APP, 'src/lib.rs'), 'utf8'), code, 'tests/rust-app/src/lib.rs is the README\'s code');
+});
 
-  const types = readFileSync(join(out, 'plant_app.d.ts'), 'utf8');
-  const exported = [...types.matchAll(/^export (?:function|class|const|type|interface) (\w+)/gm)].map((m) => m[1]);
-  assert.deepEqual(exported, ['run'], types);
-  assert.deepEqual(readdirSync(out).filter((name) => name === 'snippets'), [], 'no JS snippet (js/error.js) of the crate');
-  const glue = readFileSync(join(out, 'plant_app.js'), 'utf8');
+test('scripts/demo rust prints one line per build and the banner', () => {
+  assert.match(output, /^building the Rust example \(tests\/rust-app\/\)… done \(\d+ s\)$/m, output);
+  assert.ok(!/^\s+Compiling /m.test(output), `no compiler output:\n${output}`);
+});
+
+test("the app's bindings hold its own export only", () => {
+  const types = readFileSync(join(BUILT, 'plant_app.d.ts'), 'utf8');
+  const exported = [...types.matchAll(/^export (?:function|class|const) (\w+)/gm)].map((m) => m[1]).filter((name) => name !== 'initSync');
+  assert.deepEqual(exported, ['add_fern'], types);
+  assert.deepEqual(readdirSync(BUILT).filter((name) => name === 'snippets'), [], 'no JS snippet (js/error.js) of the crate');
+  const glue = readFileSync(join(BUILT, 'plant_app.js'), 'utf8');
   for (const name of ['createPlant', 'PlantStoreClient', 'validateNewPlant', 'PlantStoreError']) assert.ok(!glue.includes(name), name);
+});
 
-  const id = Date.now();
-  const before = await server.stats();
-  const { stdout } = await run(process.execPath, ['-e',
-    `require(${JSON.stringify(join(out, 'plant_app.js'))}).run(${JSON.stringify(server.url)}, ${JSON.stringify(TOKEN)}, ${id})`]);
-  assert.equal(stdout, 'created Fern\n', 'the app prints through console.log');
-  const after = await server.stats();
-  assert.deepEqual({ requests: after.requests - before.requests, plants: after.plants - before.plants }, { requests: 1, plants: 1 });
+test('in Chromium the page sends a fern: created, then refused for the same id', async () => {
+  const id = String(Date.now());
+  const page = (query) => openPage(browser, `${url}/?${new URLSearchParams(query)}`, { timeout: 20_000 });
+  const first = await page({ token: TOKEN, id });
+  assert.deepEqual(first.pageErrors, []);
+  assert.equal(first.result, 'created Fern\n');
+  const second = await page({ token: TOKEN, id });
+  assert.equal(second.result, `refused: a plant with id ${id} already exists\n`);
+  // Another error rejects the app's promise with the crate's message (Display).
+  const refused = await page({ token: 'not-the-token', id });
+  assert.match(refused.result, /^failed: the Plant Store answered 401 \(error 4\): /);
 });
