@@ -2,6 +2,7 @@
 // and a short history; "Add to queue" hands the plant to the queue panel (queue.js) instead. The token stays in its input: it is never logged, stored or put in a URL.
 import { PLANT_FIELDS, readPlant, groupIssues, describeError, summarize, attemptsText } from './present.js';
 import { openQueue } from './queue.js';
+import { loadPackage } from './load.js';
 
 const DEMO_TOKEN = 'demo-token';
 const HISTORY_LIMIT = 8;
@@ -41,11 +42,14 @@ $('token-toggle').addEventListener('click', (event) => {
 });
 
 let client;
+const queueEmpty = $('queue-empty');
+const placeholder = queueEmpty.textContent;
 try {
-  client = await import('./pkg/index.js');
-  await client.init(); // the .wasm loads in the background; the form validates as soon as it is in
+  // The .wasm loads in the background; the form validates as soon as it is in.
+  client = await loadPackage((text) => { formStatus.textContent = queueEmpty.textContent = text; });
+  queueEmpty.textContent = placeholder;
 } catch (err) {
-  formStatus.textContent = 'The client package could not be loaded from /pkg/. Build it with scripts/demo.';
+  formStatus.textContent = queueEmpty.textContent = `The client could not be loaded: ${err?.message ?? err}`;
   formStatus.classList.add('bad');
   console.error('plant-store-client did not load:', err);
   throw err;
@@ -184,11 +188,11 @@ form.addEventListener('submit', async (event) => {
   }
 });
 
-// The queue: its own build of the package (plant-store-client/outbox), loaded after the form works.
+// The queue: a PlantOutbox of the same package, opened once the form works.
 const queueButton = $('queue-add');
 // What a queue action did replaces the Result card, which would otherwise still show the last call.
 const told = (text) => showResult(h('p', { class: 'queued' }, text));
-openQueue({ h, baseUrl: () => baseUrlInput.value.trim(), token: () => tokenInput.value, told }).then((queue) => {
+openQueue({ PlantOutbox: client.PlantOutbox, h, baseUrl: () => baseUrlInput.value.trim(), token: () => tokenInput.value, told }).then((queue) => {
   queueButton.disabled = false;
   baseUrlInput.addEventListener('change', () => queue.reopen());
   queueButton.addEventListener('click', async () => {

@@ -12,20 +12,18 @@ const STATE_TEXT = {
 const DUPLICATE_ID = 3;
 
 /**
- * Opens the queue and draws it; `h` builds elements, `baseUrl()` and `token()` read the connection
- * inputs, `told(text)` shows what a queue action did in the Result card. Resolves to
- * `{ add(plant) }`, which rejects as `createPlant` does for an invalid plant. When the connection
- * drops before the queue's code has arrived, it says so and opens once the browser is back online.
+ * Opens the queue of `PlantOutbox` and draws it; `h` builds elements, `baseUrl()` and `token()` read
+ * the connection inputs, `told(text)` shows what a queue action did in the Result card. Resolves to
+ * `{ add(plant) }`, which rejects as `createPlant` does for an invalid plant.
  */
-export async function openQueue({ h, baseUrl, token, told }) {
-  const { PlantOutbox } = await loadOnline(() => import('./pkg/outbox/index.js'));
+export async function openQueue({ PlantOutbox, h, baseUrl, token, told }) {
   const offline = $('queue-offline');
   let outbox;
   let drawing = false;
 
   async function open() {
     outbox?.close();
-    outbox = await loadOnline(() => PlantOutbox.open({ baseUrl: baseUrl(), getToken: () => token(), name: 'demo' }));
+    outbox = await PlantOutbox.open({ baseUrl: baseUrl(), getToken: () => token(), name: 'demo' });
     if (offline.checked) outbox.pause();
     outbox.addEventListener('change', redraw);
     redraw();
@@ -59,8 +57,10 @@ export async function openQueue({ h, baseUrl, token, told }) {
     }
     if (entry.error && entry.state !== 'created') meta.push(entry.error.message);
     const name = `“${entry.plant.name}”`;
+    // Uncertain: a request may have created it, then "duplicate id": it is most likely there.
     const actions = entry.state === 'rejected' || entry.state === 'uncertain'
       ? h('span', { class: 'entry-actions' },
+        entry.state === 'uncertain' && button('It is there', () => outbox.markCreated(entry.key), `${name} is marked created.`),
         entry.error?.code !== DUPLICATE_ID && button('Send again', () => outbox.retry(entry.key), `${name} is sent again.`),
         button('Remove', () => outbox.remove(entry.key), `${name} was removed from the queue.`))
       : null;
@@ -90,37 +90,4 @@ export async function openQueue({ h, baseUrl, token, told }) {
   await open();
   offline.disabled = false;
   return { add: (plant) => outbox.add(plant), reopen: open };
-}
-
-/**
- * `load()`, tried again each time the browser comes back online while it fails for the network: the
- * queue's module and its .wasm may not have arrived when the connection dropped, the one moment an
- * offline queue matters; the package fetches its .wasm again on the next try. Any other failure
- * (the .wasm not served, or not wasm: a misconfigured build) is shown as the package words it.
- */
-async function loadOnline(load) {
-  const empty = $('queue-empty');
-  const placeholder = empty.textContent;
-  for (;;) {
-    try {
-      const loaded = await load();
-      empty.textContent = placeholder;
-      return loaded;
-    } catch (err) {
-      // A PlantStoreError of kind `network` (the .wasm's fetch failed), or the browser's TypeError
-      // for a module script it could not fetch.
-      if (err?.kind !== 'network' && !(err instanceof TypeError)) {
-        empty.textContent = `The queue could not open: ${err?.message ?? err}`;
-        throw err;
-      }
-      empty.textContent = 'Offline: the queue’s code could not be downloaded. It loads as soon as the connection is back.';
-      console.warn('the queue waits for the connection:', err?.message ?? err);
-      // When the browser says it is online all along (the server dropped the request), in a while.
-      await new Promise((resolve) => {
-        addEventListener('online', resolve, { once: true });
-        if (navigator.onLine) setTimeout(resolve, 10_000);
-      });
-      empty.textContent = 'Loading the queue…';
-    }
-  }
 }

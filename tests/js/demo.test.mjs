@@ -221,43 +221,49 @@ describe("the demo's queue when its .wasm does not load, and the package before 
     return { context, page, errors };
   }
 
-  it("the connection drops before the queue's .wasm arrives: it says so, and loads when the browser is back online", async () => {
+  it("the connection drops before the page's .wasm arrives: it says so, and loads when the browser is back online", async () => {
     const { context, page, errors } = await freshPage();
     try {
       await context.route(OUTBOX_WASM, (route) => route.abort('internetdisconnected'));
       await page.goto(server.url + '/');
-      await page.locator('#submit:enabled').waitFor(); // the form's own .wasm loaded
-      const empty = page.locator('#queue-empty');
-      await empty.getByText('Offline: the queue’s code could not be downloaded. It loads as soon as the connection is back.').waitFor();
-      assert.ok(!(await empty.innerText()).includes('bundle'), 'no advice for a bundler');
+      const offline = 'Offline: the client’s code could not be downloaded. It loads as soon as the connection is back.';
+      await page.locator('#form-status').getByText(offline).waitFor();
+      await page.locator('#queue-empty').getByText(offline).waitFor();
+      assert.ok(!(await page.locator('#queue-empty').innerText()).includes('bundle'), 'no advice for a bundler');
+      assert.equal(await page.locator('#submit').isDisabled(), true);
       assert.equal(await page.locator('#queue-add').isDisabled(), true);
       await page.screenshot({ path: join(ARTIFACTS, 'demo-queue-offline.png'), fullPage: true });
 
       await context.unroute(OUTBOX_WASM);
       await context.setOffline(true);
       await context.setOffline(false); // the browser's `online` event
+      await page.locator('#submit:enabled').waitFor();
       await page.locator('#queue-add:enabled').waitFor();
-      await empty.getByText('Nothing queued.').waitFor();
+      await page.locator('#queue-empty').getByText('Nothing queued.').waitFor();
       assert.deepEqual(errors, []);
     } finally {
       await context.close();
     }
   });
 
-  it("the queue's .wasm is not served (a misconfigured build): the package's advice shows, and nothing is tried again", async () => {
+  it("the page's .wasm is not served (a misconfigured build): the package's advice shows, and nothing is tried again", async () => {
     const { context, page } = await freshPage();
     try {
       let asked = 0;
       await context.route(OUTBOX_WASM, (route) => { asked++; return route.fulfill({ status: 404, body: 'not here' }); });
+      await page.addInitScript(() => addEventListener('online', () => { window.onlines = (window.onlines ?? 0) + 1; }));
       await page.goto(server.url + '/');
       const empty = page.locator('#queue-empty');
-      await empty.getByText('The queue could not open: plant-store-client could not load its wasm module from').waitFor();
+      await empty.getByText('The client could not be loaded: plant-store-client could not load its wasm module from').waitFor();
       assert.match(await empty.innerText(), /\(Error: 404 Not Found\)\. Serve plant_store_client_bg\.wasm there \(copy it next to your bundle/);
       await page.screenshot({ path: join(ARTIFACTS, 'demo-queue-misconfigured.png'), fullPage: true });
       await context.setOffline(true);
       await context.setOffline(false);
-      await page.locator('#submit:enabled').waitFor();
+      await page.waitForFunction(() => window.onlines === 1);
+      // A request after the `online` event: one made for the .wasm would have come before it.
+      assert.equal(await page.evaluate(() => fetch('/').then((r) => r.status)), 200);
       assert.equal(asked, 1, 'fetched once');
+      assert.equal(await page.locator('#submit').isDisabled(), true);
     } finally {
       await context.close();
     }
