@@ -2,7 +2,7 @@
 //! which the npm entry's `PlantOutbox` wraps (an `EventTarget` subclass, which wasm-bindgen cannot
 //! write: `js/entries/outbox.js`, with the `MemoryStore`). Its TypeScript is `outbox.d.ts`.
 
-use super::read;
+use super::api;
 use crate::error::Draft;
 use crate::outbox::promise;
 use crate::outbox::{Change, Outbox};
@@ -17,7 +17,7 @@ const TYPES: &str = include_str!("outbox.d.ts");
 /// entry as it now is, or `{ key, removed: true }`.
 #[wasm_bindgen(js_name = openOutbox, skip_typescript)]
 pub fn open_outbox(options: JsValue, on_change: Function) -> Promise {
-    let config = match read::outbox(&options) {
+    let config = match api::outbox(&options) {
         Ok(config) => config,
         Err(error) => return Promise::reject(&error.to_js()),
     };
@@ -52,7 +52,7 @@ pub struct OutboxCore {
 impl OutboxCore {
     /// Validates `plant`, then stores it: resolves to its entry once it is durable.
     pub fn add(&self, plant: JsValue) -> Promise {
-        let (plant, bigint) = match read::new_plant(&plant) {
+        let (plant, bigint) = match api::new_plant(&plant) {
             Ok(read) => read,
             Err(issues) => {
                 return Promise::reject(&self.outbox.redact(Draft::validation(issues)).to_js())

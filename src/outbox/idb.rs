@@ -6,7 +6,7 @@
 
 use super::store::failure;
 use crate::error::Draft;
-use crate::fetch::GLOBAL;
+use crate::exchange::GLOBAL;
 use alloc::rc::Rc;
 use alloc::string::String;
 use core::cell::Cell;

@@ -10,8 +10,7 @@
 //! `navigator.onLine` is false nothing is sent, so being offline spends no attempt.
 
 use super::{Core, Entry, State};
-use crate::fetch::GLOBAL;
-use crate::stops::{set_timeout, Timer};
+use crate::exchange::{set_timeout, Timer, GLOBAL};
 use alloc::boxed::Box;
 use alloc::rc::{Rc, Weak};
 use alloc::string::String;
