@@ -1,7 +1,6 @@
 //! The settings of a client ([`Config`]) and of one call ([`CallOptions`], [`Retry`],
-//! [`IdempotencyKey`]), written by a Rust caller or read from a JS options object (`js::api`, which
-//! fills the same structs), and checked in one place, [`Config::check`], whose messages name the
-//! JS options. What checking made of them is a client's [`Settings`].
+//! [`IdempotencyKey`]), from Rust or from a JS options object (`js::api` fills the same structs),
+//! checked in one place whose messages name the JS options: [`Config::check`] gives [`Settings`].
 
 use crate::error::{decimal, theirs, Draft, Error};
 use crate::hooks::{After, Ask, Attempt, AttemptOutcome, Before, Callback, Fetch};
@@ -13,7 +12,7 @@ use core::fmt;
 use core::future::Future;
 use js_sys::futures::future_to_promise;
 use js_sys::Promise;
-use plant_store_model::Token;
+use plant_store_model::{Token, TokenError};
 use wasm_bindgen::prelude::*;
 use web_sys::{AbortSignal, RequestInit};
 
@@ -87,8 +86,8 @@ impl Config {
 
     /// A source of the token: an async closure called before every request with `false`, and
     /// once with `true` after a 401 (see [`Client::create_plant`](crate::Client::create_plant)); an
-    /// `Err` ends the call with a `config` error whose cause is its value. A JS function of your
-    /// own: `move |refresh| JsFuture::from(Promise::resolve(&f.call1(..)?))` and `as_string`.
+    /// `Err` ends the call with a `config` error whose cause is its value. For a JS function:
+    /// `move |refresh| JsFuture::from(Promise::resolve(&f.call1(..)?))`, then `as_string`.
     ///
     /// ```no_run
     /// # use plant_store_client::Config;
@@ -110,8 +109,7 @@ impl Config {
     }
 
     /// A fetch to call instead of the global one, with the URL and the init, for its promise of a
-    /// `Response` (a JS function of your own: `move |url, init| f.call2(..)`, then
-    /// `Promise::resolve`).
+    /// `Response` (a JS function of your own: `move |url, init| f.call2(..)`, `Promise::resolve`).
     pub fn fetch(mut self, fetch: impl Fn(&str, &RequestInit) -> Promise + 'static) -> Config {
         let fetch = move |url: &JsValue, init: &RequestInit| {
             Ok(fetch(&url.as_string().unwrap_or_default(), init).into())
@@ -126,9 +124,8 @@ impl Config {
         self
     }
 
-    /// The timeout of one call, from 1 to [`MAX_TIMEOUT_MS`]; [`DEFAULT_TIMEOUT_MS`] otherwise.
-    /// It covers the whole call: getting the token, every attempt, the waits between them and
-    /// reading the answer.
+    /// The timeout of one call, from 1 to [`MAX_TIMEOUT_MS`]; [`DEFAULT_TIMEOUT_MS`] otherwise: the
+    /// whole call, getting the token, every attempt, the waits between them, reading the answer.
     pub fn timeout_ms(mut self, timeout_ms: u32) -> Config {
         self.timeout_ms = timeout_ms;
         self
@@ -184,8 +181,7 @@ impl Config {
     /// Checks every setting, in the order of the JS options: the one validator of both APIs. The
     /// error names the first wrong one and holds no piece of the token.
     pub(crate) fn check(mut self) -> Result<Settings, Error> {
-        let checked = self.checked().map_err(|draft| draft.redact(&[self.secret()]))?;
-        let (url, credential) = checked;
+        let (url, credential) = self.checked().map_err(|draft| draft.redact(&[self.secret()]))?;
         self.auth = None;
         Ok(Settings { url, credential, config: self })
     }
@@ -200,16 +196,12 @@ impl Config {
             Draft::config(message)
         })?;
         let credential = match &self.auth {
-            None => {
-                let message =
-                    "options.token (a string) or options.getToken (a function) is required";
-                return Err(Draft::config(message));
+            Some(Auth::Token(token)) => {
+                let wrong = |e: TokenError| Draft::config(["options.token: ", e.reason()].concat());
+                Credential::Fixed(Token::new(token.clone()).map_err(wrong)?)
             }
-            Some(Auth::Token(token)) => Credential::Fixed(
-                Token::new(token.clone())
-                    .map_err(|e| Draft::config(["options.token: ", e.reason()].concat()))?,
-            ),
             Some(Auth::Source(ask)) => Credential::Source(TokenSource::new(ask.clone())),
+            None => return Err(Draft::config(NO_TOKEN)),
         };
         whole(self.timeout_ms, "options.timeoutMs", MS, 1, MAX_TIMEOUT_MS)?;
         self.headers.iter().try_for_each(|(name, value)| check_header(name, value))?;
@@ -218,25 +210,25 @@ impl Config {
     }
 }
 
-/// A checked [`Config`], which a client keeps: what checking made of it (`{baseUrl}/plants` and
-/// the token or its source), and the rest as given.
+const NO_TOKEN: &str = "options.token (a string) or options.getToken (a function) is required";
+
+/// A checked [`Config`], as a client keeps it: what checking made of it beside the rest as given.
 pub(crate) struct Settings {
+    /// `{baseUrl}/plants`.
     pub(crate) url: String,
     pub(crate) credential: Credential,
     /// The settings, without the token (`auth`), which is in `credential`.
     pub(crate) config: Config,
 }
 
-/// An extra header as fetch would take it, checked in Rust (fetch's `Headers` rules): a `config`
-/// error names one that is `Authorization` or `Content-Type` (which the client sets), or whose
-/// name is not an RFC 9110 token or whose value, once trimmed, holds a NUL, a CR or a LF or a
-/// character past U+00FF.
+/// An extra header, checked in Rust by fetch's `Headers` rules: a `config` error names one that is
+/// `Authorization` or `Content-Type` (the client sets them), or whose name is not an RFC 9110 token
+/// or whose value, trimmed, holds a NUL, a CR, a LF or a character past U+00FF.
 fn check_header(name: &str, value: &str) -> Result<(), Draft> {
     let shown = theirs(&name.chars().take(40).collect::<String>());
     if name.eq_ignore_ascii_case("authorization") || name.eq_ignore_ascii_case("content-type") {
-        return Err(Draft::config(
-            ["options.headers cannot set ", &shown, ": the client sets it"].concat(),
-        ));
+        let message = ["options.headers cannot set ", &shown, ": the client sets it"];
+        return Err(Draft::config(message.concat()));
     }
     let tchar = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
     let value = value.trim_matches(|c| matches!(c, ' ' | '\t' | '\r' | '\n'));
@@ -251,9 +243,8 @@ fn check_header(name: &str, value: &str) -> Result<(), Draft> {
 const MS: &str = " of milliseconds";
 
 /// `n` when it is from `min` to `max`; else a `config` error: "{what} must be a whole number{unit}
-/// from {min} to {max}". (The JS options read a number that is no `u32` as `u32::MAX`, so that
-/// this message is theirs too.)
-pub(crate) fn whole(n: u32, what: &str, unit: &str, min: u32, max: u32) -> Result<u32, Draft> {
+/// from {min} to {max}" (also for a JS number that is no `u32`, which `js::api` reads as `u32::MAX`).
+fn whole(n: u32, what: &str, unit: &str, min: u32, max: u32) -> Result<u32, Draft> {
     if (min..=max).contains(&n) {
         return Ok(n);
     }
@@ -289,11 +280,10 @@ impl Retry {
     /// Up to `attempts` requests in all (the first included), from 1 to 10; waits start at 100 ms
     /// and are capped at 2 s.
     pub const fn new(attempts: u32) -> Retry {
-        let (base_delay_ms, max_delay_ms) = (100, 2_000);
         Retry {
             attempts,
-            base_delay_ms,
-            max_delay_ms,
+            base_delay_ms: 100,
+            max_delay_ms: 2_000,
             gateway_errors: false,
             attempt_timeout_ms: None,
         }
@@ -336,7 +326,7 @@ impl Retry {
     }
 }
 
-/// What one call may change: its signal, its retries, its idempotency key, and a hook of its own.
+/// What one call may change: its signal, its retries, its idempotency key, a hook of its own.
 ///
 /// ```no_run
 /// # use plant_store_client::{CallOptions, IdempotencyKey, Retry};
@@ -385,10 +375,9 @@ impl CallOptions {
         self
     }
 
-    /// The call's retries (checked) and key (drawn, if generated, and checked), over the client's
-    /// `config`.
+    /// The call's retries (checked) and key (drawn if generated; checked), over the client's.
     pub(crate) fn check(&self, config: &Config) -> Result<(Retry, IdempotencyKey), Draft> {
-        let retry = self.retry.or(config.retry).map_or(Ok(Retry::OFF), Retry::check)?;
+        let retry = self.retry.map_or(Ok(config.retry.unwrap_or(Retry::OFF)), Retry::check)?;
         let key = match self.idempotency_key.as_ref().unwrap_or(&config.idempotency_key) {
             IdempotencyKey::Off => IdempotencyKey::Off,
             IdempotencyKey::Generated => IdempotencyKey::Given(uuid()?),
@@ -406,9 +395,8 @@ impl CallOptions {
     }
 }
 
-/// The `Idempotency-Key` of a call (IETF httpapi draft "The Idempotency-Key HTTP Header Field"):
-/// the same on every attempt, so a server that knows the header creates the plant once. It is
-/// sent as a Structured Fields string (quoted).
+/// The `Idempotency-Key` of a call (IETF httpapi draft), a Structured Fields string (quoted), the
+/// same on every attempt: a server that knows the header creates the plant once.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum IdempotencyKey {
     /// No header.
@@ -420,9 +408,8 @@ pub enum IdempotencyKey {
 }
 
 impl IdempotencyKey {
-    /// A key of its own, a random UUID v4 drawn now: for a caller that stores it with the plant
-    /// before the first attempt, so that a send after a reload or a crash carries the same key (the
-    /// outbox does).
+    /// A random UUID v4 drawn now, for a caller that stores it with the plant before the first
+    /// attempt, so that a send after a reload or a crash carries the same key (as the outbox does).
     ///
     /// # Errors
     /// A [`Kind::Config`](crate::Kind::Config) error where the runtime has no
@@ -432,9 +419,8 @@ impl IdempotencyKey {
     }
 }
 
-/// A random UUID v4 (RFC 9562), by hand: 16 bytes from `crypto.getRandomValues` (which every
-/// runtime has, unlike `crypto.randomUUID` outside secure contexts) and their hex; the `uuid`
-/// crate would reach the same bytes through getrandom's JS backend, a dependency for 20 lines.
+/// A random UUID v4 (RFC 9562), by hand: 16 bytes from `crypto.getRandomValues` (every runtime has
+/// it, unlike `crypto.randomUUID`), in hex; the `uuid` crate would reach them through getrandom.
 pub(crate) fn uuid() -> Result<String, Draft> {
     let mut bytes = [0u8; 16];
     random_values(&mut bytes).map_err(|cause| {

@@ -1,10 +1,9 @@
-//! One exchange with the Plant Store, and what ends a call. After reqwest's wasm backend, a
-//! [`Guard`] owns an attempt: it calls fetch, reads the body up to a bound, and lets go of what it
-//! holds in `Drop`. After gloo-timers, [`Stops`] holds the call's deadline (one [`Timer`]) and the
-//! caller's signals: every wait of the call ends at once when one of them fires, also when fetch
-//! or getToken ignore their signal. What a caller's fetch or a server hands in is read through
-//! `catch` bindings: a Response subclass or a Proxy can throw where Web IDL says nothing throws,
-//! and a JS exception must never unwind through wasm frames.
+//! One exchange with the Plant Store, and what ends a call. As reqwest's wasm backend, a [`Guard`]
+//! owns an attempt: it calls fetch, reads the body up to a bound, lets go of all in `Drop`. As
+//! gloo-timers, [`Stops`] holds the call's deadline (a [`Timer`]) and the caller's signals: every
+//! wait of the call ends when one fires, even if fetch or getToken ignore their signal. What a
+//! caller's fetch or a server hands in is read through `catch` bindings: a Response subclass or a
+//! Proxy can throw where Web IDL says nothing throws, and a JS exception must never unwind wasm.
 
 use crate::error::{decimal, Draft, Kind};
 use crate::hooks::{Callback, Fetch};
@@ -26,16 +25,14 @@ pub(crate) enum Stop {
     AttemptTimedOut,
 }
 
-/// Why a wait ended without a value.
+/// Why a wait ended without a value: the call or the attempt stopped, or what was awaited rejected
+/// (or starting it threw) with a value.
 pub(crate) enum Failure {
-    /// The call or the attempt stopped.
     Stopped(Stop),
-    /// What was awaited rejected, or starting it threw; the value thrown.
     Threw(JsValue),
 }
 
-/// A one-shot timer, after gloo-timers' `Timeout`: `callback` runs once after `ms` milliseconds,
-/// unless the timer is dropped first.
+/// A one-shot timer (gloo-timers' `Timeout`): `callback` runs after `ms` ms unless dropped first.
 #[must_use]
 pub(crate) struct Timer {
     id: JsValue,
@@ -70,8 +67,7 @@ impl State {
         stop
     }
 
-    /// Records `stop` and wakes the call. An abort or the call's timeout is final; the attempt's
-    /// timeout gives way to them.
+    /// Records `stop` (an abort or the call's timeout is final) and wakes the call.
     fn stop(&self, stop: Stop) {
         if matches!(self.stopped(), None | Some(Stop::AttemptTimedOut)) {
             self.stop.set(Some(stop));
@@ -82,8 +78,7 @@ impl State {
     }
 }
 
-/// What ends a whole call: its deadline and the caller's signals. Dropping it clears the timer
-/// and the listeners.
+/// What ends a whole call: its deadline and the caller's signals, both let go of on drop.
 pub(crate) struct Stops {
     state: Rc<State>,
     _deadline: Timer,
@@ -107,19 +102,20 @@ impl Stops {
 
     /// The error of a call that stopped.
     pub(crate) fn draft(&self, stop: Stop) -> Draft {
-        let ms = match stop {
+        let message = match stop {
             Stop::Aborted(reason) => return aborted(reason),
-            Stop::TimedOut => decimal(self.timeout_ms.into()),
+            Stop::TimedOut => {
+                let ms = decimal(self.timeout_ms.into());
+                ["no answer from the Plant Store within ", &ms, " ms"].concat()
+            }
             Stop::AttemptTimedOut => {
-                let message = "no answer to the attempt within retry.attemptTimeoutMs";
-                return Draft::new(Kind::Timeout, message);
+                "no answer to the attempt within retry.attemptTimeoutMs".into()
             }
         };
-        Draft::new(Kind::Timeout, ["no answer from the Plant Store within ", &ms, " ms"].concat())
+        Draft::new(Kind::Timeout, message)
     }
 
-    /// Waits for `value` (a promise, a thenable or a plain value) to settle, or for the call to
-    /// stop, whichever comes first.
+    /// Waits for `value` (a promise, a thenable or a value) to settle, or for the call to stop.
     pub(crate) async fn wait(&self, value: &JsValue) -> Result<JsValue, Failure> {
         let promise = resolve(value).map_err(Failure::Threw)?;
         let mut settled = js_sys::futures::JsFuture::from(promise);
@@ -163,9 +159,9 @@ impl Listening {
         let on_abort = Closure::<dyn FnMut()>::new(move || {
             state.stop(Stop::Aborted(first_abort(&listened).unwrap_or(JsValue::UNDEFINED)));
         });
+        let listener = on_abort.as_ref().unchecked_ref();
         for signal in &signals {
-            let _ =
-                signal.add_event_listener_with_callback("abort", on_abort.as_ref().unchecked_ref());
+            let _ = signal.add_event_listener_with_callback("abort", listener);
         }
         Ok(Listening { signals, on_abort })
     }
@@ -183,16 +179,14 @@ impl Drop for Listening {
 /// The error of a call a signal aborted, with its reason as the cause.
 pub(crate) fn aborted(reason: JsValue) -> Draft {
     let draft = Draft::new(Kind::Aborted, "the call was aborted by its AbortSignal");
-    if reason.is_undefined() {
-        draft
-    } else {
-        draft.with_cause(reason)
+    match reason.is_undefined() {
+        true => draft,
+        false => draft.with_cause(reason),
     }
 }
 
-/// The reason of the first of `signals` that is aborted (`undefined` when reading it throws), or
-/// `None` when none is. A signal passed `instanceof`, which a forgery can: its getters are read
-/// through `Reflect.get` (catch).
+/// The reason of the first of `signals` that is aborted (`undefined` when reading it throws): read
+/// through `Reflect.get` (catch), since a forgery can pass `instanceof AbortSignal`.
 fn first_abort(signals: &[AbortSignal]) -> Option<JsValue> {
     let get = |signal: &AbortSignal, key: &str| Reflect::get(signal, &JsValue::from_str(key));
     let signal =
@@ -200,8 +194,8 @@ fn first_abort(signals: &[AbortSignal]) -> Option<JsValue> {
     Some(get(signal, "reason").unwrap_or(JsValue::UNDEFINED))
 }
 
-/// The head of an answer: its status, whether it is a redirect (3xx, or an opaque redirect with
-/// status 0), its headers, and its body, read by [`Guard::read`].
+/// The head of an answer: its status, whether it is a redirect (3xx, or an opaque one, status 0),
+/// its headers, and its body, read by [`Guard::read`].
 pub(crate) struct Head {
     pub(crate) status: u16,
     pub(crate) redirect: bool,
@@ -209,10 +203,10 @@ pub(crate) struct Head {
     body: Option<JsValue>,
 }
 
-/// What one attempt holds: its AbortController, whose signal fetch gets, its own timer
-/// (`retry.attemptTimeoutMs`) and the body reader. Dropping it clears the timer and, unless the
-/// answer was read to its end, aborts fetch's signal (with the stop's reason) and cancels the
-/// body: an error, a stop and a dropped Rust future all end here, as in reqwest's `AbortGuard`.
+/// What one attempt holds: its AbortController (fetch's signal), its own timer and the body reader.
+/// Dropping it clears the timer and, unless the answer was read to its end, aborts fetch's signal
+/// (with the stop's reason) and cancels the body: an error, a stop and a dropped Rust future all
+/// end here, as in reqwest's `AbortGuard`.
 pub(crate) struct Guard<'a> {
     stops: &'a Stops,
     controller: AbortController,
@@ -231,13 +225,11 @@ impl<'a> Guard<'a> {
             let state = stops.state.clone();
             Timer::new(ms, Box::new(move || state.stop(Stop::AttemptTimedOut)))
         });
-        let (reader, sent, done) = (None, false, false);
-        Ok(Guard { stops, controller, _timer: timer, reader, sent, done })
+        Ok(Guard { stops, controller, _timer: timer, reader: None, sent: false, done: false })
     }
 
-    /// `POST url` through `fetch`, with `headers`, `body`, `credentials: 'omit'`, `redirect:
-    /// 'manual'` and the guard's signal: the head of the answer, `None` when fetch resolved to
-    /// something that is not a Response.
+    /// `POST url` through `fetch` (`credentials: 'omit'`, `redirect: 'manual'`, the guard's signal):
+    /// the head of the answer, `None` when fetch resolved to something that is not a Response.
     pub(crate) async fn fetch(
         &mut self,
         fetch: &Fetch,
@@ -264,7 +256,7 @@ impl<'a> Guard<'a> {
             // A forgery that passes `instanceof Response`.
             _ => return Ok(None),
         };
-        let opaque = || answer.kind().map(|kind| kind == "opaqueredirect");
+        let opaque = || Reflect::get(answer, &"type".into()).map(|kind| kind == "opaqueredirect");
         let redirect =
             (300..400).contains(&status) || (status == 0 && opaque().map_err(Failure::Threw)?);
         let headers = answer.headers().ok().and_then(|h| h.dyn_into().ok());
@@ -345,23 +337,18 @@ impl Drop for Guard<'_> {
     }
 }
 
-/// fetch as a call makes it: `options.fetch`, or else the global `fetch`, read when the call starts
-/// (so a polyfill or a mock installed later is seen). A `config` error when there is none, a
-/// `network` error when reading it threw.
+/// The fetch a call makes: `options.fetch`, or else the global one, read when the call starts (a
+/// mock installed later is seen); a `config` error when there is none, `network` if reading threw.
 pub(crate) fn fetch_of(given: Option<&Callback<Fetch>>) -> Result<Callback<Fetch>, Draft> {
     if let Some(fetch) = given {
         return Ok(fetch.clone());
     }
-    match GLOBAL.with(|global| Reflect::get(global, &JsValue::from_str("fetch"))) {
-        Ok(fetch) => match fetch.dyn_into::<Function>() {
-            Ok(fetch) => Ok(calling(fetch)),
-            Err(_) => Err(Draft::config("this runtime has no global fetch; pass options.fetch")),
-        },
-        Err(thrown) => {
-            let message = "could not read globalThis.fetch: reading it threw";
-            Err(Draft::new(Kind::Network, message).with_cause(thrown))
-        }
-    }
+    let fetch = GLOBAL.with(|global| Reflect::get(global, &"fetch".into())).map_err(|thrown| {
+        let message = "could not read globalThis.fetch: reading it threw";
+        Draft::new(Kind::Network, message).with_cause(thrown)
+    })?;
+    let none = |_| Draft::config("this runtime has no global fetch; pass options.fetch");
+    fetch.dyn_into().map(calling).map_err(none)
 }
 
 /// A JS fetch function (the global one, or `options.fetch`) as a client calls it.
@@ -371,13 +358,10 @@ pub(crate) fn calling(fetch: Function) -> Callback<Fetch> {
     }))
 }
 
-/// What the runtime said of a fetch that failed with `cause`, down its `cause` chain (four levels
-/// at most): each level's `message` and `code`, empty where there is none; `None` for a value that
-/// is not an Error. [`answer::why`](crate::answer::why) reads it.
+/// What the runtime said of a failed fetch (for `answer::why`): the `message` and `code` of `cause`
+/// and of its causes, four levels at most; `None` for a value that is not an Error.
 pub(crate) fn said(cause: &JsValue) -> Option<Vec<(String, String)>> {
-    let text = |value: &JsValue, key: &str| {
-        Reflect::get(value, &JsValue::from_str(key)).ok().and_then(|value| value.as_string())
-    };
+    let text = |value: &JsValue, key: &str| Reflect::get(value, &key.into()).ok()?.as_string();
     text(cause, "message")?;
     let (mut levels, mut level) = (Vec::new(), cause.clone());
     while levels.len() < 4 {
@@ -391,9 +375,8 @@ pub(crate) fn said(cause: &JsValue) -> Option<Vec<(String, String)>> {
     Some(levels)
 }
 
-/// Whether the code runs in a page or a worker (`location` has an origin) whose origin is not
-/// that of `url` (a checked `{baseUrl}/plants`): a request a browser sends only if the server's
-/// CORS allows it, and whose refusal it hides behind fetch's usual "Failed to fetch". An opaque
+/// Whether a page or a worker (`location` has an origin) calls another origin than `url`'s: a
+/// request its CORS must allow, whose refusal a browser hides behind "Failed to fetch". An opaque
 /// origin ("null": a sandboxed frame, a file: page) is never the store's.
 pub(crate) fn cross_origin(url: &str) -> bool {
     let location = GLOBAL.with(|global| Reflect::get(global, &"location".into()));
@@ -417,21 +400,17 @@ extern "C" {
     /// `globalThis` (no `window` needed), where fetch, and the outbox's `indexedDB`, are found.
     #[wasm_bindgen(thread_local_v2, js_name = globalThis)]
     pub(crate) static GLOBAL: JsValue;
-
     /// `Promise.resolve(value)`: adopts a thenable (reading its `then` may throw).
     #[wasm_bindgen(catch, js_namespace = Promise, js_name = resolve)]
     pub(crate) fn resolve(value: &JsValue) -> Result<Promise, JsValue>;
-
     /// `setTimeout(handler, ms)`: a number in browsers and workerd, an object in Node.
     #[wasm_bindgen(js_name = setTimeout)]
     pub(crate) fn set_timeout(handler: &Function, ms: f64) -> JsValue;
     #[wasm_bindgen(js_name = clearTimeout)]
     fn clear_timeout(id: &JsValue);
-
     /// `Function.prototype`: a function that does nothing, the handler of ignored rejections.
     #[wasm_bindgen(thread_local_v2, js_namespace = Function, js_name = prototype)]
     static NOOP: Function;
-
     /// A promise whose rejection may be ignored.
     type Pending;
     #[wasm_bindgen(method)]
@@ -451,8 +430,6 @@ extern "C" {
     type Answer;
     #[wasm_bindgen(method, catch, getter)]
     fn status(this: &Answer) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, catch, getter, js_name = type)]
-    fn kind(this: &Answer) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch, getter)]
     fn body(this: &Answer) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch, getter)]

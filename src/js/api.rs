@@ -1,15 +1,11 @@
-//! The JavaScript API (`createPlant`, `PlantStoreClient`, `validateNewPlant`), a thin layer over
-//! [`Client`]: JS values in, the call (whose future `js_sys::futures` turns into the caller's
-//! promise), JS values out. Its TypeScript is `types.d.ts`.
-//!
-//! JS values are read without trusting them, by hand: a NewPlant into the model's input, which its
-//! rules judge; the options, each through one generic getter ([`Options::get`]), into [`Config`]
-//! and [`CallOptions`], which `Config::check` judges. Own properties only (a polluted
-//! `Object.prototype` is not the caller's), nothing coerced, each read once (the value judged is
-//! the value sent); a getter or Proxy trap that throws is an `unreadable` issue in a NewPlant, a
-//! `config` error with the failure as `cause` in the options. Not serde-wasm-bindgen: it reads
-//! through the prototype chain, never sees unknown keys, replaces a lone surrogate with U+FFFD
-//! without a word, stops at the first error, and needs std.
+//! The JavaScript API (`createPlant`, `PlantStoreClient`, `validateNewPlant`; its TypeScript is
+//! `types.d.ts`) over [`Client`]: JS values in, the call as a promise, JS values out. JS values are
+//! read by hand, not trusted: a NewPlant into the model's input, which its rules judge; the options
+//! through one generic getter ([`Options::get`]) into [`Config`] and [`CallOptions`], which
+//! `Config::check` judges. Own properties only, nothing coerced, each read once (the value judged
+//! is the value sent); a getter that throws is an `unreadable` issue, or a `config` error with the
+//! failure as `cause`. Not serde-wasm-bindgen: it reads through the prototype chain, never sees
+//! unknown keys, replaces a lone surrogate with U+FFFD silently, and stops at the first error.
 
 use crate::call::{plant_object, Client};
 use crate::config::{Auth, CallOptions, Config, IdempotencyKey, Retry, DEFAULT_TIMEOUT_MS};
@@ -25,15 +21,13 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::AbortSignal;
 
-/// The TypeScript of the whole API, written by hand rather than by wasm-bindgen (whose exports here
-/// are `skip_typescript`): wasm-bindgen cannot write a union discriminated by `kind`, and would
-/// declare `[Symbol.dispose]`, which needs an ESNext `lib`.
+/// The TypeScript of the API, by hand (the exports are `skip_typescript`): wasm-bindgen cannot write
+/// a union discriminated by `kind`, and would declare `[Symbol.dispose]` (an ESNext `lib`).
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = include_str!("types.d.ts");
 
-/// Validates `plant` locally, then sends it to `POST {baseUrl}/plants`. Resolves to the created
-/// Plant; rejects with a `PlantStoreError`. The options are checked on every call; a
-/// `PlantStoreClient` checks them once.
+/// Validates `plant` locally, then sends it to `POST {baseUrl}/plants`: the created Plant, or a
+/// `PlantStoreError`. The options are checked on every call (a `PlantStoreClient`'s, once).
 #[wasm_bindgen(js_name = createPlant, skip_typescript)]
 pub fn create_plant(plant: JsValue, options: JsValue) -> Promise {
     match client(&options) {
@@ -63,33 +57,28 @@ pub fn validate_new_plant(plant: JsValue) -> JsValue {
 /// A client with checked options, for many calls.
 #[wasm_bindgen(skip_typescript)]
 #[derive(Debug)]
-pub struct PlantStoreClient {
-    client: Client,
-}
+pub struct PlantStoreClient(Client);
 
 #[wasm_bindgen]
 impl PlantStoreClient {
     /// Checks the options once; throws a `PlantStoreError` of kind `config`.
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<PlantStoreClient, JsValue> {
-        let client = client(&options).map_err(|error| error.to_js())?;
-        Ok(PlantStoreClient { client })
+        client(&options).map(PlantStoreClient).map_err(|error| error.to_js())
     }
 
-    /// Validates `plant` locally, then sends it; `options` may change this call's signal,
-    /// retries and key.
+    /// Validates and sends `plant`; `options` may change this call's signal, retries and key.
     #[wasm_bindgen(js_name = createPlant)]
     pub fn create_plant(&self, plant: JsValue, options: JsValue) -> Promise {
         match call_options(&options) {
-            Ok(options) => submit(&self.client, &plant, &options),
-            Err(draft) => Promise::reject(&self.client.redact(draft).to_js()),
+            Ok(options) => submit(&self.0, &plant, &options),
+            Err(draft) => Promise::reject(&self.0.redact(draft).to_js()),
         }
     }
 }
 
-/// Reads `plant` and, when the rules accept it, starts the call at once and returns the promise of
-/// its Plant as a fresh `{ name, tag? }`. A call that fails before it sends anything returns a
-/// promise already rejected.
+/// Reads `plant` and, when the rules accept it, starts the call at once: the promise of its Plant
+/// as a fresh `{ name, tag? }`, already rejected for a call that fails before it sends anything.
 fn submit(client: &Client, plant: &JsValue, options: &CallOptions) -> Promise {
     let started = new_plant(plant)
         .map_err(|issues| client.redact(Draft::validation(issues)))
@@ -108,8 +97,7 @@ fn submit(client: &Client, plant: &JsValue, options: &CallOptions) -> Promise {
 /// The keys of a NewPlant, in the order of its fields.
 const FIELDS: [&str; 3] = ["id", "name", "tag"];
 
-/// A NewPlant, judged by the model's rules: the plant, and whether its id was a BigInt; or every
-/// issue.
+/// A NewPlant, judged by the model's rules: it and whether its id was a BigInt, or every issue.
 pub(crate) fn new_plant(value: &JsValue) -> Result<(NewPlant, bool), Vec<Issue>> {
     plain(value).map_err(|got| alloc::vec![Issue::not_an_object(got)])?;
     let keys = keys(value).map_err(|_| {
@@ -119,8 +107,7 @@ pub(crate) fn new_plant(value: &JsValue) -> Result<(NewPlant, bool), Vec<Issue>>
     })?;
     let listed = FIELDS.map(|field| keys.iter().any(|key| key == field));
     let unknown = keys.into_iter().filter(|key| !FIELDS.contains(&key.as_str()));
-    // A field `Object.keys` listed is an own property, read through its getter binding; another
-    // one is looked for with `Object.hasOwn`.
+    // A field `Object.keys` listed is read through its getter binding, another with `own`.
     let candidate = value.unchecked_ref::<Candidate>();
     let getters = [Candidate::id, Candidate::name, Candidate::tag];
     let [id, name, tag] = [0, 1, 2].map(|i| {
@@ -161,19 +148,9 @@ fn field(value: &JsValue, id: bool) -> Field {
     }
 }
 
-const CLIENT_OPTIONS: [&str; 11] = [
-    "baseUrl",
-    "token",
-    "getToken",
-    "fetch",
-    "signal",
-    "timeoutMs",
-    "headers",
-    "retry",
-    "idempotencyKey",
-    "beforeAttempt",
-    "afterAttempt",
-];
+/// The client's options: how to reach the store, and what each attempt sends and runs.
+const REACH: [&str; 6] = ["baseUrl", "token", "getToken", "fetch", "signal", "timeoutMs"];
+const ATTEMPT: [&str; 5] = ["headers", "retry", "idempotencyKey", "beforeAttempt", "afterAttempt"];
 
 /// The client `options` describe, checked.
 pub(crate) fn client(options: &JsValue) -> Result<Client, Error> {
@@ -188,44 +165,42 @@ pub(crate) fn outbox(options: &JsValue) -> Result<crate::outbox::OutboxConfig, E
     let o = Options::of(options.clone(), "options").map_err(|draft| draft.redact(&[]))?;
     let config = config(&o, &["name", "store", "concurrency"])?;
     let redact = |draft: Draft| draft.redact(&[config.secret()]);
-    let name: String = o.get("name").map_err(redact)?.unwrap_or_default();
-    let store = o.get("store").map_err(redact)?.map_or(Store::IndexedDb, Store::Js);
+    let name = o.get::<String>("name").map_err(redact)?.unwrap_or_default();
+    let store = o.value("store").map_err(redact)?.map_or(Store::IndexedDb, Store::Js);
     let concurrency = o.get("concurrency").map_err(redact)?.unwrap_or(DEFAULT_CONCURRENCY);
     Ok(OutboxConfig::new(config, name).store(store).concurrency(concurrency))
 }
 
-/// The client's options as a [`Config`], each read by its type (`Config::check` judges the
-/// values), `more` keys allowed beside them.
+/// The client's options as a [`Config`], for `Config::check` to judge; `more` keys allowed.
 fn config(o: &Options, more: &[&str]) -> Result<Config, Error> {
     let mut config = Config::new("");
     // The token first: an error about any option is redacted against it.
-    let token: Result<Option<String>, Draft> = o.get("token");
+    let token = o.get::<String>("token");
     let token = token.map(|token| config.auth = token.map(Auth::Token));
     let read = (|| {
-        o.known(&[&CLIENT_OPTIONS[..], more].concat())?;
+        o.known(&[&REACH[..], &ATTEMPT, more].concat())?;
         token?;
-        match (&config.auth, o.get("getToken")?) {
-            (Some(_), Some(_)) => {
-                return Err(Draft::config("pass options.token or options.getToken, not both"))
+        if let Some(get) = o.get::<Function>("getToken")? {
+            if config.auth.is_some() {
+                return Err(Draft::config("pass options.token or options.getToken, not both"));
             }
-            (None, Some(get)) => config.auth = Some(Auth::Source(callbacks::token_source(get))),
-            _ => {}
+            config.auth = Some(Auth::Source(callbacks::token_source(get)));
         }
-        config.base_url = o.get("baseUrl")?;
-        config.fetch = o.get("fetch")?.map(exchange::calling);
-        config.signal = o.get("signal")?;
-        config.timeout_ms = o.get("timeoutMs")?.unwrap_or(DEFAULT_TIMEOUT_MS);
-        if let Some(headers) = o.get("headers")? {
+        config.base_url = o.get::<String>("baseUrl")?;
+        config.fetch = o.get::<Function>("fetch")?.map(exchange::calling);
+        config.signal = o.get::<AbortSignal>("signal")?;
+        config.timeout_ms = o.get::<u32>("timeoutMs")?.unwrap_or(DEFAULT_TIMEOUT_MS);
+        if let Some(headers) = o.value("headers")? {
             config.headers = Options::of(headers, "options.headers")?.record()?;
         }
-        if let Some(retry_options) = o.get("retry")? {
+        if let Some(retry_options) = o.value("retry")? {
             config.retry = Some(retry(&Options::of(retry_options, "options.retry")?)?);
         }
-        if o.get("idempotencyKey")? == Some(true) {
+        if o.get::<bool>("idempotencyKey")? == Some(true) {
             config.idempotency_key = IdempotencyKey::Generated;
         }
-        config.before = o.get("beforeAttempt")?.map(callbacks::before);
-        config.after = o.get("afterAttempt")?.map(callbacks::after);
+        config.before = o.get::<Function>("beforeAttempt")?.map(callbacks::before);
+        config.after = o.get::<Function>("afterAttempt")?.map(callbacks::after);
         Ok(())
     })();
     read.map_err(|draft: Draft| draft.redact(&[config.secret()]))?;
@@ -241,7 +216,7 @@ pub(crate) fn call_options(options: &JsValue) -> Result<CallOptions, Draft> {
     let o = Options::of(options.clone(), "call options")?;
     o.known(&["signal", "retry", "idempotencyKey"])?;
     let signal = o.get::<AbortSignal>("signal")?;
-    let retry = match o.get::<JsValue>("retry")? {
+    let retry = match o.value("retry")? {
         Some(value) if value.is_null() => Some(Retry::OFF),
         Some(value) => Some(retry(&Options::of(value, "call options.retry")?)?),
         None => None,
@@ -250,15 +225,14 @@ pub(crate) fn call_options(options: &JsValue) -> Result<CallOptions, Draft> {
     Ok(CallOptions { signal, retry, idempotency_key, after: None })
 }
 
-/// `retry: { attempts, baseDelayMs, maxDelayMs, gatewayErrors, attemptTimeoutMs }`; each key may
-/// be left out (3 attempts, 100 ms, 2 s).
+/// `retry: { attempts, baseDelayMs, maxDelayMs, gatewayErrors, attemptTimeoutMs }`, all optional.
 fn retry(o: &Options) -> Result<Retry, Draft> {
     o.known(&["attempts", "baseDelayMs", "maxDelayMs", "gatewayErrors", "attemptTimeoutMs"])?;
-    let mut retry = Retry::new(o.get("attempts")?.unwrap_or(3));
-    retry.base_delay_ms = o.get("baseDelayMs")?.unwrap_or(retry.base_delay_ms);
-    retry.max_delay_ms = o.get("maxDelayMs")?.unwrap_or(retry.max_delay_ms);
-    retry.gateway_errors = o.get("gatewayErrors")?.unwrap_or(false);
-    retry.attempt_timeout_ms = o.get("attemptTimeoutMs")?;
+    let mut retry = Retry::new(o.get::<u32>("attempts")?.unwrap_or(3));
+    retry.base_delay_ms = o.get::<u32>("baseDelayMs")?.unwrap_or(retry.base_delay_ms);
+    retry.max_delay_ms = o.get::<u32>("maxDelayMs")?.unwrap_or(retry.max_delay_ms);
+    retry.gateway_errors = o.get::<bool>("gatewayErrors")?.unwrap_or(false);
+    retry.attempt_timeout_ms = o.get::<u32>("attemptTimeoutMs")?;
     Ok(retry)
 }
 
@@ -279,9 +253,7 @@ impl Options {
 
     /// A `config` error for the first key that is not among `known` ("did you mean").
     fn known(&self, known: &[&str]) -> Result<(), Draft> {
-        let listed = keys(&self.value).map_err(|cause| {
-            Draft::config([&self.name, "' keys could not be listed"].concat()).with_cause(cause)
-        })?;
+        let listed = self.keys()?;
         let Some(key) = listed.iter().find(|key| !known.contains(&key.as_str())) else {
             return Ok(());
         };
@@ -292,34 +264,42 @@ impl Options {
         Err(Draft::config(message.concat()))
     }
 
-    /// The option `key` as a `T`: `None` unless it is an own property other than `undefined`; a
-    /// `config` error "{name}.{key} must be {T::EXPECTED}, got {what it is}", or one whose cause
-    /// is what reading it threw.
+    /// The option `key` as a `T` (`None` when absent); a `config` error "{name}.{key} must be
+    /// {T::EXPECTED}, got {what it is}". Generic only in `T::read`: one copy of the rest.
     fn get<T: Read>(&self, key: &str) -> Result<Option<T>, Draft> {
-        let value = own(&self.value, key).map_err(|cause| {
+        let value = self.value(key)?;
+        value.map(T::read).transpose().map_err(|got| self.wrong(key, T::EXPECTED, got))
+    }
+
+    /// The option `key` (`None` when absent); a `config` error whose cause is what reading threw.
+    fn value(&self, key: &str) -> Result<Option<JsValue>, Draft> {
+        own(&self.value, key).map_err(|cause| {
             let message = [&self.name, ".", key, " could not be read: reading it threw"];
             Draft::config(message.concat()).with_cause(cause)
-        })?;
-        let Some(value) = value else {
-            return Ok(None);
-        };
-        T::read(value).map(Some).map_err(|got| {
-            let message = [&self.name, ".", key, " must be ", T::EXPECTED, ", got ", got];
-            Draft::config(message.concat())
         })
+    }
+
+    fn wrong(&self, key: &str, expected: &str, got: &str) -> Draft {
+        let message = [&self.name, ".", key, " must be ", expected, ", got ", got];
+        Draft::config(message.concat())
     }
 
     /// A plain object of strings, as name and value pairs.
     fn record(&self) -> Result<Vec<(String, String)>, Draft> {
-        let names = keys(&self.value).map_err(|cause| {
-            Draft::config([&self.name, "' keys could not be listed"].concat()).with_cause(cause)
-        })?;
+        let names = self.keys()?;
         let mut pairs = Vec::with_capacity(names.len());
         for name in names {
             let value = self.get::<String>(&name)?;
             pairs.push((name, value.unwrap_or_default()));
         }
         Ok(pairs)
+    }
+
+    /// The object's own enumerable string keys; a `config` error when listing them threw.
+    fn keys(&self) -> Result<Vec<String>, Draft> {
+        keys(&self.value).map_err(|cause| {
+            Draft::config([&self.name, "' keys could not be listed"].concat()).with_cause(cause)
+        })
     }
 }
 
@@ -339,8 +319,7 @@ impl Read for String {
     /// silently replace with U+FFFD (so only a string that holds U+FFFD is asked `isWellFormed()`).
     fn read(value: JsValue) -> Result<String, &'static str> {
         let text = value.as_string().ok_or_else(|| type_name(&value))?;
-        // A byte scan: `str::contains(char)` brings a string searcher into the .wasm (its price is
-        // in docs/performance.md).
+        // A byte scan: `str::contains(char)` brings a string searcher (docs/performance.md).
         let replaced = text.as_bytes().windows(3).any(|w| w == "\u{FFFD}".as_bytes());
         if replaced && !value.unchecked_ref::<JsString>().is_well_formed() {
             return Err(MALFORMED);
@@ -358,8 +337,8 @@ impl Read for bool {
 
 impl Read for u32 {
     const EXPECTED: &'static str = "a number";
-    /// A number as a `u32` for `check` to judge: one that is no `u32` (a fraction, a negative,
-    /// NaN, past 2^32 − 1) is read as `u32::MAX`, which every range refuses.
+    /// A number as a `u32` for `Config::check` to judge: one that is no `u32` (a fraction, a
+    /// negative, NaN, past 2^32 − 1) is read as `u32::MAX`, which every range refuses.
     fn read(value: JsValue) -> Result<u32, &'static str> {
         let n = value.as_f64().ok_or_else(|| type_name(&value))?;
         Ok(if f64::from(n as u32) == n { n as u32 } else { u32::MAX })
@@ -369,16 +348,14 @@ impl Read for u32 {
 impl Read for Function {
     const EXPECTED: &'static str = "a function";
     fn read(value: JsValue) -> Result<Function, &'static str> {
-        let got = type_name(&value);
-        value.dyn_into().map_err(|_| got)
+        value.dyn_into().map_err(|value| type_name(&value))
     }
 }
 
 impl Read for AbortSignal {
     const EXPECTED: &'static str = "an AbortSignal";
     fn read(value: JsValue) -> Result<AbortSignal, &'static str> {
-        let got = type_name(&value);
-        value.dyn_into().map_err(|_| got)
+        value.dyn_into().map_err(|value| type_name(&value))
     }
 }
 
@@ -390,13 +367,6 @@ impl Read for IdempotencyKey {
             Some(false) => Ok(IdempotencyKey::Off),
             None => String::read(value).map(IdempotencyKey::Given),
         }
-    }
-}
-
-impl Read for JsValue {
-    const EXPECTED: &'static str = "a value";
-    fn read(value: JsValue) -> Result<JsValue, &'static str> {
-        Ok(value)
     }
 }
 
@@ -420,14 +390,16 @@ fn type_name(value: &JsValue) -> &'static str {
     }
 }
 
-/// Whether `value` is a plain object: its prototype is `null` or a realm's `Object.prototype`
-/// (whose own prototype is `null`). If not, what it is, in words.
+/// Whether `value` is a plain object (its prototype `null` or a realm's `Object.prototype`), or
+/// else what it is, in words.
 fn plain(value: &JsValue) -> Result<(), &'static str> {
     if !value.is_object() {
         return Err(type_name(value));
     }
-    let plain = match prototype_of(value) {
-        Ok(proto) => proto.is_null() || matches!(prototype_of(&proto), Ok(up) if up.is_null()),
+    let plain = match Reflect::get_prototype_of(value) {
+        Ok(proto) => {
+            proto.is_null() || matches!(Reflect::get_prototype_of(&proto), Ok(up) if up.is_null())
+        }
         Err(_) if is_array(value).is_err() => return Err("a revoked Proxy"),
         Err(_) => return Err("an object whose prototype cannot be read"),
     };
@@ -439,8 +411,7 @@ fn plain(value: &JsValue) -> Result<(), &'static str> {
     }
 }
 
-/// The own property `key` of `object`, `None` when it has none or it is `undefined`; what a
-/// getter or a Proxy trap threw.
+/// The own property `key` of `object`, `None` when absent or `undefined`; or what reading threw.
 fn own(object: &JsValue, key: &str) -> Result<Option<JsValue>, JsValue> {
     let key = JsString::from(key);
     match has_own(object, &key)? {
@@ -451,14 +422,12 @@ fn own(object: &JsValue, key: &str) -> Result<Option<JsValue>, JsValue> {
 
 /// The own enumerable string keys of `value`; what listing them threw.
 fn keys(value: &JsValue) -> Result<Vec<String>, JsValue> {
-    let keys = object_keys(value)?;
-    Ok(keys.iter().map(|key| key.as_string().unwrap_or_default()).collect())
+    Ok(object_keys(value)?.iter().map(|key| key.as_string().unwrap_or_default()).collect())
 }
 
 #[wasm_bindgen]
 extern "C" {
-    /// A NewPlant as the caller passed it: anything, read through `catch` getters, whose property
-    /// names are in the glue rather than passed on each call.
+    /// A NewPlant as passed: anything, read through `catch` getters named in the glue.
     type Candidate;
     #[wasm_bindgen(method, catch, getter)]
     fn id(this: &Candidate) -> Result<JsValue, JsValue>;
@@ -470,10 +439,6 @@ extern "C" {
     /// `Array.isArray(value)`; throws for a revoked Proxy.
     #[wasm_bindgen(catch, js_namespace = Array, js_name = isArray)]
     fn is_array(value: &JsValue) -> Result<bool, JsValue>;
-
-    /// `Object.getPrototypeOf(value)`; a Proxy trap may throw.
-    #[wasm_bindgen(catch, js_namespace = Object, js_name = getPrototypeOf)]
-    fn prototype_of(value: &JsValue) -> Result<JsValue, JsValue>;
 
     /// `Object.keys(value)`: own enumerable string keys; a Proxy trap may throw.
     #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
