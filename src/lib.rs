@@ -3,14 +3,15 @@
 #![no_std]
 #![deny(missing_docs, missing_debug_implementations, unsafe_code)]
 
-// One createPlant, file by file (the spine): `js/api.rs` (the exports, JS values in and out),
-// `config.rs` (the options, checked once into `Settings`), `call.rs` (`Client` and the loop of
+// One createPlant runs through five files, the spine: `js/api.rs` (the exports, JS values in and
+// out), `config.rs` (the options, checked once into `Settings`), `call.rs` (`Client` and the loop of
 // attempts), `exchange.rs` (one request and its answer's body; what ends a call) and `answer.rs`
-// (what the answer means, what comes next). They take their types from `error.rs` (the error and
-// its redaction), `token.rs` (the token and its refresh) and `hooks.rs` (the caller's functions),
-// which run nothing on a plain success with a fixed token; beside them `js/callbacks.rs` (a
-// caller's JS functions as closures), `js/error.rs` (the error in JS) and `js/types.d.ts` (the
-// TypeScript). In that order each file uses only those before it (`module-graph src`).
+// (what the answer means, what comes next). Read bottom up, each file uses only those before it
+// (`module-graph src`): `error.rs` (the error and its redaction), `hooks.rs` (the caller's
+// functions), `exchange.rs`, `token.rs` (the token and its refresh), `config.rs`, `answer.rs`,
+// `call.rs`, then `js/callbacks.rs` (a caller's JS functions as closures), `js/error.rs` (the
+// error in JS) and `js/api.rs`, whose TypeScript is `js/types.d.ts`. `error.rs`, `hooks.rs` and
+// `token.rs` supply types: a plain success with a fixed token runs nothing of them.
 
 extern crate alloc;
 #[cfg(feature = "std")]
