@@ -221,9 +221,9 @@ pub(crate) struct Settings {
     pub(crate) config: Config,
 }
 
-/// An extra header, checked in Rust by fetch's `Headers` rules: a `config` error names one that is
-/// `Authorization` or `Content-Type` (the client sets them), or whose name is not an RFC 9110 token
-/// or whose value, trimmed, holds a NUL, a CR, a LF or a character past U+00FF.
+/// An extra header, checked by fetch's `Headers` rules (by hand: the `http` crate's are stricter, a
+/// dependency for ten lines): a `config` error names `Authorization`, `Content-Type` (the client's),
+/// a name that is no RFC 9110 token, or a value that, trimmed, holds NUL, CR, LF or a char > U+00FF.
 fn check_header(name: &str, value: &str) -> Result<(), Draft> {
     let shown = theirs(&name.chars().take(40).collect::<String>());
     if name.eq_ignore_ascii_case("authorization") || name.eq_ignore_ascii_case("content-type") {

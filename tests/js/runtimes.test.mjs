@@ -234,7 +234,7 @@ describe('the packed package in each runtime', { timeout: 300_000 }, () => {
 
     it('module Web Workers (no window): the default entry, and /manual with init()', async () => {
       const id = nextId();
-      ids++; // the manual worker takes id + 1
+      nextId(); // the manual worker takes id + 1
       const { auto, manual } = await open('worker.html', id);
       await assertChecked(auto, { id, where: 'worker' });
       await assertChecked(manual, { id: id + 1n, where: 'worker-manual' });
