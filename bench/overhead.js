@@ -15,52 +15,10 @@
 //          signal goes in the init, and a 10 s timeout set and cleared (ours' default timeout);
 // - same:  the bare hand-written call against a second copy of itself: how far from 1.00x two
 //          identical calls land is the resolution of the figures.
-// And each peer against the bare hand-written call, the same way (measurePeers).
+// And each peer against the bare hand-written call, the same way (measurePeers). The hand-written
+// calls and the in-memory fetch are cold/theirs.js's, the cold start's baseline too.
 
-const PLANT_JSON = '{"name":"Fern","tag":"green"}';
-const TOKEN = 'bench-token-0123456789';
-const BASE = 'https://plants.example/api';
-const TIMEOUT_MS = 10_000;
-
-/** The in-memory server every side calls: checks nothing, answers a canned 200 Plant. */
-function cannedFetch() {
-  return Promise.resolve(new Response(PLANT_JSON, { status: 200, headers: { 'content-type': 'application/json' } }));
-}
-
-/** What a careful person writes by hand: bearer header, JSON.stringify, status check, JSON parse. */
-function bareCall() {
-  return async function handWritten(plant) {
-    const response = await cannedFetch(`${BASE}/plants`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json', Accept: 'application/json' },
-      body: JSON.stringify(plant),
-      credentials: 'omit',
-    });
-    if (response.status !== 200) throw new Error(`status ${response.status}`);
-    return response.json();
-  };
-}
-
-/** The same with a timeout: an AbortController per call, its signal in the init, setTimeout/clearTimeout. */
-function abortCall() {
-  return async function handWrittenWithAbort(plant) {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new DOMException('timed out', 'TimeoutError')), TIMEOUT_MS);
-    try {
-      const response = await cannedFetch(`${BASE}/plants`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json', Accept: 'application/json' },
-        body: JSON.stringify(plant),
-        credentials: 'omit',
-        signal: controller.signal,
-      });
-      if (response.status !== 200) throw new Error(`status ${response.status}`);
-      return await response.json();
-    } finally {
-      clearTimeout(timer);
-    }
-  };
-}
+import { BASE, TOKEN, cannedFetch, bareCall, abortCall } from './cold/theirs.js';
 
 async function time(fn, n) {
   const start = performance.now();

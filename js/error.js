@@ -1,7 +1,7 @@
 // PlantStoreError, the one error class of plant-store-client. It is JavaScript because a class that
 // extends Error (a real stack, `instanceof Error`, a literal `name`) is the one thing wasm-bindgen
-// cannot write. Rust builds the instances of a call (Error::to_js in src/js/error.rs) and re-exports the
-// class; the entries (js/entries/api.js) build those of the .wasm's load.
+// cannot write. Rust builds the error of every call (Error::to_js in src/js/error.rs) and re-exports
+// the class; the entries build one themselves when the .wasm cannot be loaded (js/entries/api.js).
 
 /** Every failure of plant-store-client is a PlantStoreError; branch on `kind`. */
 export class PlantStoreError extends Error {

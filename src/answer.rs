@@ -1,17 +1,19 @@
-//! What the Plant Store's answer means: under the contract, the Plant or the error ([`outcome`]),
-//! or the error of an attempt that got none; and so what the call does next ([`next`]): done,
-//! refresh the token, wait and try again, or stop.
-//! Pure Rust over a status, bytes and numbers, as reqwest keeps its retry policy apart from its
-//! loop: `cargo test` covers every case natively, the clock and the dice passed in.
+//! What the Plant Store's answer means, and so what the call does next. Pure Rust over a status,
+//! bytes and numbers, as reqwest keeps its retry policy apart from its loop: `cargo test` covers
+//! every case natively, the clock and the dice passed in.
 //!
-//! What one call may buffer follows from what it sent: a 200 is the Plant, the echo of the
-//! NewPlant's name and tag, so its body is read up to six bytes per byte of them (each may come
-//! back escaped as `\u00XX`) plus [`BODY_SLACK`] for the members the client does not read; any
-//! other answer up to [`ERROR_BODY_LIMIT`], room for an Error and an excerpt. The rest is cancelled
-//! unread. Every text from outside in a message (the server's, a JS failure's) is marked
-//! [`theirs`], the only text redaction covers; the URL is the caller's own setting.
+//! - [`outcome`]: under the contract, the Plant or the error; only an error is put in words.
+//! - [`why`], [`unreachable`]: the error of an attempt that got no answer.
+//! - [`next`]: after a failed attempt, refresh the token, wait and try again, or stop.
+//!
+//! What one call may buffer follows from what it sent ([`limit`]): a 200 is the Plant, the echo
+//! of the NewPlant's name and tag, so its body is read up to six bytes per byte of them (each may
+//! come back escaped as `\u00XX`) plus [`BODY_SLACK`] for the members the client does not read; any
+//! other answer up to [`ERROR_BODY_LIMIT`], room for an Error and an excerpt. Every text from
+//! outside in a message (the server's, a JS failure's) is marked [`theirs`], the only text
+//! redaction covers; the URL is the caller's own setting.
 
-use crate::config::{whole, MAX_TIMEOUT_MS};
+use crate::config::Retry;
 use crate::error::{decimal, theirs, Draft, Kind};
 use alloc::string::String;
 use plant_store_model::{ApiError, Plant};
@@ -30,9 +32,13 @@ const EXCERPT_CHARS: usize = 300;
 const NOT_FOUND: &str = "; check baseUrl: /plants is appended to it, so it must hold the API's \
                          path prefix, for example https://plants.example/api/v1";
 
-/// How much of a 200's body is read for a NewPlant whose name and tag are `echoed` bytes long.
-pub(crate) fn success_limit(echoed: usize) -> usize {
-    echoed.saturating_mul(ECHO_BYTES_PER_BYTE).saturating_add(BODY_SLACK)
+/// How much of an answer with `status` is read, for a NewPlant whose name and tag are `echoed`
+/// bytes long.
+pub(crate) fn limit(status: u16, echoed: usize) -> usize {
+    match status {
+        200 => echoed.saturating_mul(ECHO_BYTES_PER_BYTE).saturating_add(BODY_SLACK),
+        _ => ERROR_BODY_LIMIT,
+    }
 }
 
 /// The error of a redirect (3xx, or an opaque redirect with status 0), whose body is not read.
@@ -45,47 +51,60 @@ pub(crate) fn redirect(status: u16) -> Draft {
     }
 }
 
-/// The error of a call to `url` whose fetch threw or rejected with `cause`: no answer came. `why`
-/// is what the runtime said of it.
-pub(crate) fn unreachable(url: &str, why: &str, cause: JsValue) -> Draft {
-    let message = ["could not reach the Plant Store at ", url, ": ", &theirs(why)];
-    Draft::new(Kind::Network, message.concat()).with_cause(cause)
-}
-
-impl Draft {
-    /// A network error's message, completed for a cross-origin request in a browser, which hides
-    /// why fetch failed: `preflight` lists the headers the server's CORS must allow.
-    pub(crate) fn cors(self, preflight: Option<&str>) -> Draft {
-        let Some(headers) = preflight else {
-            return self;
-        };
-        let hint = [
-            "; it is on another origin: if it is up, its CORS may refuse the call (it must allow \
-             this origin, POST and the headers ",
-            headers,
-            ")",
-        ];
-        self.append(&hint.concat())
-    }
-}
-
-/// The error of a call a signal aborted, with its reason as the cause.
-pub(crate) fn aborted(reason: JsValue) -> Draft {
-    let draft = Draft::new(Kind::Aborted, "the call was aborted by its AbortSignal");
-    match reason.is_undefined() {
-        true => draft,
-        false => draft.with_cause(reason),
-    }
-}
-
-/// The error of a call that ran out of its time (`Some` of the call's milliseconds), or whose
-/// attempt ran out of its own (`None`).
-pub(crate) fn timed_out(call_ms: Option<u32>) -> Draft {
-    let Some(ms) = call_ms else {
-        return Draft::new(Kind::Timeout, "no answer to the attempt within retry.attemptTimeoutMs");
+/// What the runtime said of a failed fetch in words, from what it said down the cause chain
+/// (`exchange::said`: each level's message and code), and whether it says that no connection was
+/// made, so that nothing reached the store. fetch's own message says little ("fetch failed",
+/// "Failed to fetch"): Node and Bun name the reason in a `code`, Node and Deno in the message of a
+/// `cause` (Deno's connect failures read "client error (Connect)"); browsers tell nothing more, on
+/// purpose. The deepest message (or else code) below the first is added to its message.
+pub(crate) fn why(said: Option<&[(String, String)]>) -> (String, bool) {
+    let Some(said @ [(first, _), ..]) = said else {
+        return ("a value that is not an Error".into(), false);
     };
-    let message = ["no answer from the Plant Store within ", &decimal(ms.into()), " ms"];
-    Draft::new(Kind::Timeout, message.concat())
+    let (mut detail, mut refused) = ("", false);
+    for (depth, (message, code)) in said.iter().enumerate() {
+        let connect = message.as_bytes().windows(22).any(|w| w == b"client error (Connect)");
+        refused |= connect || NOT_CONNECTED.contains(&code.as_str());
+        if depth > 0 && !(message.is_empty() && code.is_empty()) {
+            detail = if message.is_empty() { code } else { message };
+        }
+    }
+    match detail.is_empty() {
+        true => (first.clone(), refused),
+        false => ([first, " (", detail.trim_end(), ")"].concat(), refused),
+    }
+}
+
+/// The `code`s of Node and Bun for a connection never made: refused, no such host, no route, a
+/// connect timeout, a certificate refused in the handshake.
+const NOT_CONNECTED: [&str; 12] = [
+    "ECONNREFUSED",
+    "ENOTFOUND",
+    "EAI_AGAIN",
+    "ENETUNREACH",
+    "EHOSTUNREACH",
+    "UND_ERR_CONNECT_TIMEOUT",
+    "CERT_HAS_EXPIRED",
+    "DEPTH_ZERO_SELF_SIGNED_CERT",
+    "SELF_SIGNED_CERT_IN_CHAIN",
+    "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+    "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+    "ERR_TLS_CERT_ALTNAME_INVALID",
+];
+
+/// The error of a call to `url` whose fetch threw or rejected with `cause`: no answer came. `why`
+/// is what the runtime said of it. For a cross-origin request in a browser, which hides why fetch
+/// failed, `preflight` lists the headers the server's CORS must allow.
+pub(crate) fn unreachable(url: &str, why: &str, cause: JsValue, preflight: Option<&str>) -> Draft {
+    let message = ["could not reach the Plant Store at ", url, ": ", &theirs(why)];
+    let draft = Draft::new(Kind::Network, message.concat()).with_cause(cause);
+    let Some(headers) = preflight else {
+        return draft;
+    };
+    let hint =
+        "; it is on another origin: if it is up, its CORS may refuse the call (it must allow \
+                this origin, POST and the headers ";
+    draft.append(&[hint, headers, ")"].concat())
 }
 
 /// The error of a fetch that resolved to something that is not a Response.
@@ -103,7 +122,25 @@ pub(crate) fn outcome(
     limit: usize,
     url: &str,
 ) -> Result<Plant, Draft> {
+    let not_a_plant = match (status, complete) {
+        (200, true) => match Plant::from_json(body) {
+            Ok(plant) => return Ok(plant),
+            Err(e) => Some(e),
+        },
+        _ => None,
+    };
     let mut answered = ["the Plant Store answered ", &decimal(status.into())].concat();
+    if status == 200 {
+        let why = match not_a_plant {
+            Some(e) => {
+                let mut why = String::from(" but the body is not a Plant: ");
+                e.describe(&mut why);
+                why
+            }
+            None => [" with a body over ", &decimal(limit as i64), " bytes, not a Plant"].concat(),
+        };
+        return Err(Draft::new(Kind::InvalidResponse, [answered, why].concat()).with_status(200));
+    }
     let hint = match status {
         404 => {
             answered.push_str(&[" for POST ", url].concat());
@@ -111,20 +148,6 @@ pub(crate) fn outcome(
         }
         _ => "",
     };
-    if status == 200 {
-        let why = match complete {
-            true => match Plant::from_json(body) {
-                Ok(plant) => return Ok(plant),
-                Err(e) => {
-                    let mut why = String::from(" but the body is not a Plant: ");
-                    e.describe(&mut why);
-                    why
-                }
-            },
-            false => [" with a body over ", &decimal(limit as i64), " bytes, not a Plant"].concat(),
-        };
-        return Err(Draft::new(Kind::InvalidResponse, [answered, why].concat()).with_status(200));
-    }
     let api_error = complete.then(|| ApiError::from_json(body).ok()).flatten();
     let other = match status {
         401 => Kind::Unauthorized,
@@ -186,80 +209,6 @@ fn body_excerpt(body: &[u8], complete: bool) -> String {
     }
 }
 
-/// The retries of a call: off unless given (it is a POST). Only what cannot have created the
-/// plant, or was asked for, is retried: fetch rejected (no answer), an attempt over
-/// `attempt_timeout_ms`, 429 and 503, and 502 and 504 with [`Retry::gateway_errors`]. Waits are
-/// exponential with full jitter, capped at `max_delay_ms`; a `Retry-After` (seconds or an
-/// HTTP-date) is waited exactly, unless it asks for more than the cap or the time left: then the
-/// call ends at once and [`Error::retry_after_ms`](crate::Error::retry_after_ms) holds the wait.
-///
-/// ```
-/// # use plant_store_client::Retry;
-/// let retry = Retry::new(3).base_delay_ms(100).max_delay_ms(2_000).gateway_errors(true);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Retry {
-    pub(crate) attempts: u32,
-    pub(crate) base_delay_ms: u32,
-    pub(crate) max_delay_ms: u32,
-    pub(crate) gateway_errors: bool,
-    pub(crate) attempt_timeout_ms: Option<u32>,
-}
-
-impl Retry {
-    /// One attempt: no retries.
-    pub const OFF: Retry = Retry::new(1);
-
-    /// Up to `attempts` requests in all (the first included), from 1 to 10; waits start at 100 ms
-    /// and are capped at 2 s.
-    pub const fn new(attempts: u32) -> Retry {
-        Retry {
-            attempts,
-            base_delay_ms: 100,
-            max_delay_ms: 2_000,
-            gateway_errors: false,
-            attempt_timeout_ms: None,
-        }
-    }
-
-    /// The cap of the first backoff wait, doubled at each retry.
-    pub const fn base_delay_ms(mut self, ms: u32) -> Retry {
-        self.base_delay_ms = ms;
-        self
-    }
-
-    /// The cap of every wait, a `Retry-After` included.
-    pub const fn max_delay_ms(mut self, ms: u32) -> Retry {
-        self.max_delay_ms = ms;
-        self
-    }
-
-    /// Also retry 502 and 504, which a gateway may send after passing the request on.
-    pub const fn gateway_errors(mut self, on: bool) -> Retry {
-        self.gateway_errors = on;
-        self
-    }
-
-    /// Gives up on an attempt after `ms` and retries: a `timeout` that may have created the plant.
-    /// Without it each attempt has what is left of the call's timeout.
-    pub const fn attempt_timeout_ms(mut self, ms: u32) -> Retry {
-        self.attempt_timeout_ms = Some(ms);
-        self
-    }
-
-    /// The retries, each number checked: a `config` error names the first wrong one.
-    pub(crate) fn check(self) -> Result<Retry, Draft> {
-        let ms = " of milliseconds";
-        whole(self.attempts, "retry.attempts", "", 1, 10)?;
-        whole(self.base_delay_ms, "retry.baseDelayMs", ms, 0, MAX_TIMEOUT_MS)?;
-        whole(self.max_delay_ms, "retry.maxDelayMs", ms, 0, MAX_TIMEOUT_MS)?;
-        if let Some(limit) = self.attempt_timeout_ms {
-            whole(limit, "retry.attemptTimeoutMs", ms, 1, MAX_TIMEOUT_MS)?;
-        }
-        Ok(self)
-    }
-}
-
 /// What one attempt learnt, as the decision reads it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Learnt {
@@ -270,7 +219,7 @@ pub(crate) struct Learnt {
     /// The answer's status, when one came.
     pub(crate) status: Option<u16>,
     /// The answer's `Retry-After`, when a 429 or a 503 carried one.
-    pub(crate) retry_after: Option<alloc::string::String>,
+    pub(crate) retry_after: Option<String>,
     /// The attempt ran out of its own time (`retry.attemptTimeoutMs`).
     pub(crate) timed_out: bool,
 }
@@ -297,11 +246,9 @@ impl Budget {
     }
 }
 
-/// What comes next.
+/// What comes after a failed attempt.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Next {
-    /// The attempt gave the Plant: the call is done.
-    Done,
     /// A 401 with a token from a source: ask it for a new token, then send the request again.
     Refresh,
     /// Wait this many milliseconds, then send the request again.
@@ -326,16 +273,8 @@ pub(crate) struct Clock {
 pub(crate) const PLATFORM: Clock =
     Clock { now: js_sys::Date::now, random: js_sys::Math::random, parse_date: js_sys::Date::parse };
 
-/// What the call does after an attempt that ended with `outcome`.
-pub(crate) fn next(
-    outcome: &Result<Plant, Draft>,
-    learnt: &Learnt,
-    budget: &Budget,
-    clock: &Clock,
-) -> Next {
-    let Err(error) = outcome else {
-        return Next::Done;
-    };
+/// What the call does after an attempt that failed with `error` (one that gave the Plant ends it).
+pub(crate) fn next(error: &Draft, learnt: &Learnt, budget: &Budget, clock: &Clock) -> Next {
     let retry = &budget.retry;
     if error.kind() == Kind::Unauthorized && budget.refreshable && !budget.refreshed {
         return Next::Refresh;
@@ -359,15 +298,6 @@ pub(crate) fn next(
         return Next::Stop(asked);
     }
     Next::Wait(wait)
-}
-
-/// How much of an answer with `status` is read, for a NewPlant whose name and tag are `echoed`
-/// bytes long.
-pub(crate) fn limit(status: u16, echoed: usize) -> usize {
-    match status {
-        200 => success_limit(echoed),
-        _ => ERROR_BODY_LIMIT,
-    }
 }
 
 /// The wait before retry number `retries`: full jitter over an exponential cap (AWS's
@@ -399,11 +329,12 @@ mod tests {
     use crate::error::Error;
     use alloc::format;
     use alloc::string::ToString;
+    use alloc::vec::Vec;
 
     const URL: &str = "https://plants.example/api/plants";
 
     fn outcome(status: u16, body: &str) -> Result<Plant, Error> {
-        super::outcome(status, body.as_bytes(), true, success_limit(10), URL)
+        super::outcome(status, body.as_bytes(), true, limit(200, 10), URL)
             .map_err(|d| d.redact(&[]))
     }
 
@@ -444,9 +375,31 @@ mod tests {
 
     #[test]
     fn the_read_limit_follows_the_echo() {
-        assert_eq!(success_limit(0), BODY_SLACK);
-        assert_eq!(success_limit(1 << 20), 6 * (1 << 20) + BODY_SLACK);
-        assert_eq!(success_limit(usize::MAX), usize::MAX);
+        assert_eq!(limit(200, 0), BODY_SLACK);
+        assert_eq!(limit(200, 1 << 20), 6 * (1 << 20) + BODY_SLACK);
+        assert_eq!(limit(200, usize::MAX), usize::MAX);
+        assert_eq!(limit(400, 1 << 20), ERROR_BODY_LIMIT);
+    }
+
+    #[test]
+    fn a_failed_fetch_says_what_the_runtime_said_and_whether_it_connected() {
+        let said = |levels: &[(&str, &str)]| {
+            levels.iter().map(|(m, c)| (m.to_string(), c.to_string())).collect::<Vec<_>>()
+        };
+        assert_eq!(why(None), ("a value that is not an Error".into(), false));
+        assert_eq!(why(Some(&said(&[("Failed to fetch", "")]))), ("Failed to fetch".into(), false));
+        let node =
+            said(&[("fetch failed", ""), ("connect ECONNREFUSED 127.0.0.1:9 ", "ECONNREFUSED")]);
+        assert_eq!(
+            why(Some(&node)),
+            ("fetch failed (connect ECONNREFUSED 127.0.0.1:9)".into(), true)
+        );
+        let deno = said(&[("error sending request", ""), ("client error (Connect)", "")]);
+        assert!(why(Some(&deno)).1);
+        let bun = said(&[("Unable to connect", "ConnectionRefused"), ("", "ECONNREFUSED")]);
+        assert_eq!(why(Some(&bun)), ("Unable to connect (ECONNREFUSED)".into(), true));
+        let reset = said(&[("fetch failed", ""), ("other side closed", "UND_ERR_SOCKET")]);
+        assert!(!why(Some(&reset)).1, "a connection made may have reached the store");
     }
 
     #[test]
@@ -547,12 +500,12 @@ mod tests {
         }
     }
 
-    fn error(kind: Kind, status: Option<u16>) -> Result<Plant, Draft> {
+    fn error(kind: Kind, status: Option<u16>) -> Draft {
         let draft = Draft::new(kind, "failed");
-        Err(match status {
+        match status {
             Some(status) => draft.with_status(status),
             None => draft,
-        })
+        }
     }
 
     fn answered(status: u16) -> Learnt {
@@ -570,23 +523,12 @@ mod tests {
     }
 
     /// The decision's kind and wait, for the tables below.
-    fn decide(
-        outcome: Result<Plant, Draft>,
-        learnt: &Learnt,
-        budget: &Budget,
-    ) -> (&'static str, u32) {
-        match next(&outcome, learnt, budget, &CLOCK) {
-            Next::Done => ("done", 0),
+    fn decide(error: Draft, learnt: &Learnt, budget: &Budget) -> (&'static str, u32) {
+        match next(&error, learnt, budget, &CLOCK) {
             Next::Refresh => ("refresh", 0),
             Next::Wait(ms) => ("wait", ms),
             Next::Stop(_) => ("stop", 0),
         }
-    }
-
-    #[test]
-    fn a_plant_is_done() {
-        let plant = Plant { name: "Fern".into(), tag: None };
-        assert_eq!(decide(Ok(plant), &answered(200), &budget(1, 1)), ("done", 0));
     }
 
     #[test]

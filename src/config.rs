@@ -1,8 +1,7 @@
-//! The settings of a client ([`Config`]) and of one call ([`CallOptions`]), written by a Rust
-//! caller or read from a JS options object (`js::read`, which fills the same structs), and checked
-//! in one place: [`Config::check`] and [`CallOptions::check`], whose messages name the JS options.
+//! The settings of a client ([`Config`]) and of one call ([`CallOptions`], [`Retry`],
+//! [`IdempotencyKey`]), from Rust or from a JS options object (`js::api` fills the same structs),
+//! checked in one place whose messages name the JS options: [`Config::check`] gives [`Settings`].
 
-use crate::answer::Retry;
 use crate::error::{decimal, theirs, Draft, Error};
 use crate::hooks::{After, Ask, Attempt, AttemptOutcome, Before, Callback, Fetch};
 use crate::token::{Credential, TokenSource};
@@ -13,10 +12,9 @@ use core::fmt;
 use core::future::Future;
 use js_sys::futures::future_to_promise;
 use js_sys::Promise;
-use plant_store_model::Token;
+use plant_store_model::{Token, TokenError};
 use wasm_bindgen::prelude::*;
-use web_sys::AbortSignal;
-use web_sys::RequestInit;
+use web_sys::{AbortSignal, RequestInit};
 
 /// The timeout of one call when none is given: 10 s.
 pub const DEFAULT_TIMEOUT_MS: u32 = 10_000;
@@ -40,8 +38,8 @@ pub struct Config {
     pub(crate) signal: Option<AbortSignal>,
     pub(crate) timeout_ms: u32,
     pub(crate) headers: Vec<(String, String)>,
-    pub(crate) retry: Retry,
-    pub(crate) idempotency_key: bool,
+    pub(crate) retry: Option<Retry>,
+    pub(crate) idempotency_key: IdempotencyKey,
     pub(crate) before: Option<Callback<Before>>,
     pub(crate) after: Option<Callback<After>>,
 }
@@ -73,8 +71,8 @@ impl Config {
             signal: None,
             timeout_ms: DEFAULT_TIMEOUT_MS,
             headers: Vec::new(),
-            retry: Retry::OFF,
-            idempotency_key: false,
+            retry: None,
+            idempotency_key: IdempotencyKey::Off,
             before: None,
             after: None,
         }
@@ -88,8 +86,8 @@ impl Config {
 
     /// A source of the token: an async closure called before every request with `false`, and
     /// once with `true` after a 401 (see [`Client::create_plant`](crate::Client::create_plant)); an
-    /// `Err` ends the call with a `config` error whose cause is its value. A JS function of your
-    /// own: `move |refresh| JsFuture::from(Promise::resolve(&f.call1(..)?))` and `as_string`.
+    /// `Err` ends the call with a `config` error whose cause is its value. For a JS function:
+    /// `move |refresh| JsFuture::from(Promise::resolve(&f.call1(..)?))`, then `as_string`.
     ///
     /// ```no_run
     /// # use plant_store_client::Config;
@@ -111,8 +109,7 @@ impl Config {
     }
 
     /// A fetch to call instead of the global one, with the URL and the init, for its promise of a
-    /// `Response` (a JS function of your own: `move |url, init| f.call2(..)`, then
-    /// `Promise::resolve`).
+    /// `Response` (a JS function of your own: `move |url, init| f.call2(..)`, `Promise::resolve`).
     pub fn fetch(mut self, fetch: impl Fn(&str, &RequestInit) -> Promise + 'static) -> Config {
         let fetch = move |url: &JsValue, init: &RequestInit| {
             Ok(fetch(&url.as_string().unwrap_or_default(), init).into())
@@ -127,9 +124,8 @@ impl Config {
         self
     }
 
-    /// The timeout of one call, from 1 to [`MAX_TIMEOUT_MS`]; [`DEFAULT_TIMEOUT_MS`] otherwise.
-    /// It covers the whole call: getting the token, every attempt, the waits between them and
-    /// reading the answer.
+    /// The timeout of one call, from 1 to [`MAX_TIMEOUT_MS`]; [`DEFAULT_TIMEOUT_MS`] otherwise: the
+    /// whole call, getting the token, every attempt, the waits between them, reading the answer.
     pub fn timeout_ms(mut self, timeout_ms: u32) -> Config {
         self.timeout_ms = timeout_ms;
         self
@@ -143,14 +139,14 @@ impl Config {
 
     /// Retries for every call (see [`Retry`]); off by default.
     pub fn retry(mut self, retry: Retry) -> Config {
-        self.retry = retry;
+        self.retry = Some(retry);
         self
     }
 
     /// Sends a generated `Idempotency-Key` with every call (see [`IdempotencyKey`]). The server's
     /// CORS must allow the header for browser callers.
     pub fn idempotency_key(mut self, on: bool) -> Config {
-        self.idempotency_key = on;
+        self.idempotency_key = if on { IdempotencyKey::Generated } else { IdempotencyKey::Off };
         self
     }
 
@@ -174,17 +170,24 @@ impl Config {
         self
     }
 
-    /// Checks every setting, in the order of the JS options: the one validator of both APIs. The
-    /// error names the first wrong one and holds no piece of the token.
-    pub(crate) fn check(self) -> Result<Settings, Error> {
-        let secret = match &self.auth {
-            Some(Auth::Token(token)) => token.clone(),
-            _ => String::new(),
-        };
-        self.settings().map_err(|draft| draft.redact(&[&secret]))
+    /// The fixed token as given, which every error about these settings is redacted against.
+    pub(crate) fn secret(&self) -> &str {
+        match &self.auth {
+            Some(Auth::Token(token)) => token,
+            _ => "",
+        }
     }
 
-    fn settings(self) -> Result<Settings, Draft> {
+    /// Checks every setting, in the order of the JS options: the one validator of both APIs. The
+    /// error names the first wrong one and holds no piece of the token.
+    pub(crate) fn check(mut self) -> Result<Settings, Error> {
+        let (url, credential) = self.checked().map_err(|draft| draft.redact(&[self.secret()]))?;
+        self.auth = None;
+        Ok(Settings { url, credential, config: self })
+    }
+
+    /// What checking makes of the base URL and the token; an error names the first wrong setting.
+    fn checked(&self) -> Result<(String, Credential), Draft> {
         let required = "options.baseUrl is required, for example https://plants.example/api";
         let base = self.base_url.as_deref().ok_or_else(|| Draft::config(required))?;
         let url = plant_store_model::plants_url(base).map_err(|e| {
@@ -192,84 +195,56 @@ impl Config {
             e.describe(&mut message);
             Draft::config(message)
         })?;
-        let credential = match self.auth {
-            None => {
-                let message =
-                    "options.token (a string) or options.getToken (a function) is required";
-                return Err(Draft::config(message));
+        let credential = match &self.auth {
+            Some(Auth::Token(token)) => {
+                let wrong = |e: TokenError| Draft::config(["options.token: ", e.reason()].concat());
+                Credential::Fixed(Token::new(token.clone()).map_err(wrong)?)
             }
-            Some(Auth::Token(token)) => Credential::Fixed(checked_token(token, "options.token")?),
-            Some(Auth::Source(ask)) => Credential::Source(TokenSource::new(ask)),
+            Some(Auth::Source(ask)) => Credential::Source(TokenSource::new(ask.clone())),
+            None => return Err(Draft::config(NO_TOKEN)),
         };
-        let ms = " of milliseconds";
-        let timeout_ms = whole(self.timeout_ms, "options.timeoutMs", ms, 1, MAX_TIMEOUT_MS)?;
-        check_headers(&self.headers)?;
-        Ok(Settings {
-            url,
-            credential,
-            fetch: self.fetch,
-            signal: self.signal,
-            timeout_ms,
-            headers: self.headers,
-            retry: self.retry.check()?,
-            idempotency_key: self.idempotency_key,
-            before: self.before,
-            after: self.after,
-        })
+        whole(self.timeout_ms, "options.timeoutMs", MS, 1, MAX_TIMEOUT_MS)?;
+        self.headers.iter().try_for_each(|(name, value)| check_header(name, value))?;
+        self.retry.map(Retry::check).transpose()?;
+        Ok((url, credential))
     }
 }
 
-/// The checked settings a client keeps.
+const NO_TOKEN: &str = "options.token (a string) or options.getToken (a function) is required";
+
+/// A checked [`Config`], as a client keeps it: what checking made of it beside the rest as given.
 pub(crate) struct Settings {
     /// `{baseUrl}/plants`.
     pub(crate) url: String,
     pub(crate) credential: Credential,
-    pub(crate) fetch: Option<Callback<Fetch>>,
-    pub(crate) signal: Option<AbortSignal>,
-    pub(crate) timeout_ms: u32,
-    /// The extra headers, each one fetch accepts and neither `Authorization` nor `Content-Type`.
-    pub(crate) headers: Vec<(String, String)>,
-    pub(crate) retry: Retry,
-    pub(crate) idempotency_key: bool,
-    pub(crate) before: Option<Callback<Before>>,
-    pub(crate) after: Option<Callback<After>>,
+    /// The settings, without the token (`auth`), which is in `credential`.
+    pub(crate) config: Config,
 }
 
-/// A checked bearer token from `source` (`options.token`, `options.getToken`); the error never
-/// holds it.
-pub(crate) fn checked_token(token: String, source: &str) -> Result<Token, Draft> {
-    Token::new(token).map_err(|e| Draft::config([source, ": ", e.reason()].concat()))
-}
-
-/// Each extra header as fetch will check it, by setting it on a `Headers`: a `config` error names
-/// the first that is `Authorization`, `Content-Type` (which the client sets), or malformed.
-fn check_headers(headers: &[(String, String)]) -> Result<(), Draft> {
-    let mut check = None;
-    for (name, value) in headers {
-        let shown = theirs(&name.chars().take(40).collect::<String>());
-        if name.eq_ignore_ascii_case("authorization") || name.eq_ignore_ascii_case("content-type") {
-            let message = ["options.headers cannot set ", &shown, ": the client sets it"];
-            return Err(Draft::config(message.concat()));
-        }
-        let invalid = |cause: JsValue| {
-            let message =
-                ["options.headers[\"", &shown, "\"] is not a valid header name and value"];
-            Draft::config(message.concat()).with_cause(cause)
-        };
-        let headers = match check.take() {
-            Some(headers) => headers,
-            None => web_sys::Headers::new().map_err(invalid)?,
-        };
-        headers.set(name, value).map_err(invalid)?;
-        check = Some(headers);
+/// An extra header, checked by fetch's `Headers` rules (by hand: the `http` crate's are stricter, a
+/// dependency for ten lines): a `config` error names `Authorization`, `Content-Type` (the client's),
+/// a name that is no RFC 9110 token, or a value that, trimmed, holds NUL, CR, LF or a char > U+00FF.
+fn check_header(name: &str, value: &str) -> Result<(), Draft> {
+    let shown = theirs(&name.chars().take(40).collect::<String>());
+    if name.eq_ignore_ascii_case("authorization") || name.eq_ignore_ascii_case("content-type") {
+        let message = ["options.headers cannot set ", &shown, ": the client sets it"];
+        return Err(Draft::config(message.concat()));
+    }
+    let tchar = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+    let value = value.trim_matches(|c| matches!(c, ' ' | '\t' | '\r' | '\n'));
+    let byte = |c: char| c <= '\u{ff}' && !matches!(c, '\0' | '\r' | '\n');
+    if name.is_empty() || !name.bytes().all(tchar) || !value.chars().all(byte) {
+        let message = ["options.headers[\"", &shown, "\"] is not a valid header name and value"];
+        return Err(Draft::config(message.concat()));
     }
     Ok(())
 }
 
+const MS: &str = " of milliseconds";
+
 /// `n` when it is from `min` to `max`; else a `config` error: "{what} must be a whole number{unit}
-/// from {min} to {max}". (The JS options read a number that is no `u32` as `u32::MAX`, so that
-/// this message is theirs too.)
-pub(crate) fn whole(n: u32, what: &str, unit: &str, min: u32, max: u32) -> Result<u32, Draft> {
+/// from {min} to {max}" (also for a JS number that is no `u32`, which `js::api` reads as `u32::MAX`).
+fn whole(n: u32, what: &str, unit: &str, min: u32, max: u32) -> Result<u32, Draft> {
     if (min..=max).contains(&n) {
         return Ok(n);
     }
@@ -278,7 +253,80 @@ pub(crate) fn whole(n: u32, what: &str, unit: &str, min: u32, max: u32) -> Resul
     Err(Draft::config(message.concat()))
 }
 
-/// What one call may change: its signal, its retries and its idempotency key.
+/// The retries of a call: off unless given (it is a POST). Only what cannot have created the
+/// plant, or was asked for, is retried: fetch rejected (no answer), an attempt over
+/// `attempt_timeout_ms`, 429 and 503, and 502 and 504 with [`Retry::gateway_errors`]. Waits are
+/// exponential with full jitter, capped at `max_delay_ms`; a `Retry-After` (seconds or an
+/// HTTP-date) is waited exactly, unless it asks for more than the cap or the time left: then the
+/// call ends at once and [`Error::retry_after_ms`](crate::Error::retry_after_ms) holds the wait.
+///
+/// ```
+/// # use plant_store_client::Retry;
+/// let retry = Retry::new(3).base_delay_ms(100).max_delay_ms(2_000).gateway_errors(true);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Retry {
+    pub(crate) attempts: u32,
+    pub(crate) base_delay_ms: u32,
+    pub(crate) max_delay_ms: u32,
+    pub(crate) gateway_errors: bool,
+    pub(crate) attempt_timeout_ms: Option<u32>,
+}
+
+impl Retry {
+    /// One attempt: no retries.
+    pub const OFF: Retry = Retry::new(1);
+
+    /// Up to `attempts` requests in all (the first included), from 1 to 10; waits start at 100 ms
+    /// and are capped at 2 s.
+    pub const fn new(attempts: u32) -> Retry {
+        Retry {
+            attempts,
+            base_delay_ms: 100,
+            max_delay_ms: 2_000,
+            gateway_errors: false,
+            attempt_timeout_ms: None,
+        }
+    }
+
+    /// The cap of the first backoff wait, doubled at each retry.
+    pub const fn base_delay_ms(mut self, ms: u32) -> Retry {
+        self.base_delay_ms = ms;
+        self
+    }
+
+    /// The cap of every wait, a `Retry-After` included.
+    pub const fn max_delay_ms(mut self, ms: u32) -> Retry {
+        self.max_delay_ms = ms;
+        self
+    }
+
+    /// Also retry 502 and 504, which a gateway may send after passing the request on.
+    pub const fn gateway_errors(mut self, on: bool) -> Retry {
+        self.gateway_errors = on;
+        self
+    }
+
+    /// Gives up on an attempt after `ms` and retries: a `timeout` that may have created the plant.
+    /// Without it each attempt has what is left of the call's timeout.
+    pub const fn attempt_timeout_ms(mut self, ms: u32) -> Retry {
+        self.attempt_timeout_ms = Some(ms);
+        self
+    }
+
+    /// The retries, each number checked: a `config` error names the first wrong one.
+    fn check(self) -> Result<Retry, Draft> {
+        whole(self.attempts, "retry.attempts", "", 1, 10)?;
+        whole(self.base_delay_ms, "retry.baseDelayMs", MS, 0, MAX_TIMEOUT_MS)?;
+        whole(self.max_delay_ms, "retry.maxDelayMs", MS, 0, MAX_TIMEOUT_MS)?;
+        if let Some(limit) = self.attempt_timeout_ms {
+            whole(limit, "retry.attemptTimeoutMs", MS, 1, MAX_TIMEOUT_MS)?;
+        }
+        Ok(self)
+    }
+}
+
+/// What one call may change: its signal, its retries, its idempotency key, a hook of its own.
 ///
 /// ```no_run
 /// # use plant_store_client::{CallOptions, IdempotencyKey, Retry};
@@ -327,34 +375,41 @@ impl CallOptions {
         self
     }
 
-    /// The call's retries (checked) and key over the client's `settings`.
-    pub(crate) fn check(&self, settings: &Settings) -> Result<(Retry, IdempotencyKey), Draft> {
-        let retry = self.retry.map_or(Ok(settings.retry), Retry::check)?;
-        let key = match &self.idempotency_key {
-            Some(key) => key.clone(),
-            None if settings.idempotency_key => IdempotencyKey::Generated,
-            None => IdempotencyKey::Off,
+    /// The call's retries (checked) and key (drawn if generated; checked), over the client's.
+    pub(crate) fn check(&self, config: &Config) -> Result<(Retry, IdempotencyKey), Draft> {
+        let retry = self.retry.map_or(Ok(config.retry.unwrap_or(Retry::OFF)), Retry::check)?;
+        let key = match self.idempotency_key.as_ref().unwrap_or(&config.idempotency_key) {
+            IdempotencyKey::Off => IdempotencyKey::Off,
+            IdempotencyKey::Generated => IdempotencyKey::Given(uuid()?),
+            IdempotencyKey::Given(key) => {
+                let printable = |b: u8| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\';
+                if key.is_empty() || key.len() > 255 || !key.bytes().all(printable) {
+                    let message = "idempotencyKey must be 1 to 255 printable ASCII characters, \
+                                   without \" or \\";
+                    return Err(Draft::config(message));
+                }
+                IdempotencyKey::Given(key.clone())
+            }
         };
         Ok((retry, key))
     }
 }
 
-/// The `Idempotency-Key` of a call (IETF httpapi draft "The Idempotency-Key HTTP Header Field"):
-/// the same on every attempt, so a server that knows the header creates the plant once.
+/// The `Idempotency-Key` of a call (IETF httpapi draft), a Structured Fields string (quoted), the
+/// same on every attempt: a server that knows the header creates the plant once.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum IdempotencyKey {
     /// No header.
     Off,
-    /// A random UUID v4, from `crypto.getRandomValues`.
+    /// A random UUID v4, from `crypto.getRandomValues`, drawn when the call starts.
     Generated,
     /// This key: 1 to 255 printable ASCII characters, without `"` or `\`.
     Given(String),
 }
 
 impl IdempotencyKey {
-    /// A key of its own, a random UUID v4 drawn now: for a caller that stores it with the plant
-    /// before the first attempt, so that a send after a reload or a crash carries the same key (the
-    /// outbox does).
+    /// A random UUID v4 drawn now, for a caller that stores it with the plant before the first
+    /// attempt, so that a send after a reload or a crash carries the same key (as the outbox does).
     ///
     /// # Errors
     /// A [`Kind::Config`](crate::Kind::Config) error where the runtime has no
@@ -362,28 +417,10 @@ impl IdempotencyKey {
     pub fn random() -> Result<IdempotencyKey, Error> {
         uuid().map(IdempotencyKey::Given).map_err(|e| e.redact(&[]))
     }
-
-    /// The header's value, a Structured Fields string (quoted), `None` for no header; a `config`
-    /// error for a given key that is not one.
-    pub(crate) fn header(&self) -> Result<Option<String>, Draft> {
-        let key = match self {
-            IdempotencyKey::Off => return Ok(None),
-            IdempotencyKey::Generated => &uuid()?,
-            IdempotencyKey::Given(key) => key,
-        };
-        let printable = |b: u8| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\';
-        if key.is_empty() || key.len() > 255 || !key.bytes().all(printable) {
-            let message =
-                "idempotencyKey must be 1 to 255 printable ASCII characters, without \" or \\";
-            return Err(Draft::config(message));
-        }
-        Ok(Some(["\"", key, "\""].concat()))
-    }
 }
 
-/// A random UUID v4 (RFC 9562), by hand: 16 bytes from `crypto.getRandomValues` (which every
-/// runtime has, unlike `crypto.randomUUID` outside secure contexts) and their hex; the `uuid`
-/// crate would reach the same bytes through getrandom's JS backend, a dependency for 20 lines.
+/// A random UUID v4 (RFC 9562), by hand: 16 bytes from `crypto.getRandomValues` (every runtime has
+/// it, unlike `crypto.randomUUID`), in hex; the `uuid` crate would reach them through getrandom.
 pub(crate) fn uuid() -> Result<String, Draft> {
     let mut bytes = [0u8; 16];
     random_values(&mut bytes).map_err(|cause| {
@@ -417,7 +454,7 @@ mod tests {
     use crate::Kind;
 
     fn message(config: Config) -> String {
-        match config.settings() {
+        match config.checked() {
             Ok(_) => String::from("ok"),
             Err(draft) => draft.redact(&[]).message().into(),
         }
@@ -450,6 +487,33 @@ mod tests {
         let mut missing = Config::new("");
         missing.base_url = None;
         assert!(message(missing).starts_with("options.baseUrl is required"));
+    }
+
+    #[test]
+    fn headers_are_checked_as_fetch_checks_them() {
+        let with = |name: &str, value: &str| {
+            message(Config::new("https://h.example").token("t").header(name, value))
+        };
+        for (name, value) in
+            [("X-Trace", "t-1"), ("x_a.b~", " padded \r\n"), ("X-Latin", "é"), ("X-E", "")]
+        {
+            assert_eq!(with(name, value), "ok", "{name}: {value:?}");
+        }
+        for (name, value) in [
+            ("bad name", "x"),
+            ("", "x"),
+            ("X-Ü", "x"),
+            ("X-A", "a\r\nX-Evil: 1"),
+            ("X-A", "\0"),
+            ("X-A", "🌿"),
+        ] {
+            let e = with(name, value);
+            assert!(e.ends_with("is not a valid header name and value"), "{name}: {e}");
+        }
+        assert_eq!(
+            with("content-TYPE", "x"),
+            "options.headers cannot set content-TYPE: the client sets it"
+        );
     }
 
     #[test]

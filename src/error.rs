@@ -19,7 +19,9 @@ use wasm_bindgen::JsValue;
 pub enum Kind {
     /// The NewPlant broke a rule of the contract; nothing was sent.
     Validation,
-    /// The options are wrong (base URL, token, fetch, headers, timeout); nothing was sent.
+    /// The options are wrong (base URL, token, fetch, headers, timeout, retries), or a function of
+    /// the caller's failed (`getToken`, a hook, no fetch). [`Error::attempts`] says what was sent:
+    /// nothing, unless `afterAttempt` threw after its request or `getToken` failed before a retry.
     Config,
     /// `fetch` rejected, or the connection broke while the body was read.
     Network,

@@ -1,7 +1,8 @@
 //! The caller's functions a client calls, each kept as a Rust closure ([`Callback`]; a JS
-//! function is wrapped by `js::callbacks` or `fetch::calling`): the token source, fetch, and the
-//! hooks around each attempt, with what `beforeAttempt` and `afterAttempt` are given and the error
-//! of one that fails. The call runs the hooks in `Call::headers` and `Call::after`.
+//! function is wrapped by `js::callbacks`, or by `exchange::calling` for fetch): the token source,
+//! fetch, and the hooks around each attempt, with what `beforeAttempt` and `afterAttempt` are
+//! given and the error of one that fails. The call runs the hooks (`call.rs`); a call without
+//! hooks runs nothing of this file.
 
 use crate::error::{Draft, Error};
 use alloc::rc::Rc;

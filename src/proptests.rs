@@ -6,8 +6,8 @@
 //! carries it, or a piece of it: whole, a prefix, a suffix or a middle piece, as it is or
 //! JSON-escaped (`\uXXXX` in either case of hex, `\/`), at an offset chosen near the start, across
 //! the excerpt's cut (300 characters), across the read limit (`ERROR_BODY_LIMIT` for any status but
-//! 200, `success_limit(echoed)` for a 200; the body is then cut there and `complete` is false, as
-//! `fetch::Guard::read` does), or anywhere. The body is plain text, an Error whose message quotes
+//! 200, `limit(200, echoed)` for a 200; the body is then cut there and `complete` is false, as
+//! `exchange::Guard::read` does), or anywhere. The body is plain text, an Error whose message quotes
 //! it, a JSON string value of something that is not a Plant, the token bare inside JSON, a member
 //! name, or the token alone; the status 200, 400 or another. The search is independent of
 //! `error.rs`: the exposed text is searched as it is and with its JSON escapes decoded once, and
@@ -17,7 +17,7 @@
 //! the space; `SECRETS_CASES=n` runs more or fewer cases).
 extern crate std;
 
-use crate::answer::{outcome, success_limit, ERROR_BODY_LIMIT};
+use crate::answer::{limit, outcome};
 use crate::error::{Draft, Error};
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -96,7 +96,7 @@ struct Plan {
     code: i32,
 }
 
-/// One hostile answer, as `fetch::Guard::read` would hand it to `outcome`.
+/// One hostile answer, as `exchange::Guard::read` would hand it to `outcome`.
 struct Case {
     token: String,
     status: u16,
@@ -194,10 +194,7 @@ fn build(p: &Plan) -> Case {
         3..=5 => 400,
         _ => OTHER_STATUSES[p.status.1 % OTHER_STATUSES.len()],
     };
-    let limit = match status {
-        200 => success_limit(p.echoed),
-        _ => ERROR_BODY_LIMIT,
-    };
+    let limit = limit(status, p.echoed);
 
     // The piece: the whole token most often, else a prefix, suffix or middle piece.
     let (kind, a, b) = p.cut;

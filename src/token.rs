@@ -3,8 +3,8 @@
 //! of the client refused with the same token.
 
 use crate::error::{Draft, Kind};
+use crate::exchange::{resolve, Failure, Stops};
 use crate::hooks::{Ask, Callback};
-use crate::stops::{resolve, Failure, Stops};
 use core::cell::Cell;
 use js_sys::{Object, Promise};
 use plant_store_model::Token;
@@ -33,9 +33,9 @@ impl TokenSource {
     pub(crate) async fn token(&self, stops: &Stops) -> Result<Token, Draft> {
         let got = (self.ask.0)(false);
         match settle(got, stops).await {
-            Ok(value) => checked(value),
+            Ok(value) => returned(value),
             Err(Failure::Threw(cause)) => {
-                let message = "options.getToken failed; no request was sent";
+                let message = "options.getToken failed; the call stopped before its next request";
                 Err(Draft::config(message).with_cause(cause))
             }
             Err(Failure::Stopped(stop)) => Err(stops.draft(stop)),
@@ -55,7 +55,7 @@ impl TokenSource {
         };
         self.refresh.set(Some((stale, promise.clone())));
         let token = match settle(Ok(promise.clone().into()), stops).await {
-            Ok(value) => checked(value),
+            Ok(value) => returned(value),
             Err(Failure::Threw(cause)) => {
                 let message = "the Plant Store refused the token (401), \
                                and options.getToken({ refresh: true }) failed";
@@ -80,7 +80,7 @@ async fn settle(got: Result<JsValue, JsValue>, stops: &Stops) -> Result<JsValue,
 }
 
 /// The source's token, checked; the error never holds it.
-fn checked(value: JsValue) -> Result<Token, Draft> {
+fn returned(value: JsValue) -> Result<Token, Draft> {
     let Some(token) = value.as_string() else {
         let got = match value.is_null() {
             true => "null".into(),
@@ -89,5 +89,5 @@ fn checked(value: JsValue) -> Result<Token, Draft> {
         let message = ["options.getToken returned ", &got, "; it must return the token, a string"];
         return Err(Draft::config(message.concat()));
     };
-    crate::config::checked_token(token, "options.getToken")
+    Token::new(token).map_err(|e| Draft::config(["options.getToken: ", e.reason()].concat()))
 }

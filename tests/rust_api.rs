@@ -10,7 +10,7 @@ use core::future::Future;
 use core::pin::pin;
 use core::task::{Context, Waker};
 use js_sys::{Function, Promise};
-use plant_store_client::{CallOptions, Client, Config, Kind, NewPlant, Plant};
+use plant_store_client::{CallOptions, Client, Config, Error, Kind, NewPlant, Plant};
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -25,6 +25,11 @@ fn client() -> Client {
 
 fn plant(name: &str) -> NewPlant {
     NewPlant { id: uid(), name: name.into(), tag: None }
+}
+
+/// A new plant named `name`, sent by a fresh client of `config`.
+async fn send(config: Config, name: &str) -> Result<Plant, Error> {
+    Client::new(config).expect("valid settings").create_plant(&plant(name)).await
 }
 
 #[wasm_bindgen_test]
@@ -58,26 +63,17 @@ async fn errors_carry_their_kind_status_and_code() {
     assert!(e.message().contains("already exists"), "{e}");
     assert!(e.issues().is_empty() && e.cause().is_none());
 
-    let wrong = Client::new(Config::new(SERVER).token("wrong")).unwrap();
-    let e = wrong.create_plant(&plant("x")).await.unwrap_err();
+    let e = send(Config::new(SERVER).token("wrong"), "x").await.unwrap_err();
     assert_eq!(
         (e.kind(), e.status(), e.code(), e.attempts()),
         (Kind::Unauthorized, Some(401), Some(4), 1)
     );
 
     let broken = format!("{SERVER}/__test/fault/200-not-json");
-    let e = Client::new(Config::new(broken).token(TOKEN))
-        .unwrap()
-        .create_plant(&plant("x"))
-        .await
-        .unwrap_err();
+    let e = send(Config::new(broken).token(TOKEN), "x").await.unwrap_err();
     assert_eq!((e.kind(), e.status()), (Kind::InvalidResponse, Some(200)));
 
-    let e = Client::new(Config::new("http://127.0.0.1:9").token(TOKEN))
-        .unwrap()
-        .create_plant(&plant("x"))
-        .await
-        .unwrap_err();
+    let e = send(Config::new("http://127.0.0.1:9").token(TOKEN), "x").await.unwrap_err();
     assert_eq!(e.kind(), Kind::Network);
     assert!(e.cause().is_some_and(|c| c.is_instance_of::<js_sys::Error>()));
 }
@@ -105,11 +101,7 @@ async fn settings_are_checked_once_and_nothing_is_sent_for_a_bad_one() {
 #[wasm_bindgen_test]
 async fn timeouts_and_signals_stop_a_call() {
     let slow = format!("{SERVER}/__test/delay/3000");
-    let e = Client::new(Config::new(&slow).token(TOKEN).timeout_ms(200))
-        .unwrap()
-        .create_plant(&plant("slow"))
-        .await
-        .unwrap_err();
+    let e = send(Config::new(&slow).token(TOKEN).timeout_ms(200), "slow").await.unwrap_err();
     assert_eq!(e.kind(), Kind::Timeout);
     assert!(e.message().contains("200 ms"), "{e}");
 
@@ -121,9 +113,8 @@ async fn timeouts_and_signals_stop_a_call() {
     assert!(e.cause().is_some(), "the signal's reason is the cause");
 
     let before = request_count().await;
-    let aborted =
-        Client::new(Config::new(SERVER).token(TOKEN).signal(AbortSignal::abort())).unwrap();
-    let e = aborted.create_plant(&plant("never")).await.unwrap_err();
+    let aborted = Config::new(SERVER).token(TOKEN).signal(AbortSignal::abort());
+    let e = send(aborted, "never").await.unwrap_err();
     assert_eq!(e.kind(), Kind::Aborted);
     assert_eq!(request_count().await, before, "nothing is sent");
 }
@@ -131,7 +122,7 @@ async fn timeouts_and_signals_stop_a_call() {
 #[wasm_bindgen_test]
 async fn a_token_source_and_an_injected_fetch_are_rust_closures() {
     let config = Config::new(SERVER).token_source(|_refresh| async { Ok(String::from(TOKEN)) });
-    let created = Client::new(config).unwrap().create_plant(&plant("from a source")).await.unwrap();
+    let created = send(config, "from a source").await.unwrap();
     assert_eq!(created.name, "from a source");
 
     // A fetch of the caller's own: it sees the URL and the init, and answers without a network.
@@ -160,7 +151,7 @@ async fn a_token_source_and_an_injected_fetch_are_rust_closures() {
 async fn a_js_fetch_of_the_callers_own_is_wrapped_in_a_closure() {
     let theirs: Function = js("async (url, init) => fetch(url, init)").unchecked_into();
     let config = Config::new(SERVER).token(TOKEN).fetch(js_fetch(theirs));
-    let created = Client::new(config).unwrap().create_plant(&plant("through theirs")).await;
+    let created = send(config, "through theirs").await;
     assert_eq!(created.unwrap().name, "through theirs");
 }
 
@@ -191,11 +182,7 @@ fn dropping_a_call_aborts_its_request() {
 #[wasm_bindgen_test]
 async fn rust_and_js_callers_get_the_same_error() {
     let base = format!("{SERVER}/__test/fault/500-html");
-    let rust = Client::new(Config::new(&base).token(TOKEN))
-        .unwrap()
-        .create_plant(&plant("same"))
-        .await
-        .unwrap_err();
+    let rust = send(Config::new(&base).token(TOKEN), "same").await.unwrap_err();
     let options = js(&format!("({{ baseUrl: {base:?}, token: TOKEN }})"));
     let from_js = wasm_bindgen_futures::JsFuture::from(plant_store_client::create_plant(
         js("({ id: uid(), name: 'same' })"),

@@ -19,8 +19,8 @@ pub mod token;
 pub mod validate;
 
 pub use endpoint::{plants_url, BaseUrlError};
-pub use json::Member;
-pub use shapes::{ApiError, BodyError, NewPlant, Plant};
+pub use json::{BodyError, Member};
+pub use shapes::{ApiError, NewPlant, Plant};
 pub use token::{check_bearer_token, Token, TokenError};
 pub use validate::{suggest, unknown_field_message, validate_new_plant};
 pub use validate::{Field, Issue, IssueCode, RawNewPlant};

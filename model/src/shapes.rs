@@ -9,7 +9,7 @@
 //! [`crate::json::members`]) as strictly as serde_json reads these derives, with no serde_json in
 //! the wasm client.
 
-use crate::json::{self, Member};
+use crate::json::{self, BodyError, Member};
 use alloc::string::String;
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -49,47 +49,6 @@ pub struct ApiError {
 /// (serde reads `null` into `Option` as `None` by default). Absence is `#[serde(default)]`'s.
 fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
     String::deserialize(deserializer).map(Some)
-}
-
-/// Why a body is not the shape expected. Its sentence says what is wrong and where, never what the
-/// body holds.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BodyError {
-    /// Not UTF-8: the first bad byte is at this offset.
-    NotUtf8(usize),
-    /// Not JSON: reading stopped at this byte.
-    NotJson(usize),
-    /// JSON, but not an object, or a field is missing or of the wrong type.
-    Shape(&'static str),
-    /// The field it names appears more than once.
-    Repeated(&'static str),
-    /// The field it names holds an escaped lone surrogate (`"\ud800"`): not well-formed Unicode.
-    LoneSurrogate(&'static str),
-}
-
-impl BodyError {
-    /// Appends a sentence saying what is wrong.
-    pub fn describe(&self, out: &mut String) {
-        let at = |out: &mut String, what: &str, at: usize| {
-            out.push_str(what);
-            out.push_str(" (at byte ");
-            json::write_int(out, at as i64);
-            out.push(')');
-        };
-        match self {
-            BodyError::NotUtf8(n) => at(out, "not UTF-8", *n),
-            BodyError::NotJson(n) => at(out, "not JSON", *n),
-            BodyError::Shape(why) => out.push_str(why),
-            BodyError::Repeated(field) => {
-                out.push_str(field);
-                out.push_str(" appears more than once");
-            }
-            BodyError::LoneSurrogate(field) => {
-                out.push_str(field);
-                out.push_str(" holds an escaped lone surrogate, not well-formed Unicode");
-            }
-        }
-    }
 }
 
 /// A string member: `Some` when present once and well-formed, `None` when absent and not

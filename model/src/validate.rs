@@ -5,7 +5,7 @@
 //! problem is reported at once, each naming its field. Nothing is coerced: a string is never read as
 //! a number, and a lone surrogate is never replaced.
 
-use crate::NewPlant;
+use crate::shapes::NewPlant;
 use alloc::borrow::ToOwned;
 use alloc::string::String;
 use alloc::vec::Vec;

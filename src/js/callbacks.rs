@@ -1,5 +1,5 @@
-//! A caller's JS functions as the Rust closures a client keeps (`config::Callback`): the token
-//! source and the hooks, each called with a fresh plain object. (fetch's is `fetch::calling`,
+//! A caller's JS functions as the Rust closures a client keeps (`hooks::Callback`): the token
+//! source and the hooks, each called with a fresh plain object. (fetch's is `exchange::calling`,
 //! which the global fetch needs too.)
 
 use crate::error::Error;

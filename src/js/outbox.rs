@@ -2,7 +2,7 @@
 //! which the npm entry's `PlantOutbox` wraps (an `EventTarget` subclass, which wasm-bindgen cannot
 //! write: `js/entries/outbox.js`, with the `MemoryStore`). Its TypeScript is `outbox.d.ts`.
 
-use super::read;
+use super::api;
 use crate::error::Draft;
 use crate::outbox::{promise, Change, Outbox};
 use crate::Error;
@@ -18,7 +18,7 @@ const TYPES: &str = include_str!("outbox.d.ts");
 /// on its own.
 #[wasm_bindgen(js_name = openOutbox, skip_typescript)]
 pub fn open_outbox(options: JsValue, on_change: Function) -> Promise {
-    let config = match read::outbox(&options) {
+    let config = match api::outbox(&options) {
         Ok(config) => config,
         Err(error) => return Promise::reject(&error.to_js()),
     };
@@ -54,7 +54,7 @@ pub struct OutboxCore {
 impl OutboxCore {
     /// Validates `plant`, then stores it: resolves to its entry once it is durable.
     pub fn add(&self, plant: JsValue) -> Promise {
-        let (plant, bigint) = match read::new_plant(&plant) {
+        let (plant, bigint) = match api::new_plant(&plant) {
             Ok(read) => read,
             Err(issues) => {
                 let error = self.outbox.client().redact(Draft::validation(issues));
@@ -107,7 +107,7 @@ impl OutboxCore {
     pub fn mark_created(&self, key: String, plant: JsValue) -> Promise {
         let plant = match plant.is_undefined() {
             true => None,
-            false => match read::plant(&plant) {
+            false => match api::plant(&plant) {
                 Some(plant) => Some(plant),
                 None => {
                     let message = "markCreated: plant must be { name, tag? } or left out";

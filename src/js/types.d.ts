@@ -1,5 +1,5 @@
 // The TypeScript declarations of the JS API, the one source of them: wasm-bindgen appends this
-// file to the .d.ts of a plain `wasm-pack build` (src/js/mod.rs includes it), and the npm package's
+// file to the .d.ts of a plain `wasm-pack build` (src/js/api.rs includes it), and the npm package's
 // index.d.ts is this file and `init` (scripts/finish-pkg.mjs). No type here needs the DOM library:
 // `Headers`, `Response`, `RequestInit`, `AbortSignal` and `URL` are also in @types/node, Deno's and
 // workerd's types.
@@ -162,7 +162,10 @@ export interface ValidationError extends PlantStoreErrorBase {
   readonly issues: ValidationIssue[];
 }
 
-/** A wrong option, a getToken or a hook that failed, no fetch, the .wasm not loaded; nothing was sent. */
+/**
+ * A wrong option, a getToken or a hook that failed, no fetch, the .wasm not loaded. `attempts` says
+ * what was sent: nothing, unless `afterAttempt` threw after its request or getToken failed before a retry.
+ */
 export interface ConfigError extends PlantStoreErrorBase {
   readonly kind: "config";
 }

@@ -24,7 +24,7 @@ pub use record::Unreadable;
 pub(crate) use send::promise;
 pub use store::Store;
 
-use crate::{CallOptions, Client, Config, Error, IdempotencyKey};
+use crate::{CallOptions, Client, Config, Error, IdempotencyKey, MAX_TIMEOUT_MS};
 use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -102,8 +102,8 @@ impl OutboxConfig {
         self
     }
 
-    /// How long a created entry stays in the store, in milliseconds from when it was created
-    /// ([`DEFAULT_RETENTION_MS`] unless told; 0 removes it at the next round).
+    /// How long a created entry stays in the store, in milliseconds from when it was created, up to
+    /// [`MAX_TIMEOUT_MS`] ([`DEFAULT_RETENTION_MS`] unless told; 0 removes it at the next round).
     pub fn retention_ms(mut self, retention_ms: u32) -> OutboxConfig {
         self.retention_ms = retention_ms;
         self
@@ -177,6 +177,10 @@ impl Outbox {
         let client = Client::new(client)?;
         if name.is_empty() || !(1..=64).contains(&concurrency) {
             let message = "the outbox needs a name, and a concurrency from 1 to 64";
+            return Err(Error::config(message));
+        }
+        if retention_ms > MAX_TIMEOUT_MS {
+            let message = "retentionMs must be a whole number of milliseconds from 0 to 2147483647";
             return Err(Error::config(message));
         }
         // The store tells when it closes under the outbox: the outbox closes too.

@@ -14,7 +14,7 @@
 // Next.js (.parcel-cache/, next/.next/cache/); its outputs are rebuilt every run.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertChecked as checked } from './support/checked.mjs';
+import { consumers } from './support/checked.mjs';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { copyFileSync, cpSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,7 +29,6 @@ const BIN = join(ROOT, 'node_modules/.bin');
 const WORK = join(ROOT, 'target/bundlers');
 const OUT = join(WORK, 'out');
 const WASM = 'plant_store_client_bg.wasm';
-const BIG = 9007199254740993n; // 2^53 + 1: arrives exact only as a BigInt
 
 /** Runs a command to its end (killed after `timeout` ms); rejects with its output when it fails. */
 function run(command, args, { cwd = WORK, timeout = 120_000, env } = {}) {
@@ -89,8 +88,7 @@ describe('the packed package in each bundler and framework', { timeout: 600_000 
   let web; // serves out/
   let origin;
   let browser;
-  let ids = 0n;
-  const nextId = () => BIG + ids++;
+  const { nextId, assertChecked } = consumers(() => server, true);
 
   before(async () => {
     // The fixtures over the previous run's consumer (its caches stay); its outputs are rebuilt.
@@ -117,9 +115,6 @@ describe('the packed package in each bundler and framework', { timeout: 600_000 
     web?.close();
     await server?.stop();
   });
-
-  /** Checks check.mjs's summary, and that the server stored the plant (support/checked.mjs). */
-  const assertChecked = (result, { window = true, ...call }) => checked(server, result, { window, ...call });
 
   /** Opens /<dir>/index.html in Chromium: the page makes its call, with no page error. */
   async function assertPage(dir, where = dir) {

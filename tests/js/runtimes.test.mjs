@@ -5,7 +5,7 @@
 // Chromium, and module Web Workers in Chromium. Also: package.json's fields. (The types: types.test.mjs.)
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertChecked as checked } from './support/checked.mjs';
+import { consumers } from './support/checked.mjs';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
@@ -20,7 +20,6 @@ import { NODES } from './support/nodes.mjs';
 import { tarball } from './support/tarball.mjs';
 
 const BIN = join(ROOT, 'node_modules/.bin');
-const BIG = 9007199254740993n; // 2^53 + 1: arrives exact only as a BigInt
 
 /** Runs a command to its end (killed after `timeout` ms); rejects with its output when it fails. */
 function run(command, args, { cwd, timeout = 60_000, env } = {}) {
@@ -40,8 +39,7 @@ describe('the packed package in each runtime', { timeout: 300_000 }, () => {
   let tmp; // holds the tarball and the consumer project
   let consumer;
   let server;
-  let ids = 0n;
-  const nextId = () => BIG + ids++;
+  const { nextId, assertChecked } = consumers(() => server, false);
 
   before(async () => {
     tmp = mkdtempSync(join(tmpdir(), 'plant-store-runtimes-'));
@@ -60,9 +58,6 @@ describe('the packed package in each runtime', { timeout: 300_000 }, () => {
     await server?.stop();
     if (tmp) rmSync(tmp, { recursive: true, force: true });
   });
-
-  /** Checks check.mjs's summary, and that the server stored the plant (support/checked.mjs). */
-  const assertChecked = (result, { window = false, ...call }) => checked(server, result, { window, ...call });
 
   /** Runs a consumer script that prints check.mjs's summary; checks it and that exactly one request was sent. */
   async function runConsumer(command, args, where) {
@@ -239,7 +234,7 @@ describe('the packed package in each runtime', { timeout: 300_000 }, () => {
 
     it('module Web Workers (no window): the default entry, and /manual with init()', async () => {
       const id = nextId();
-      ids++; // the manual worker takes id + 1
+      nextId(); // the manual worker takes id + 1
       const { auto, manual } = await open('worker.html', id);
       await assertChecked(auto, { id, where: 'worker' });
       await assertChecked(manual, { id: id + 1n, where: 'worker-manual' });

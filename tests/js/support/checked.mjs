@@ -1,4 +1,5 @@
-// The check both package suites make of one consumer's summary (tests/runtimes/check.mjs).
+// The check both package suites (runtimes, bundlers) make of one consumer's summary
+// (tests/runtimes/check.mjs), and the ids they give their consumers.
 import assert from 'node:assert/strict';
 
 /**
@@ -14,4 +15,19 @@ export async function assertChecked(server, result, { id, where, window }) {
   assert.equal(result.hasWindow, window);
   assert.deepEqual(await server.json(`/__test/plants/${id}`), { id: String(id), name: 'Fern', tag: where },
     'the server stored the plant, its id exact');
+}
+
+/**
+ * What a package suite checks its consumers with: `nextId()`, a fresh plant id from 2^53 + 1 on
+ * (which arrives exact only as a BigInt), and `assertChecked(result, { id, where, window? })`
+ * against the reference server `server()` returns (the suite starts it later), `window` being
+ * `windowByDefault` unless given.
+ */
+export function consumers(server, windowByDefault) {
+  let next = 9007199254740993n;
+  return {
+    nextId: () => next++,
+    assertChecked: (result, { window = windowByDefault, ...call }) =>
+      assertChecked(server(), result, { window, ...call }),
+  };
 }

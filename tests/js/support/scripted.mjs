@@ -7,7 +7,8 @@
 // (Retry-After: N seconds), `429d<N>` (Retry-After as an HTTP-date N s ahead), `reset` (the
 // socket destroyed before any answer), `storedreset` (stored, then the socket destroyed before the
 // answer), `slowok<MS>` (stored at once, answered after MS ms),
-// `hang` (never answers; ended by the client or after 10 s), `badok` (200 that is not a Plant).
+// `hang` (never answers; ended by the client or after 10 s, its log entry's `closed` then set),
+// `badok` (200 that is not a Plant). Each request's log entry has its arrival time, `at`.
 // Every answer carries `x-request-id`; CORS lets a page of another origin call, send
 // `traceparent` and `idempotency-key`, and read `retry-after` and `x-request-id`.
 import http from 'node:http';
@@ -37,7 +38,8 @@ export async function startScripted({ token }) {
     const n = played.get(key) ?? 0;
     played.set(key, n + 1);
     const step = steps[Math.min(n, steps.length - 1)];
-    log.push({ steps: match[1], id, n, step, headers: req.headers, at: performance.now() });
+    const entry = { steps: match[1], id, n, step, headers: req.headers, at: performance.now() };
+    log.push(entry);
     // `connection: close`: Chromium resends a POST by itself when a reused keep-alive connection is
     // reset before any answer, and the client would never see the reset it must retry.
     const answer = (status, value, headers = {}) => res.writeHead(status, {
@@ -48,7 +50,8 @@ export async function startScripted({ token }) {
     if (step === 'reset') return req.socket.destroy();
     if (step === 'hang') {
       const timer = setTimeout(() => res.destroy(), HANG_CAP_MS);
-      return res.on('close', () => clearTimeout(timer));
+      // When the client gave up on it (or the cap ended it).
+      return res.on('close', () => { entry.closed = performance.now(); clearTimeout(timer); });
     }
     if (step === 'badok') return answer(200, '{"nom":1}');
     if ((m = step.match(/^(429|503)s(\d+)$/))) return answer(+m[1], later, { 'retry-after': m[2] });
