@@ -164,7 +164,7 @@ async fn the_app_settles_a_refused_entry_and_a_second_outbox_of_the_name_keeps_i
     a.flush().await;
     assert_eq!((a.entries()[0].state, a.entries()[0].attempts), (State::Rejected, 2));
     // The app looked: the plant is there. The other outbox learns it too.
-    a.mark_created(&added.key, None).await.unwrap();
+    a.mark_created(&added.key).await.unwrap();
     let created = &a.entries()[0];
     assert_eq!((created.state, created.maybe_created), (State::Created, false));
     assert_eq!(created.created.as_ref().map(|p| p.name.as_str()), Some("Fern"));

@@ -42,7 +42,7 @@ export class PlantOutbox extends EventTarget {
   unreadable() { return this.#core.unreadable(); }
   flush() { return this.#core.flush(); }
   retry(key) { return this.#core.retry(key); }
-  markCreated(key, plant) { return this.#core.markCreated(key, plant); }
+  markCreated(key) { return this.#core.markCreated(key); }
   remove(key) { return this.#core.remove(key); }
   pause() { this.#core.pause(); }
   resume() { this.#core.resume(); }

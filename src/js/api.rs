@@ -173,18 +173,6 @@ pub(crate) fn outbox(options: &JsValue) -> Result<crate::outbox::OutboxConfig, E
     Ok(outbox.retention_ms(retention))
 }
 
-/// A Plant `{ name, tag? }` the app gives (the outbox's `markCreated`): `None` when it is none.
-#[cfg(feature = "outbox")]
-pub(crate) fn plant(value: &JsValue) -> Option<plant_store_model::Plant> {
-    plain(value).ok()?;
-    let text = |key: &str| match own(value, key) {
-        Ok(Some(value)) => String::read(value).ok().map(Some),
-        Ok(None) => Some(None),
-        Err(_) => None,
-    };
-    Some(plant_store_model::Plant { name: text("name")??, tag: text("tag")? })
-}
-
 /// The client's options as a [`Config`], for `Config::check` to judge; `more` keys allowed.
 fn config(o: &Options, more: &[&str]) -> Result<Config, Error> {
     let mut config = Config::new("");

@@ -95,8 +95,8 @@ export interface OutboxOperations {
   flush(): Promise<void>;
   /** Sends a `rejected`, `uncertain` or waiting entry again, now, with its key. */
   retry(key: string): Promise<void>;
-  /** Records that you found the plant in the store: the entry becomes `created` (with `plant`, or the one it sent). */
-  markCreated(key: string, plant?: Plant): Promise<void>;
+  /** Records that you found the plant in the store: the entry becomes `created`, its Plant the one it sent. */
+  markCreated(key: string): Promise<void>;
   /** Removes an entry or a record set aside (a request already sent for it is not recalled). */
   remove(key: string): Promise<void>;
   /** Stops sending from this tab (the requests in flight finish; another tab may take over) until `resume()`. */

@@ -101,22 +101,11 @@ impl OutboxCore {
         promise(async move { done(outbox.retry(&key).await) })
     }
 
-    /// Records that the plant of an entry is in the store: `plant` is `{ name, tag? }`, or
-    /// `undefined` for the one it sent.
+    /// Records that the plant of an entry is in the store.
     #[wasm_bindgen(js_name = markCreated)]
-    pub fn mark_created(&self, key: String, plant: JsValue) -> Promise {
-        let plant = match plant.is_undefined() {
-            true => None,
-            false => match api::plant(&plant) {
-                Some(plant) => Some(plant),
-                None => {
-                    let message = "markCreated: plant must be { name, tag? } or left out";
-                    return Promise::reject(&Error::config(message).to_js());
-                }
-            },
-        };
+    pub fn mark_created(&self, key: String) -> Promise {
         let outbox = self.outbox.clone();
-        promise(async move { done(outbox.mark_created(&key, plant).await) })
+        promise(async move { done(outbox.mark_created(&key).await) })
     }
 
     /// Removes an entry, or a record set aside.

@@ -270,16 +270,16 @@ impl Outbox {
     }
 
     /// Records what the app found out about an entry that waits, was refused or is `uncertain`:
-    /// the plant is in the store. The entry becomes `created`, with `plant` (the one it sent when
-    /// `None`), and is never sent again.
+    /// the plant is in the store. The entry becomes `created`, its Plant the one it sent (a Plant is
+    /// the echo of its NewPlant's name and tag), and is never sent again.
     ///
     /// # Errors
     /// As [`Outbox::retry`].
-    pub async fn mark_created(&self, key: &str, plant: Option<Plant>) -> Result<(), Error> {
+    pub async fn mark_created(&self, key: &str) -> Result<(), Error> {
         let Some(entry) = self.0.entry(key) else {
             return Err(unknown("markCreated"));
         };
-        let plant = plant.unwrap_or(Plant { name: entry.plant.name, tag: entry.plant.tag });
+        let plant = Plant { name: entry.plant.name, tag: entry.plant.tag };
         self.0.act("markCreated", key, Event::Resolved(plant)).await.map(drop)
     }
 

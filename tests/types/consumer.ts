@@ -206,7 +206,6 @@ async function outboxes(): Promise<void> {
   await outbox.flush();
   await outbox.retry(key);
   await outbox.markCreated(key);
-  await outbox.markCreated(key, { name: 'Fern', tag: 'green' });
   await outbox.remove(key);
   outbox.pause();
   outbox.resume();
@@ -222,8 +221,8 @@ async function outboxes(): Promise<void> {
   const wrong: OutboxEntry['state'] = 'lost';
   // @ts-expect-error: a change's detail is no string
   outbox.addEventListener('change', (event) => event.detail.toUpperCase());
-  // @ts-expect-error: markCreated takes a Plant, which has a name
-  await outbox.markCreated(key, { tag: 'x' });
+  // @ts-expect-error: markCreated takes the key alone
+  await outbox.markCreated(key, { name: 'x' });
   void wrong;
 }
 
