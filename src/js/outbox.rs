@@ -61,10 +61,10 @@ impl OutboxCore {
                 return Promise::reject(&error.to_js());
             }
         };
-        let core = self.outbox.0.clone();
-        promise(
-            async move { core.add(plant, bigint).await.map(|e| e.to_js()).map_err(|e| e.to_js()) },
-        )
+        let outbox = self.outbox.clone();
+        promise(async move {
+            outbox.add_plant(plant, bigint).await.map(|e| e.to_js()).map_err(|e| e.to_js())
+        })
     }
 
     /// Every entry, in the order they were added.

@@ -18,8 +18,10 @@
 
 use super::browser::{deferred, offline, warn, web_locks, Timer, GLOBAL};
 use super::entry::{Event, Sent};
-use super::record::{get, Write};
-use super::{Core, Entry, State};
+use super::held::Core;
+use super::record::get;
+use super::schedule::{message, Lock};
+use super::{Entry, State};
 use alloc::boxed::Box;
 use alloc::rc::{Rc, Weak};
 use alloc::string::String;
@@ -28,65 +30,13 @@ use core::cell::{Cell, RefCell};
 use core::future::Future;
 use core::pin::Pin;
 use js_sys::futures::{future_to_promise, spawn_local, JsFuture};
-use js_sys::{Array, Date, Function, Object, Promise, Reflect};
+use js_sys::{Array, Date, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{BroadcastChannel, EventTarget, MessageEvent};
 
 /// The most created entries one round removes from IndexedDB.
 const PURGE_PER_ROUND: u32 = 100;
-
-/// What an outbox keeps for sending.
-#[derive(Default)]
-pub(crate) struct Sending(RefCell<Scheduler>);
-
-#[derive(Default)]
-struct Scheduler {
-    /// This tab sends: it holds the lock, or there is none to hold.
-    leader: bool,
-    /// The Web Lock: asked for (queued), or held until its `release` is called.
-    lock: Lock,
-    /// A round is under way; `again` asks it for one more, `forced` for one that sends every
-    /// pending entry once, whatever its wait.
-    running: bool,
-    again: bool,
-    forced: bool,
-    /// The keys being sent from here.
-    in_flight: Vec<String>,
-    /// The `resolve` of each `flush()` waiting for a round to end.
-    waiters: Vec<Function>,
-    /// Another tab asked for a flush: tell it when the round ends.
-    asked: bool,
-    /// The timer of the earliest next attempt.
-    timer: Option<Timer>,
-    /// The `online` and `visibilitychange` listeners.
-    listeners: Vec<Listener>,
-    /// The channel to the other tabs of this outbox (IndexedDB only).
-    channel: Option<Channel>,
-}
-
-/// A listener added to a target, removed when the outbox closes.
-type Listener = (EventTarget, &'static str, Closure<dyn FnMut()>);
-/// A channel and its listener.
-type Channel = (BroadcastChannel, Closure<dyn FnMut(MessageEvent)>);
-
-#[derive(Default)]
-enum Lock {
-    #[default]
-    None,
-    Asked,
-    Held(Function),
-}
-
-impl Core {
-    fn with<T>(&self, f: impl FnOnce(&mut Scheduler) -> T) -> T {
-        f(&mut self.sending.0.borrow_mut())
-    }
-
-    fn stopped(&self) -> bool {
-        self.closed.get() || self.paused.get()
-    }
-}
 
 /// Starts sending from here (open, resume): listens, then sends, or asks for the lock.
 pub(crate) fn start(core: &Rc<Core>) {
@@ -162,19 +112,7 @@ fn took_over(core: &Rc<Core>) {
 /// Lets go of the Web Lock, when held: the next tab takes over. (Without one, a tab keeps
 /// sending once it resumes.)
 fn yield_lock(core: &Core) {
-    let lock = core.with(|s| match core::mem::take(&mut s.lock) {
-        Lock::Held(release) => {
-            s.leader = false;
-            Some(release)
-        }
-        other => {
-            s.lock = other;
-            None
-        }
-    });
-    if let Some(release) = lock {
-        let _ = release.call0(&JsValue::UNDEFINED);
-    }
+    core.with(|s| s.release());
 }
 
 /// Starts a round, or asks the one under way for one more (`force`: a round that sends every
@@ -212,15 +150,13 @@ pub(crate) async fn flush(core: &Rc<Core>) {
     if core.with(|s| s.leader) {
         kick(core, true);
     } else {
-        post(core, &message("flush"));
+        core.with(|s| s.post(&message("flush")));
     }
     let _ = JsFuture::from(done).await;
 }
 
 fn release_waiters(core: &Core) {
-    for waiter in core.with(|s| core::mem::take(&mut s.waiters)) {
-        let _ = waiter.call0(&JsValue::UNDEFINED);
-    }
+    core.with(|s| s.release_waiters());
 }
 
 async fn rounds(core: Rc<Core>) {
@@ -240,7 +176,7 @@ async fn rounds(core: Rc<Core>) {
     });
     release_waiters(&core);
     if asked {
-        post(&core, &message("flushed"));
+        core.with(|s| s.post(&message("flushed")));
     }
     schedule(&core);
     if core.paused.get() && !core.closed.get() {
@@ -475,45 +411,9 @@ impl Core {
     }
 }
 
-/// Tells the other tabs of a write: the record written, or the key removed.
-pub(crate) fn tell_tabs(core: &Core, write: &Write) {
-    let message = match &write.record {
-        Some(record) => record.clone(),
-        None => {
-            let removed = message("removed");
-            let _ = Reflect::set(&removed, &"key".into(), &write.key.as_str().into());
-            removed
-        }
-    };
-    post(core, &message);
-}
-
-fn post(core: &Core, message: &JsValue) {
-    if let Some(channel) = core.with(|s| s.channel.as_ref().map(|(channel, _)| channel.clone())) {
-        let _ = channel.post_message(message);
-    }
-}
-
-/// `{ [flag]: true }`.
-fn message(flag: &str) -> JsValue {
-    let message = Object::new();
-    let _ = Reflect::set(&message, &flag.into(), &true.into());
-    message.into()
-}
-
 /// Stops listening, waiting and sending: the outbox is closed.
 pub(crate) fn stop(core: &Core) {
-    let (listeners, channel) = core.with(|s| (core::mem::take(&mut s.listeners), s.channel.take()));
-    for (target, event, listener) in listeners {
-        let _ =
-            target.remove_event_listener_with_callback(event, listener.as_ref().unchecked_ref());
-    }
-    if let Some((channel, _)) = channel {
-        channel.close();
-    }
-    core.with(|s| s.timer = None);
-    release_waiters(core);
-    yield_lock(core);
+    core.sending.take();
 }
 
 /// The promise of `future`, through one boxed type: the outbox's futures share one copy of the
