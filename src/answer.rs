@@ -14,7 +14,8 @@
 //! redaction covers; the URL is the caller's own setting.
 
 use crate::config::Retry;
-use crate::error::{decimal, theirs, Draft, Kind};
+use crate::error::{decimal, Draft, Kind};
+use crate::redact::theirs;
 use alloc::string::String;
 use plant_store_model::{ApiError, Plant};
 use wasm_bindgen::JsValue;

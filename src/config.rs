@@ -2,8 +2,9 @@
 //! [`IdempotencyKey`]), from Rust or from a JS options object (`js::api` fills the same structs),
 //! checked in one place whose messages name the JS options: [`Config::check`] gives [`Settings`].
 
-use crate::error::{decimal, theirs, Draft, Error};
+use crate::error::{decimal, Draft, Error};
 use crate::hooks::{After, Ask, Attempt, AttemptOutcome, Before, Callback, Fetch};
+use crate::redact::theirs;
 use crate::token::{Credential, TokenSource};
 use alloc::rc::Rc;
 use alloc::string::String;

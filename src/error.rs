@@ -1,11 +1,14 @@
-//! The one error type, a closed set of kinds callers branch on, and the one place where an error's
-//! text is made safe to show.
+//! The one error type, a closed set of kinds callers branch on; its text is made safe to show by
+//! `redact.rs`.
 //!
 //! Inside the crate an error is a [`Draft`]: its text may hold what a caller or a server sent, the
 //! token included. The only way to an [`Error`] is [`Draft::redact`], so no message reaches a
 //! caller without passing there, whoever wrote it. In JavaScript an `Error` becomes a
 //! `PlantStoreError` with the same fields (`js::error`).
 
+use crate::redact::{hidden, shown};
+#[cfg(all(test, not(target_arch = "wasm32")))]
+use crate::redact::{CLOSE, OPEN};
 use alloc::borrow::Cow;
 use alloc::boxed::Box;
 use alloc::string::String;
@@ -41,6 +44,19 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Every kind, in the order of the enum: a new kind is added here and to `as_str`.
+    const ALL: [Kind; 9] = [
+        Kind::Validation,
+        Kind::Config,
+        Kind::Network,
+        Kind::Timeout,
+        Kind::Aborted,
+        Kind::Rejected,
+        Kind::Unauthorized,
+        Kind::UnexpectedStatus,
+        Kind::InvalidResponse,
+    ];
+
     /// The string `err.kind` holds.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -57,33 +73,16 @@ impl Kind {
     }
 }
 
-/// A name that is no kind's, from [`Kind::from_str`](core::str::FromStr::from_str).
+/// A name that is no kind's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UnknownKind;
-
-/// The kind `err.kind` names, as [`Kind::as_str`] writes it (for an error kept as text, such as an
-/// outbox entry's).
+/// The kind `err.kind` names (an error kept as text, as an outbox entry's).
 impl core::str::FromStr for Kind {
     type Err = UnknownKind;
 
     fn from_str(name: &str) -> Result<Kind, UnknownKind> {
         Kind::ALL.into_iter().find(|kind| kind.as_str() == name).ok_or(UnknownKind)
     }
-}
-
-impl Kind {
-    /// Every kind, in the order of the enum: a new kind is added here and to `as_str`.
-    const ALL: [Kind; 9] = [
-        Kind::Validation,
-        Kind::Config,
-        Kind::Network,
-        Kind::Timeout,
-        Kind::Aborted,
-        Kind::Rejected,
-        Kind::Unauthorized,
-        Kind::UnexpectedStatus,
-        Kind::InvalidResponse,
-    ];
 }
 
 impl fmt::Display for Kind {
@@ -208,10 +207,9 @@ impl fmt::Display for Error {
     }
 }
 
-/// By hand, to read as the JS error prints in Node: the kind as `err.kind` spells it, then only the
-/// fields that apply, without `Some(..)`: `Error { kind: rejected, message: "a plant with id 7
-/// already exists", status: 400, code: 3, attempts: 1, maybe_created: false }`. The cause is a
-/// JavaScript value, whose own text is not this crate's to print.
+/// By hand, to read as the JS error prints in Node: `Error { kind: rejected, message: "…", status:
+/// 400, code: 3, attempts: 1, maybe_created: false }`, the fields that apply, no `Some(..)`, and no
+/// cause's text (a JavaScript value's, not this crate's to print).
 impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let inner = &self.0;
@@ -374,79 +372,6 @@ fn validation_message(issues: &[Issue]) -> String {
     message
 }
 
-/// What marks a run of text from outside in a message: two control characters, which no text from
-/// outside keeps ([`theirs`] flattens them) and [`shown`] removes.
-const OPEN: u8 = 1;
-const CLOSE: u8 = 2;
-
-/// Text from outside (a server's, a JS failure's, the caller's), marked for a message: the only
-/// text of a message that redaction covers, so the client's own sentences are never garbled. Its
-/// control characters become spaces, so that a message stays one line and no mark is forged.
-pub(crate) fn theirs(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push(char::from(OPEN));
-    out.extend(text.chars().map(|c| if c.is_control() { ' ' } else { c }));
-    out.push(char::from(CLOSE));
-    out
-}
-
-/// `message` as it may be shown: each run [`theirs`] marked, [`hidden`] against `secrets`, the
-/// marks removed. Server text reaches a message decoded (an Error's message) or cut before its
-/// first backslash (a body's excerpt), so no JSON escape can hide a piece of the token.
-fn shown(message: &str, secrets: &[&str]) -> String {
-    let mut out = String::with_capacity(message.len());
-    let mut rest = message;
-    while let Some(open) = rest.bytes().position(|b| b == OPEN) {
-        let (ours, after) =
-            (rest.get(..open).unwrap_or_default(), rest.get(open + 1..).unwrap_or_default());
-        let close = after.bytes().position(|b| b == CLOSE).unwrap_or(after.len());
-        out.push_str(ours);
-        out.push_str(&hidden(after.get(..close).unwrap_or_default(), secrets));
-        rest = after.get(close + 1..).unwrap_or_default();
-    }
-    out.push_str(rest);
-    out
-}
-
-/// `text` with every run covered by a piece of one of `secrets` (8 characters, or all of a shorter
-/// one) replaced by `[redacted]`.
-fn hidden(text: &str, secrets: &[&str]) -> String {
-    let mut text = String::from(text);
-    for secret in secrets {
-        let mut out = String::with_capacity(text.len());
-        let mut at = 0;
-        while let Some((start, end)) = covered(text.as_bytes(), secret.as_bytes(), at) {
-            out.push_str(text.get(at..start).unwrap_or_default());
-            out.push_str("[redacted]");
-            at = end;
-        }
-        out.push_str(text.get(at..).unwrap_or_default());
-        text = out;
-    }
-    text
-}
-
-/// The first run of `text` from `from` on that is covered by pieces of `secret`: windows of 8 bytes
-/// (or the whole of a shorter secret) found in it, merged where they overlap or touch. A token is
-/// ASCII, so a run starts and ends on character boundaries.
-fn covered(text: &[u8], secret: &[u8], from: usize) -> Option<(usize, usize)> {
-    let width = secret.len().min(8);
-    let found = |at: usize| {
-        let window = text.get(at..at + width);
-        width > 0 && (0..=secret.len() - width).any(|i| secret.get(i..i + width) == window)
-    };
-    let start = (from..text.len()).find(|&at| found(at))?;
-    let mut end = start + width;
-    let mut at = start + 1;
-    while at <= end {
-        if found(at) {
-            end = at + width;
-        }
-        at += 1;
-    }
-    Some((start, end))
-}
-
 /// An integer in decimal, as the model writes a JSON integer: `to_string` would bring core's
 /// formatting machinery into the .wasm (its price is in docs/performance.md).
 pub(crate) fn decimal(n: i64) -> String {
@@ -458,6 +383,7 @@ pub(crate) fn decimal(n: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::redact::theirs;
     use alloc::format;
     use alloc::vec;
 

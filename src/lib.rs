@@ -7,11 +7,13 @@
 // out), `config.rs` (the options, checked once into `Settings`), `call.rs` (`Client` and the loop of
 // attempts), `exchange.rs` (one request and its answer's body; what ends a call) and `answer.rs`
 // (what the answer means, what comes next). Read bottom up, each file uses only those before it
-// (`module-graph src`): `error.rs` (the error and its redaction), `hooks.rs` (the caller's
-// functions), `exchange.rs`, `token.rs` (the token and its refresh), `config.rs`, `answer.rs`,
-// `call.rs`, then `js/callbacks.rs` (a caller's JS functions as closures), `js/error.rs` (the
-// error in JS) and `js/api.rs`, whose TypeScript is `js/types.d.ts`. `error.rs`, `hooks.rs` and
-// `token.rs` supply types: a plain success with a fixed token runs nothing of them.
+// (`module-graph src`): `redact.rs` (text from outside made safe to show), `error.rs` (the error),
+// `hooks.rs` (the caller's functions), `exchange.rs`, `token.rs` (the token and its refresh),
+// `config.rs`, `answer.rs`, `call.rs`, then `js/callbacks.rs` (a caller's JS functions as
+// closures), `js/error.rs` (the error in JS) and `js/api.rs`, whose TypeScript is `js/types.d.ts`.
+// `error.rs`, `hooks.rs` and `token.rs` supply types: a plain success with a fixed token runs
+// nothing of them. The outbox (the `outbox` feature, `outbox/mod.rs` has its reading order) is a
+// layer on the public client, with its JS exports in `js/outbox.rs`.
 
 extern crate alloc;
 #[cfg(feature = "std")]
@@ -31,6 +33,7 @@ mod hooks;
 mod js;
 #[cfg(feature = "outbox")]
 pub mod outbox;
+mod redact;
 mod token;
 // Native only: proptest does not build for wasm32 (see Cargo.toml).
 #[cfg(all(test, not(target_arch = "wasm32")))]

@@ -9,10 +9,11 @@
 
 use crate::call::{plant_object, Client};
 use crate::config::{Auth, CallOptions, Config, IdempotencyKey, Retry, DEFAULT_TIMEOUT_MS};
-use crate::error::{theirs, Draft, Error};
+use crate::error::{Draft, Error};
 use crate::exchange;
 use crate::js::callbacks;
 use crate::js::error::issues_to_js;
+use crate::redact::theirs;
 use alloc::string::String;
 use alloc::vec::Vec;
 use js_sys::{Array, Function, JsString, Object, Promise, Reflect};
@@ -158,23 +159,8 @@ pub(crate) fn client(options: &JsValue) -> Result<Client, Error> {
     Client::new(config(&o, &[])?)
 }
 
-/// An outbox's `options`: the client's, and its `name`, `store` and `concurrency`.
-#[cfg(feature = "outbox")]
-pub(crate) fn outbox(options: &JsValue) -> Result<crate::outbox::OutboxConfig, Error> {
-    use crate::outbox::{OutboxConfig, Store, DEFAULT_CONCURRENCY, DEFAULT_RETENTION_MS};
-    let o = Options::of(options.clone(), "options").map_err(|draft| draft.redact(&[]))?;
-    let config = config(&o, &["name", "store", "concurrency", "retentionMs"])?;
-    let redact = |draft: Draft| draft.redact(&[config.secret()]);
-    let name = o.get::<String>("name").map_err(redact)?.unwrap_or_default();
-    let store = o.value("store").map_err(redact)?.map_or(Store::IndexedDb, Store::Js);
-    let concurrency = o.get("concurrency").map_err(redact)?.unwrap_or(DEFAULT_CONCURRENCY);
-    let retention = o.get("retentionMs").map_err(redact)?.unwrap_or(DEFAULT_RETENTION_MS);
-    let outbox = OutboxConfig::new(config, name).store(store).concurrency(concurrency);
-    Ok(outbox.retention_ms(retention))
-}
-
 /// The client's options as a [`Config`], for `Config::check` to judge; `more` keys allowed.
-fn config(o: &Options, more: &[&str]) -> Result<Config, Error> {
+pub(super) fn config(o: &Options, more: &[&str]) -> Result<Config, Error> {
     let mut config = Config::new("");
     // The token first: an error about any option is redacted against it.
     let token = o.get::<String>("token");
@@ -239,14 +225,14 @@ fn retry(o: &Options) -> Result<Retry, Draft> {
 }
 
 /// An options object, named in messages (`options`, `options.retry`, …).
-struct Options {
+pub(super) struct Options {
     value: JsValue,
     name: String,
 }
 
 impl Options {
     /// `value` as the options object `name`: a `config` error when it is not a plain object.
-    fn of(value: JsValue, name: &str) -> Result<Options, Draft> {
+    pub(super) fn of(value: JsValue, name: &str) -> Result<Options, Draft> {
         match plain(&value) {
             Ok(()) => Ok(Options { value, name: name.into() }),
             Err(got) => Err(Draft::config([name, " must be a plain object, got ", got].concat())),
@@ -268,13 +254,13 @@ impl Options {
 
     /// The option `key` as a `T` (`None` when absent); a `config` error "{name}.{key} must be
     /// {T::EXPECTED}, got {what it is}". Generic only in `T::read`: one copy of the rest.
-    fn get<T: Read>(&self, key: &str) -> Result<Option<T>, Draft> {
+    pub(super) fn get<T: Read>(&self, key: &str) -> Result<Option<T>, Draft> {
         let value = self.value(key)?;
         value.map(T::read).transpose().map_err(|got| self.wrong(key, T::EXPECTED, got))
     }
 
     /// The option `key` (`None` when absent); a `config` error whose cause is what reading threw.
-    fn value(&self, key: &str) -> Result<Option<JsValue>, Draft> {
+    pub(super) fn value(&self, key: &str) -> Result<Option<JsValue>, Draft> {
         own(&self.value, key).map_err(|cause| {
             let message = [&self.name, ".", key, " could not be read: reading it threw"];
             Draft::config(message.concat()).with_cause(cause)
@@ -306,7 +292,7 @@ impl Options {
 }
 
 /// A value an option may hold, read from JS without coercion: `Err` says what it is instead.
-trait Read: Sized {
+pub(super) trait Read: Sized {
     /// What the option must be, in words, for the message.
     const EXPECTED: &'static str;
     fn read(value: JsValue) -> Result<Self, &'static str>;

@@ -18,7 +18,7 @@ const TYPES: &str = include_str!("outbox.d.ts");
 /// on its own.
 #[wasm_bindgen(js_name = openOutbox, skip_typescript)]
 pub fn open_outbox(options: JsValue, on_change: Function) -> Promise {
-    let config = match api::outbox(&options) {
+    let config = match read_options(&options) {
         Ok(config) => config,
         Err(error) => return Promise::reject(&error.to_js()),
     };
@@ -133,4 +133,18 @@ impl OutboxCore {
 /// `undefined`, or the error as a `PlantStoreError`.
 fn done(result: Result<(), Error>) -> Result<JsValue, JsValue> {
     result.map(|()| JsValue::UNDEFINED).map_err(|e| e.to_js())
+}
+
+/// An outbox's `options`: the client's, and its `name`, `store`, `concurrency` and `retentionMs`.
+fn read_options(options: &JsValue) -> Result<crate::outbox::OutboxConfig, Error> {
+    use crate::outbox::{OutboxConfig, Store, DEFAULT_CONCURRENCY, DEFAULT_RETENTION_MS};
+    let o = api::Options::of(options.clone(), "options").map_err(|draft| draft.redact(&[]))?;
+    let config = api::config(&o, &["name", "store", "concurrency", "retentionMs"])?;
+    let redact = |draft: Draft| draft.redact(&[config.secret()]);
+    let name = o.get::<String>("name").map_err(redact)?.unwrap_or_default();
+    let store = o.value("store").map_err(redact)?.map_or(Store::IndexedDb, Store::Js);
+    let concurrency = o.get("concurrency").map_err(redact)?.unwrap_or(DEFAULT_CONCURRENCY);
+    let retention = o.get("retentionMs").map_err(redact)?.unwrap_or(DEFAULT_RETENTION_MS);
+    let outbox = OutboxConfig::new(config, name).store(store).concurrency(concurrency);
+    Ok(outbox.retention_ms(retention))
 }
