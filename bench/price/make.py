@@ -152,8 +152,9 @@ VARIANTS = {
          "fn shown(message: &str, secrets: &[&str]) -> String {\n    hidden(message, secrets)\n}\n"
          "#[allow(dead_code)]\nfn shown_unused(message: &str, secrets: &[&str]) -> String {\n"),
     ],
-    # Issue 39: a call's error made at the call, with the caller's stack (api.js callSite), against
-    # rejecting with the error the call's task made.
+    # Issue 39: a call's error with the caller's frame (api.js: made at the call, callSite, in the
+    # server runtimes' entries; made again when it fails, relay, in the browsers'), against rejecting
+    # with the error the call's task made.
     "no-caller-frame": [
         ("js/entries/api.js", """  const { captureStackTrace, stackTraceLimit } = Error;
   if (!captureStackTrace || !Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit')?.writable) return new PlantStoreError('', '');
@@ -164,12 +165,14 @@ VARIANTS = {
   Error.stackTraceLimit = stackTraceLimit;
   return site;""", "  return fn;"),
         ("js/entries/api.js", """  return call.catch((error) => {
-    if (!PlantStoreError.is(error)) throw error;
-    // Its own fields only, as they are (`message` and `cause` not enumerable): not the stack, nor
-    // where an engine records the line that made it (JavaScriptCore's `line`, `sourceURL`).
-    for (const key of FIELDS) if (Object.hasOwn(error, key)) Object.defineProperty(site, key, Object.getOwnPropertyDescriptor(error, key));
-    throw site;
+    throw PlantStoreError.is(error) ? fields(error, site) : error;
   });""", "  return call;"),
+        ("js/entries/api.js", """  try {
+    return await call;
+  } catch (error) {
+    // Made with its message: an engine writes the stack's first line when the error is made.
+    throw PlantStoreError.is(error) ? fields(error, new PlantStoreError(error.kind, error.message)) : error;
+  }""", "  return call;"),
     ],
     # The byte-driven choices still in the code, against their plain alternative.
     "contains-char": [

@@ -10,7 +10,7 @@
 // init() or call loads again. Any other failure on import (a 404, not wasm, a CSP) is a `config`
 // PlantStoreError naming the URL and the fix, and every export fails with it: a rejected import is
 // an unhandled rejection no try/catch can turn into a PlantStoreError.
-// Every error a call rejects with carries the stack of the line that called it (callSite).
+// Every error a call rejects with carries the frame of the line that called it (atCall).
 import {
   initSync, createPlant as create, validateNewPlant as validate, PlantStoreClient as Client, PlantStoreError,
 } from './plant_store_client.js';
@@ -141,12 +141,46 @@ function callSite(fn) {
 /** `call`, a promise, rejecting with `site` (callSite) that has the fields of its PlantStoreError. */
 function atSite(site, call) {
   return call.catch((error) => {
-    if (!PlantStoreError.is(error)) throw error;
-    // Its own fields only, as they are (`message` and `cause` not enumerable): not the stack, nor
-    // where an engine records the line that made it (JavaScriptCore's `line`, `sourceURL`).
-    for (const key of FIELDS) if (Object.hasOwn(error, key)) Object.defineProperty(site, key, Object.getOwnPropertyDescriptor(error, key));
-    throw site;
+    throw PlantStoreError.is(error) ? fields(error, site) : error;
   });
+}
+
+/**
+ * `call`, rejecting with its PlantStoreError made again here, after an await: the engine's async
+ * stack goes on with the frame of the line that awaited the call (V8 records it always,
+ * SpiderMonkey with its devtools open). A call that succeeds pays for no stack.
+ */
+async function relay(call) {
+  try {
+    return await call;
+  } catch (error) {
+    // Made with its message: an engine writes the stack's first line when the error is made.
+    throw PlantStoreError.is(error) ? fields(error, new PlantStoreError(error.kind, error.message)) : error;
+  }
+}
+
+/**
+ * `to` with the fields of `error`: its own only, as they are (`message` and `cause` not
+ * enumerable), not its stack, nor where an engine records the line that made it (JavaScriptCore's
+ * `line`, `sourceURL`).
+ */
+function fields(error, to) {
+  for (const key of FIELDS) if (Object.hasOwn(error, key)) Object.defineProperty(to, key, Object.getOwnPropertyDescriptor(error, key));
+  return to;
+}
+
+/**
+ * How a call's error gets the frame of the line that called it. At the call (callSite), in the
+ * server runtimes' entries: Node prints an uncaught error's first frame and its line of source under
+ * a caret, and only a frame captured at the call is there. When the call fails (relay), in the
+ * browsers' entries, where capturing a stack at every call costs a fifth of it (docs/performance.md)
+ * and devtools show the async frames.
+ */
+let atCall = true;
+
+/** The browsers' entries: the caller's frame when a call fails (see atCall). */
+export function framesOnFailure() {
+  atCall = false;
 }
 
 /** The fields of a PlantStoreError (js/error.js). */
@@ -159,8 +193,9 @@ function fromCaller(fn, error) {
 }
 
 export function createPlant(plant, options) {
-  const site = callSite(createPlant);
-  return atSite(site, ready ? create(plant, options) : whenLoaded().then(() => create(plant, options)));
+  const site = atCall && callSite(createPlant);
+  const call = ready ? create(plant, options) : whenLoaded().then(() => create(plant, options));
+  return site ? atSite(site, call) : relay(call);
 }
 
 export function validateNewPlant(plant) {
@@ -184,9 +219,10 @@ export class PlantStoreClient {
     } else throw failure ?? fromCaller(PlantStoreClient, notReady());
   }
   createPlant(plant, options) {
-    const site = callSite(PlantStoreClient.prototype.createPlant);
-    return atSite(site, this.#client ? this.#client.createPlant(plant, options)
-      : this.#made.then(() => this.#client.createPlant(plant, options)));
+    const site = atCall && callSite(PlantStoreClient.prototype.createPlant);
+    const call = this.#client ? this.#client.createPlant(plant, options)
+      : this.#made.then(() => this.#client.createPlant(plant, options));
+    return site ? atSite(site, call) : relay(call);
   }
   free() {
     this.#client?.free();

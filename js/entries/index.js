@@ -6,7 +6,7 @@
 // docs/performance.md).
 import { url, response } from './wasm-url.js';
 import { initSync } from './plant_store_client.js';
-import { loading } from './api.js';
+import { framesOnFailure, loading } from './api.js';
 
 /** Compiles the .wasm as it arrives; from its bytes when the server does not label it application/wasm. */
 const compile = (wasm) => WebAssembly.compileStreaming(wasm).catch(async (error) => {
@@ -15,5 +15,6 @@ const compile = (wasm) => WebAssembly.compileStreaming(wasm).catch(async (error)
 });
 
 loading(() => response().then(compile).then((module) => initSync({ module })), url);
+framesOnFailure();
 
 export { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError, init } from './api.js';

@@ -18,6 +18,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startServer, ROOT, TOKEN } from './support/server.mjs';
 import { tarball } from './support/tarball.mjs';
+import { startPackagePage } from './support/static.mjs';
+import { launchChromium, openPage } from './support/browser.mjs';
 
 const PLANT = { id: 32, name: 'Fern' };
 
@@ -197,3 +199,31 @@ ${call}
     assert.ok(!output.includes('[PlantStoreError]') && !output.includes('wasm-function['), output);
   });
 }
+
+// In a browser the error is made again when the call fails, after an await, and the engine's async
+// stack goes on with the line that awaited it: a call that succeeds pays for no stack.
+test("in Chromium, a call's error carries the frame of the line that awaited it", async () => {
+  const port = await closedPort();
+  const page = await startPackagePage(dir, `
+    import { createPlant, PlantStoreClient, PlantStoreError } from '/package/index.js';
+    const options = { baseUrl: 'http://127.0.0.1:${port}', token: '${TOKEN}' };
+    async function saveTheFern() { await createPlant({ id: 1, name: 'Fern' }, options); }
+    async function saveWithClient() { await new PlantStoreClient(options).createPlant({ id: 2, name: 'Fern' }); }
+    const seen = (e) => ({ kind: e.kind, message: e.message, instance: e instanceof PlantStoreError, stack: e.stack });
+    window.result = [await saveTheFern().catch(seen), await saveWithClient().catch(seen)];`);
+  const browser = await launchChromium();
+  try {
+    const { result, pageErrors } = await openPage(browser, page.url);
+    assert.deepEqual(pageErrors, []);
+    for (const [error, caller] of [[result[0], 'saveTheFern'], [result[1], 'saveWithClient']]) {
+      assert.equal(error.kind, 'network');
+      assert.ok(error.instance);
+      const lines = error.stack.split('\n');
+      assert.equal(lines[0], `PlantStoreError: ${error.message}`, 'the first line is the error, with its message');
+      assert.ok(lines.some((line) => line.includes(`at async ${caller} (${page.url}`)), `the caller's frame:\n${error.stack}`);
+    }
+  } finally {
+    await browser.close();
+    page.stop();
+  }
+});
