@@ -7,7 +7,7 @@ is the patch; an edit whose `old` text is not found stops the script, naming it,
 src/ that a variant no longer matches is seen at once. The talc, opt-level-3, wasm-opt-oz-only and
 no-import-renaming patches touch the build, not src/, and are kept as they are.
 
-    python3 bench/price/make.py            (then: node bench/price.mjs)
+    python3 bench/price/make.py [VARIANT...]     (then: node bench/price.mjs); all when none is named
 """
 import os
 import subprocess
@@ -208,7 +208,8 @@ def main():
         tree = os.path.join(scratch, "tree")
         subprocess.run(["git", "worktree", "add", "--detach", tree, head], cwd=ROOT, check=True, capture_output=True)
         try:
-            for name, edits in VARIANTS.items():
+            wanted = sys.argv[1:] or list(VARIANTS)
+            for name, edits in ((name, VARIANTS[name]) for name in wanted):
                 for path, old, new in edits:
                     file = os.path.join(tree, path)
                     text = open(file, encoding="utf-8").read()
