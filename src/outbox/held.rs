@@ -26,12 +26,12 @@ pub(crate) struct Core {
     pub(super) concurrency: u32,
     pub(super) retention_ms: f64,
     pub(super) on_change: Option<OnChange>,
-    /// The entries not created, and those seen created since the outbox opened, in the order they
-    /// were added: what the store holds, as far as this outbox knows.
+    /// The entries not created, and the created ones it holds until their retention, in the order
+    /// they were added: what the store holds, as far as this outbox knows.
     pub(super) entries: RefCell<Vec<Entry>>,
     /// The records set aside.
     pub(super) unreadable: RefCell<Vec<Unreadable>>,
-    /// One change at a time.
+    /// One change at a time per entry.
     pub(super) turns: Turns,
     /// Aborts the calls in flight when the outbox closes.
     pub(super) abort: AbortController,
@@ -67,11 +67,11 @@ impl Core {
             return Err(Error::config(message));
         }
         // The store tells when it closes under the outbox: the outbox closes too.
-        let core: Rc<RefCell<Option<alloc::rc::Weak<Core>>>> = Rc::default();
+        let slot: Rc<RefCell<Option<alloc::rc::Weak<Core>>>> = Rc::default();
         let closed = Rc::new({
-            let core = core.clone();
+            let slot = slot.clone();
             move |reason: &'static str| {
-                if let Some(core) = core.borrow().as_ref().and_then(|c| c.upgrade()) {
+                if let Some(core) = slot.borrow().as_ref().and_then(|c| c.upgrade()) {
                     if !core.closed.replace(true) {
                         core.abort.abort();
                         core.sending.take();
@@ -88,7 +88,7 @@ impl Core {
         let records = store.load().await.map_err(could_not)?;
         let abort = AbortController::new()
             .map_err(|cause| Error::config("the outbox needs AbortController").with_cause(cause))?;
-        let core_ = Rc::new(Core {
+        let core = Rc::new(Core {
             client,
             store,
             name,
@@ -104,15 +104,15 @@ impl Core {
             last_added: Cell::new(0.0),
             sending: RefCell::default(),
         });
-        *core.borrow_mut() = Some(Rc::downgrade(&core_));
-        core_.opened(records);
-        Ok(core_)
+        *slot.borrow_mut() = Some(Rc::downgrade(&core));
+        core.opened(records);
+        Ok(core)
     }
 
     /// Takes the records `open` read (IndexedDB's active entries; every record of a caller's store,
     /// whose created entries past their retention the first round removes): entries in memory,
     /// the unreadable set aside.
-    pub(super) fn opened(&self, records: Vec<JsValue>) {
+    fn opened(&self, records: Vec<JsValue>) {
         for record in &records {
             match Entry::from_record(record) {
                 Ok(entry) => place(&mut self.entries.borrow_mut(), entry),
@@ -121,11 +121,7 @@ impl Core {
         }
     }
 
-    pub(crate) async fn add(
-        self: &Rc<Core>,
-        plant: NewPlant,
-        bigint: bool,
-    ) -> Result<Entry, Error> {
+    pub(super) async fn add(&self, plant: NewPlant, bigint: bool) -> Result<Entry, Error> {
         if self.closed.get() {
             return Err(Error::config("the outbox is closed"));
         }
@@ -223,7 +219,7 @@ impl Core {
     /// Makes `write` in the store if it holds what the write expects: `None` once done, else what
     /// the store holds (`undefined`: nothing). A caller's store holds what the outbox holds: the
     /// turn orders every write to it.
-    pub(super) async fn commit(&self, write: &Write) -> Result<Option<JsValue>, JsValue> {
+    async fn commit(&self, write: &Write) -> Result<Option<JsValue>, JsValue> {
         match &self.store {
             Opened::Idb(idb) => idb.commit(write).await,
             Opened::Js(object) => Opened::put(object, write).await.map(|()| None),
@@ -231,7 +227,7 @@ impl Core {
     }
 
     /// Takes a write the store made: in memory, to the listeners and to the other tabs.
-    pub(super) fn took(&self, write: &Write, entry: Option<Entry>) {
+    fn took(&self, write: &Write, entry: Option<Entry>) {
         match entry {
             Some(entry) => self.remember(entry),
             None => self.forget(&write.key),
@@ -263,7 +259,7 @@ impl Core {
     }
 
     /// Takes what the store holds for `key`, read in a turn: a record, or `undefined`.
-    pub(super) fn learn(&self, record: &JsValue, key: &str) {
+    fn learn(&self, record: &JsValue, key: &str) {
         if record.is_undefined() {
             return self.forget(key);
         }
@@ -286,7 +282,7 @@ impl Core {
 
     /// Takes `entry` in memory unless it holds that revision or a newer one (a message of another
     /// tab can come after a later write), and tells the listeners.
-    pub(crate) fn remember(&self, entry: Entry) {
+    pub(super) fn remember(&self, entry: Entry) {
         let newer = self
             .entries
             .borrow()

@@ -6,10 +6,11 @@
 //! Read in this order:
 //! - `entry.rs`: an entry and the one table of rules that changes it (`Entry::apply`);
 //! - `record.rs`: an entry as a store keeps it, and as JavaScript sees it;
-//! - this file: the operations, each a change written to the store before it is acted on, and
-//!   only over the revision it was made from (`Core::change`);
-//! - `store.rs` and `idb.rs`: where the records are kept;
-//! - `send.rs`: when entries are sent, and by which tab.
+//! - `browser.rs`, `idb.rs` and `store.rs`: the browser's APIs, and where the records are kept;
+//! - `schedule.rs` and `held.rs`: what an outbox keeps, and the one way an entry changes
+//!   (`Core::change`): written to the store first, only over the revision it was made from;
+//! - `send.rs`: when entries are sent, and by which tab;
+//! - this file: the operations.
 
 mod browser;
 mod entry;
@@ -115,7 +116,7 @@ impl OutboxConfig {
 
 /// A durable outbox of plants: see the module. Its clones share it.
 #[derive(Clone)]
-pub struct Outbox(pub(crate) Rc<Core>);
+pub struct Outbox(Rc<Core>);
 
 impl fmt::Debug for Outbox {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
