@@ -8,18 +8,33 @@
 //   node bench/outbox.mjs [PKG_DIR]   (bench/run prints it with the rest)
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import http from 'node:http';
+import { once } from 'node:events';
 import { startServer } from '../tests/js/support/server.mjs';
-import { startBrowser } from '../tests/js/support/outbox-page.mjs';
+import { launchChromium } from '../tests/js/support/browser.mjs';
+import { sendFile } from '../tests/js/support/static.mjs';
+import { html } from '../tests/js/support/outbox-page.mjs';
 
 const TOKEN = 'bench-token-0123';
+const PAGE = html(`import * as api from '/pkg/outbox/index.js'; Object.assign(window, api); window.ready = true;`);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
 
 export async function outboxRows(pkg) {
   const server = await startServer({ token: TOKEN });
-  const chromium = await startBrowser({ api: server.url, pkg });
+  // The page from a server of its own on loopback (not Playwright's routing, which would take every
+  // request of the page through the browser's interception, some ms each).
+  const pages = http.createServer((req, res) => {
+    const path = new URL(req.url, 'http://x').pathname;
+    if (path === '/') return res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
+    sendFile(res, pkg, path.replace(/^\/pkg\//, ''));
+  }).listen(0, '127.0.0.1');
+  await once(pages, 'listening');
+  const browser = await launchChromium();
   try {
-    const page = await chromium.tab();
+    const page = await browser.newPage();
+    await page.goto(`http://127.0.0.1:${pages.address().port}/`);
+    await page.waitForFunction(() => window.ready);
     const base = `${server.url}/__test/delay/20`;
     const drain = await page.evaluate(async ({ base, token }) => {
       const ids = { next: Date.now() * 1000 };
@@ -87,7 +102,8 @@ export async function outboxRows(pkg) {
         `${median(few.rounds).toFixed(1)} ms / ${median(many.rounds).toFixed(1)} ms = ${ratio(many.rounds, few.rounds)}`],
     ];
   } finally {
-    await chromium.close();
+    await browser.close();
+    pages.close();
     await server.stop();
   }
 }
