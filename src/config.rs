@@ -413,8 +413,7 @@ impl IdempotencyKey {
     /// attempt, so that a send after a reload or a crash carries the same key (as the outbox does).
     ///
     /// # Errors
-    /// A [`Kind::Config`](crate::Kind::Config) error where the runtime has no
-    /// `crypto.getRandomValues`.
+    /// [`Kind::Config`](crate::Kind::Config) where the runtime has no `crypto.getRandomValues`.
     pub fn random() -> Result<IdempotencyKey, Error> {
         uuid().map(IdempotencyKey::Given).map_err(|e| e.redact(&[]))
     }
