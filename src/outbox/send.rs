@@ -18,9 +18,10 @@
 
 use super::browser::{deferred, offline, warn, web_locks, Timer, GLOBAL};
 use super::entry::{Event, Sent};
-use super::held::Core;
+use super::held::{Core, Failed};
 use super::record::get;
 use super::schedule::{message, Lock};
+use super::store::failure;
 use super::{Entry, State};
 use alloc::boxed::Box;
 use alloc::rc::{Rc, Weak};
@@ -96,17 +97,23 @@ fn took_over(core: &Rc<Core>) {
     let core = core.clone();
     spawn_local(async move {
         reload(&core).await;
-        let left: Vec<String> = core.with(|s| {
-            let entries = core.entries.borrow();
-            let gone = entries.iter().filter(|e| e.state == State::Sending);
-            gone.filter(|e| !s.in_flight.contains(&e.key)).map(|e| e.key.clone()).collect()
-        });
-        for key in left {
-            let _ = core.change(&key, &Event::Abandoned).await;
-        }
+        resend_left(&core).await;
         // Whoever waited for a flush in another tab: this round is it.
         kick(&core, core.with(|s| !s.waiters.is_empty()));
     });
+}
+
+/// Marks for sending again what is left `sending` with no call of this tab under way: what a
+/// sender that is gone left, or what this tab's store failed to record the answer of.
+async fn resend_left(core: &Core) {
+    let left: Vec<String> = core.with(|s| {
+        let entries = core.entries.borrow();
+        let gone = entries.iter().filter(|e| e.state == State::Sending);
+        gone.filter(|e| !s.in_flight.contains(&e.key)).map(|e| e.key.clone()).collect()
+    });
+    for key in left {
+        let _ = core.change(&key, &Event::Abandoned).await;
+    }
 }
 
 /// Lets go of the Web Lock, when held: the next tab takes over. (Without one, a tab keeps
@@ -184,9 +191,13 @@ async fn rounds(core: Rc<Core>) {
     }
 }
 
-/// One round: what changed, the purge, then `concurrency` workers.
+/// One round: what changed, what is left `sending` (where this tab is the one sender: it holds
+/// the Web Lock, or the store is the caller's), the purge, then `concurrency` workers.
 async fn round(core: &Rc<Core>, force: bool) {
     reload(core).await;
+    if core.store.idb().is_none() || core.with(|s| matches!(s.lock, Lock::Held(_))) {
+        resend_left(core).await;
+    }
     purge(core).await;
     let tried = Rc::new(RefCell::new(Vec::new()));
     let workers: Array = (0..core.concurrency)
@@ -233,16 +244,27 @@ fn due(core: &Core, force: bool, tried: &RefCell<Vec<String>>) -> Option<Entry> 
 }
 
 /// One send: the entry marked `sending` and stored, the call with its key, what the call made of
-/// it stored. A closed outbox leaves it `sending`, to be sent again by the next sender.
+/// it stored. A closed outbox, or a store that fails to record the answer, leaves it `sending`:
+/// the next sender, or this one's next round, sends it again.
 async fn send(core: &Rc<Core>, entry: Entry) {
     let key = entry.key;
     if let Ok(Some(sending)) = core.change(&key, &Event::Sending).await {
         let requests = Rc::new(Cell::new(0));
         let options = core.call_options(&key, requests.clone());
         let outcome = core.client.create_plant_with(&sending.plant, &options).await;
-        if !core.closed.get() {
-            // A store that fails here leaves it `sending`: the next sender sends it again.
-            let _ = core.change(&key, &Event::Settled(Sent::of(&outcome, requests.get()))).await;
+        let settled = Event::Settled(Sent::of(&outcome, requests.get()));
+        if core.closed.get() {
+            // Left `sending`: the next sender sends it again.
+        } else if let Err(Failed::Store(cause)) = core.change(&key, &settled).await {
+            let said = failure(&cause);
+            warn(&[
+                "plant-store-client/outbox: its store could not record the answer to entry ",
+                &key,
+                " (",
+                &said,
+                "): the entry stays `sending` until it is sent again, with the same Idempotency-Key",
+            ]
+            .concat());
         }
     }
     core.with(|s| s.in_flight.retain(|k| *k != key));

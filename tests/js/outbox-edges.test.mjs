@@ -165,6 +165,39 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
     opened.outbox.close();
   });
 
+  it('a store that cannot record an answer: a warning that names the entry, and the next round sends it again', async () => {
+    const memory = new api.MemoryStore();
+    let refusals = 1;
+    const flaky = {
+      getAll: () => memory.getAll(),
+      put: async (record) => {
+        if (record.state === 'created' && refusals-- > 0) throw new Error('disk busy.');
+        return memory.put(record);
+      },
+      delete: (key) => memory.delete(key),
+    };
+    const warnings = [];
+    const warn = console.warn;
+    console.warn = (...args) => warnings.push(args.join(' '));
+    try {
+      const { outbox } = await outboxOf('ok', { store: flaky });
+      const { key } = await outbox.add({ id: 9550, name: 'Unrecorded' });
+      // The add's round sends it, and the store refuses its answer: the entry stays `sending`.
+      // The flush's round, the next, sends it again, with its key.
+      await outbox.flush();
+      assert.ok(warnings.some((w) => w.includes(`could not record the answer to entry ${key} (Error: disk busy)`)), warnings.join('\n'));
+      const requests = scripted.requests(9550);
+      assert.deepEqual(requests.map((r) => r.headers['idempotency-key']), [`"${key}"`, `"${key}"`]);
+      // This store ignores the key and says "duplicate id": the plant most likely exists.
+      const entry = only(outbox);
+      assert.deepEqual([entry.state, entry.maybeCreated, entry.error.code], ['uncertain', true, 3]);
+      assert.equal((await memory.getAll())[0].state, 'uncertain', 'recorded this time');
+      outbox.close();
+    } finally {
+      console.warn = warn;
+    }
+  });
+
   it('a record of schema 1, as the previous release wrote it, is read and sent, then written as schema 2', async () => {
     const store = new api.MemoryStore();
     const key = '6f1c1a52-2f9e-4a8e-9b1e-8d5b1c1f0a01';
