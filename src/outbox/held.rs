@@ -25,7 +25,9 @@ pub(crate) struct Core {
     pub(super) name: String,
     pub(super) concurrency: u32,
     pub(super) retention_ms: f64,
-    pub(super) on_change: Option<OnChange>,
+    /// The listener of its changes, let go when it closes (a listener that holds the outbox would
+    /// otherwise keep it alive for good).
+    on_change: RefCell<Option<OnChange>>,
     /// The entries not created, and the created ones it holds until their retention, in the order
     /// they were added: what the store holds, as far as this outbox knows.
     pub(super) entries: RefCell<Vec<Entry>>,
@@ -66,18 +68,15 @@ impl Core {
             let message = "retentionMs must be a whole number of milliseconds from 0 to 2147483647";
             return Err(Error::config(message));
         }
-        // The store tells when it closes under the outbox: the outbox closes too.
+        // The store tells when it closes under the outbox: the outbox closes too (and when that is
+        // before the outbox is made, open fails).
         let slot: Rc<RefCell<Option<alloc::rc::Weak<Core>>>> = Rc::default();
+        let closed_early: Rc<Cell<Option<&'static str>>> = Rc::default();
         let closed = Rc::new({
-            let slot = slot.clone();
-            move |reason: &'static str| {
-                if let Some(core) = slot.borrow().as_ref().and_then(|c| c.upgrade()) {
-                    if !core.closed.replace(true) {
-                        core.abort.abort();
-                        core.sending.take();
-                        core.changed(Change::Closed(reason));
-                    }
-                }
+            let (slot, closed_early) = (slot.clone(), closed_early.clone());
+            move |reason: &'static str| match slot.borrow().as_ref().and_then(|c| c.upgrade()) {
+                Some(core) => core.close(Some(reason)),
+                None => closed_early.set(Some(reason)),
             }
         });
         let store = Opened::open(store, &name, closed).await?;
@@ -86,6 +85,9 @@ impl Core {
             Error::config(message).with_cause(cause)
         };
         let records = store.load().await.map_err(could_not)?;
+        if let Some(reason) = closed_early.get() {
+            return Err(Error::config(["the outbox closed as it opened: ", reason].concat()));
+        }
         let abort = AbortController::new()
             .map_err(|cause| Error::config("the outbox needs AbortController").with_cause(cause))?;
         let core = Rc::new(Core {
@@ -94,7 +96,7 @@ impl Core {
             name,
             concurrency,
             retention_ms: f64::from(retention_ms),
-            on_change,
+            on_change: RefCell::new(on_change),
             entries: RefCell::default(),
             unreadable: RefCell::default(),
             turns: Turns::default(),
@@ -232,16 +234,16 @@ impl Core {
             Some(entry) => self.remember(entry),
             None => self.forget(&write.key),
         }
-        self.tell_tabs(write);
+        self.tell_tabs(&write.key, write.record.as_ref());
     }
 
-    /// Tells the other tabs of a write: the record written, or the key removed.
-    fn tell_tabs(&self, write: &Write) {
-        let message = match &write.record {
+    /// Tells the other tabs of a write: the record of `key` written, or (`None`) removed.
+    pub(super) fn tell_tabs(&self, key: &str, record: Option<&JsValue>) {
+        let message = match record {
             Some(record) => record.clone(),
             None => {
-                let removed = message("removed");
-                let _ = Reflect::set(&removed, &"key".into(), &write.key.as_str().into());
+                let removed = message("removed", &true.into());
+                let _ = Reflect::set(&removed, &"key".into(), &key.into());
                 removed
             }
         };
@@ -304,9 +306,29 @@ impl Core {
     }
 
     pub(super) fn changed(&self, change: Change<'_>) {
-        if let Some(listener) = &self.on_change {
+        // Out of its cell first: the listener may close the outbox.
+        let listener = self.on_change.borrow().clone();
+        if let Some(listener) = listener {
             listener.0(change);
         }
+    }
+
+    /// Closes the outbox, once: aborts the calls in flight, stops sending (the Web Lock, the
+    /// listeners, the timer: `Scheduler`'s drop), closes the store, tells the listener `why` when
+    /// it closes on its own, and lets the listener go.
+    pub(super) fn close(&self, why: Option<&'static str>) {
+        if self.closed.replace(true) {
+            return;
+        }
+        // A reason that is not an Error: an Error made here would keep this call's frames, and
+        // with them the app's outbox object, for as long as the controller lives.
+        self.abort.abort_with_reason(&"the outbox was closed".into());
+        self.sending.take();
+        self.store.close();
+        if let Some(why) = why {
+            self.changed(Change::Closed(why));
+        }
+        self.on_change.take();
     }
 
     /// The options of one call of an entry: its key, the outbox's abort, and a count of the
@@ -342,11 +364,5 @@ fn place(entries: &mut Vec<Entry>, entry: Entry) {
             let at = entries.partition_point(|e| e.added_at <= entry.added_at);
             entries.insert(at, entry);
         }
-    }
-}
-
-impl Drop for Core {
-    fn drop(&mut self) {
-        self.store.close();
     }
 }

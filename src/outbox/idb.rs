@@ -15,6 +15,7 @@ use super::browser::{deferred, GLOBAL};
 use super::entry::Entry;
 use super::record::{holds, Write};
 use alloc::rc::Rc;
+use alloc::string::String;
 use alloc::vec::Vec;
 use core::cell::{Cell, RefCell};
 use js_sys::futures::JsFuture;
@@ -72,15 +73,18 @@ impl Idb {
         let (opened, resolve, reject) = deferred();
         request.set_onsuccess(Some(&resolve));
         request.set_onerror(Some(&reject));
-        let on_blocked = Closure::once_into_js({
+        let on_blocked = Closure::<dyn FnMut()>::new({
             let blocked = blocked.clone();
             move || {
                 blocked.set(true);
                 let _ = reject.call0(&JsValue::UNDEFINED);
             }
         });
-        request.set_onblocked(Some(on_blocked.unchecked_ref()));
-        if let Err(event) = JsFuture::from(opened).await {
+        request.set_onblocked(Some(on_blocked.as_ref().unchecked_ref()));
+        let opened = JsFuture::from(opened).await;
+        request.set_onblocked(None);
+        drop(on_blocked);
+        if let Err(event) = opened {
             if blocked.get() {
                 // The upgrade stays queued: when the other page lets go, it runs (its handlers
                 // live on) and what it opens is closed.
@@ -131,20 +135,22 @@ impl Idb {
 
     /// Deletes up to `limit` created entries done before `before`: their retention is over (a
     /// created entry never changes, so none of them can be newer than what the index says).
-    pub(crate) async fn purge(&self, before: f64, limit: u32) -> Result<(), JsValue> {
+    /// Resolves to their keys.
+    pub(crate) async fn purge(&self, before: f64, limit: u32) -> Result<Vec<String>, JsValue> {
         let index = self.db.transaction_with_str(ENTRIES)?.object_store(ENTRIES)?.index("done")?;
         let range = IdbKeyRange::upper_bound(&before.into())?;
         let keys = settled(&index.get_all_keys_with_key_and_limit(&range, limit)?).await?;
         let keys = keys.unchecked_into::<Array>();
         if keys.length() == 0 {
-            return Ok(());
+            return Ok(Vec::new());
         }
         let transaction = self.write(ENTRIES)?;
         let entries = transaction.object_store(ENTRIES)?;
         for key in keys.iter() {
             entries.delete(&key)?;
         }
-        complete(&transaction).await
+        complete(&transaction).await?;
+        Ok(keys.iter().filter_map(|key| key.as_string()).collect())
     }
 
     /// Makes `write` if the store holds what it expects: `None` once it is durable, else the
@@ -190,6 +196,16 @@ impl Idb {
         let options = Object::new();
         let _ = Reflect::set(&options, &"durability".into(), &"strict".into());
         self.db.unchecked_ref::<Database>().transaction(store, "readwrite", &options)
+    }
+}
+
+impl Drop for Idb {
+    /// Closes the connection with its listeners, so that none is left to block a newer version
+    /// (an outbox whose open failed after the database opened).
+    fn drop(&mut self) {
+        self.db.set_onversionchange(None);
+        self.db.set_onclose(None);
+        self.db.close();
     }
 }
 

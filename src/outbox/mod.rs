@@ -236,11 +236,6 @@ impl Outbox {
     /// Closes the outbox: the calls in flight are aborted, and their entries, still `sending` in
     /// the store, are sent again with the same key by the next sender.
     pub fn close(&self) {
-        let core = &self.0;
-        if !core.closed.replace(true) {
-            core.abort.abort();
-            send::stop(core);
-            core.store.close();
-        }
+        self.0.close(None);
     }
 }

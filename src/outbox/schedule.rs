@@ -25,10 +25,12 @@ pub(crate) struct Scheduler {
     pub(super) forced: bool,
     /// The keys being sent from here.
     pub(super) in_flight: Vec<String>,
-    /// The `resolve` of each `flush()` waiting for a round to end.
-    pub(super) waiters: Vec<Function>,
-    /// Another tab asked for a flush: tell it when the round ends.
-    pub(super) asked: bool,
+    /// Each `flush()` waiting for a round to end: its id (the one it asked another tab with) and
+    /// its `resolve`.
+    pub(super) waiters: Vec<(f64, Function)>,
+    /// The flushes other tabs asked for and no tab has answered yet: the sending tab answers them
+    /// when its round ends, and a tab that takes over answers those it heard.
+    pub(super) asked: Vec<f64>,
     /// The timer of the earliest next attempt.
     pub(super) timer: Option<Timer>,
     /// The `online` and `visibilitychange` listeners.
@@ -61,9 +63,21 @@ impl Scheduler {
 
     /// Lets every `flush()` waiting go.
     pub(super) fn release_waiters(&mut self) {
-        for waiter in self.waiters.drain(..) {
+        for (_, waiter) in self.waiters.drain(..) {
             let _ = waiter.call0(&JsValue::UNDEFINED);
         }
+    }
+
+    /// Another tab answered the flushes `ids`: lets go of this tab's among them, and forgets them.
+    pub(super) fn answered(&mut self, ids: &[f64]) {
+        self.asked.retain(|id| !ids.contains(id));
+        self.waiters.retain(|(id, waiter)| {
+            let done = ids.contains(id);
+            if done {
+                let _ = waiter.call0(&JsValue::UNDEFINED);
+            }
+            !done
+        });
     }
 
     /// Tells the other tabs of this outbox `message` (IndexedDB only).
@@ -88,9 +102,51 @@ impl Drop for Scheduler {
     }
 }
 
-/// `{ [flag]: true }`, a message between tabs.
-pub(super) fn message(flag: &str) -> JsValue {
+/// `{ [kind]: value }`, a message between tabs.
+pub(super) fn message(kind: &str, value: &JsValue) -> JsValue {
     let message = Object::new();
-    let _ = Reflect::set(&message, &flag.into(), &true.into());
+    let _ = Reflect::set(&message, &kind.into(), value);
     message.into()
+}
+
+/// The least wait before a round for an entry that is already due: the round that just ended
+/// could not send it (its store failed), and a store that keeps failing is tried again this often.
+const AGAIN_MS: f64 = 1_000.0;
+
+/// How long to wait for the next round, from when each entry is due (its next attempt; now for
+/// one left `sending` with no call under way): none while offline, where the `online` event wakes
+/// the outbox; at least [`AGAIN_MS`] for an entry already due, so that a round that cannot send
+/// is not started again at once.
+pub(super) fn wait_ms(due: impl IntoIterator<Item = f64>, now: f64, offline: bool) -> Option<f64> {
+    if offline {
+        return None;
+    }
+    let waits = due.into_iter().map(|at| if at <= now { AGAIN_MS } else { at - now });
+    waits.reduce(f64::min).map(|ms| ms.min(2_147_483_647.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_wait_for_the_next_round() {
+        let now = 1_000_000.0;
+        let table: [(&[f64], bool, Option<f64>); 7] = [
+            (&[], false, None),
+            (&[now + 300.0], false, Some(300.0)),
+            (&[now + 300.0, now + 50.0], false, Some(50.0)),
+            (&[now + 300.0], true, None),
+            (&[now, now + 5_000.0], false, Some(AGAIN_MS)),
+            (&[now - 60_000.0, now + 20.0], false, Some(20.0)),
+            (&[now + 1e12], false, Some(2_147_483_647.0)),
+        ];
+        for (due, offline, wait) in table {
+            assert_eq!(
+                wait_ms(due.iter().copied(), now, offline),
+                wait,
+                "{due:?} offline {offline}"
+            );
+        }
+    }
 }

@@ -20,7 +20,7 @@ use super::browser::{deferred, offline, warn, web_locks, Timer, GLOBAL};
 use super::entry::{Event, Sent};
 use super::held::{Core, Failed};
 use super::record::get;
-use super::schedule::{message, Lock};
+use super::schedule::{message, wait_ms, Lock};
 use super::store::failure;
 use super::{Entry, State};
 use alloc::boxed::Box;
@@ -31,7 +31,7 @@ use core::cell::{Cell, RefCell};
 use core::future::Future;
 use core::pin::Pin;
 use js_sys::futures::{future_to_promise, spawn_local, JsFuture};
-use js_sys::{Array, Date, Promise, Reflect};
+use js_sys::{Array, Date, Math, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{BroadcastChannel, EventTarget, MessageEvent};
@@ -98,8 +98,8 @@ fn took_over(core: &Rc<Core>) {
     spawn_local(async move {
         reload(&core).await;
         resend_left(&core).await;
-        // Whoever waited for a flush in another tab: this round is it.
-        kick(&core, core.with(|s| !s.waiters.is_empty()));
+        // Whoever waited for a flush, here or in another tab: this round is it.
+        kick(&core, core.with(|s| !s.waiters.is_empty() || !s.asked.is_empty()));
     });
 }
 
@@ -153,11 +153,12 @@ pub(crate) async fn flush(core: &Rc<Core>) {
         return;
     }
     let (done, resolve, _) = deferred();
-    core.with(|s| s.waiters.push(resolve));
+    let id = Math::random();
+    core.with(|s| s.waiters.push((id, resolve)));
     if core.with(|s| s.leader) {
         kick(core, true);
     } else {
-        core.with(|s| s.post(&message("flush")));
+        core.with(|s| s.post(&message("flush", &id.into())));
     }
     let _ = JsFuture::from(done).await;
 }
@@ -182,8 +183,9 @@ async fn rounds(core: Rc<Core>) {
         core::mem::take(&mut s.asked)
     });
     release_waiters(&core);
-    if asked {
-        core.with(|s| s.post(&message("flushed")));
+    if !asked.is_empty() {
+        let ids: Array = asked.into_iter().map(JsValue::from).collect();
+        core.with(|s| s.post(&message("flushed", &ids)));
     }
     schedule(&core);
     if core.paused.get() && !core.closed.get() {
@@ -191,11 +193,11 @@ async fn rounds(core: Rc<Core>) {
     }
 }
 
-/// One round: what changed, what is left `sending` (where this tab is the one sender: it holds
-/// the Web Lock, or the store is the caller's), the purge, then `concurrency` workers.
+/// One round: what changed, what is left `sending` (where this tab is the one sender), the
+/// purge, then `concurrency` workers.
 async fn round(core: &Rc<Core>, force: bool) {
     reload(core).await;
-    if core.store.idb().is_none() || core.with(|s| matches!(s.lock, Lock::Held(_))) {
+    if sole_sender(core) {
         resend_left(core).await;
     }
     purge(core).await;
@@ -270,6 +272,12 @@ async fn send(core: &Rc<Core>, entry: Entry) {
     core.with(|s| s.in_flight.retain(|k| *k != key));
 }
 
+/// This tab is the one that sends: it holds the Web Lock, or the store is the caller's (one
+/// process). An entry it finds `sending` with no call of its own under way is then left over.
+fn sole_sender(core: &Core) -> bool {
+    core.store.idb().is_none() || core.with(|s| matches!(s.lock, Lock::Held(_)))
+}
+
 /// Reads the store's active entries (IndexedDB): what another tab changed, or removed, and this
 /// one did not hear. A round costs the entries not created, however many were created before.
 async fn reload(core: &Core) {
@@ -308,7 +316,8 @@ async fn reload(core: &Core) {
 }
 
 /// Removes the created entries past their retention: from the store (IndexedDB: a few at a time,
-/// by its index of created entries; a caller's store: those the outbox holds), and from memory.
+/// by its index of created entries, each removal told to the other tabs; a caller's store: those
+/// the outbox holds), and from memory.
 async fn purge(core: &Core) {
     let before = Date::now() - core.retention_ms;
     let expired: Vec<String> = core
@@ -320,7 +329,9 @@ async fn purge(core: &Core) {
         .collect();
     match core.store.idb() {
         Some(idb) => {
-            let _ = idb.purge(before, PURGE_PER_ROUND).await;
+            for key in idb.purge(before, PURGE_PER_ROUND).await.unwrap_or_default() {
+                core.tell_tabs(&key, None);
+            }
             for key in expired {
                 core.forget(&key);
             }
@@ -333,18 +344,27 @@ async fn purge(core: &Core) {
     }
 }
 
-/// Arms the timer of the earliest next attempt.
+/// Arms the timer of the next round, for the earliest entry due ([`wait_ms`]): a pending one at
+/// its next attempt, and, where this tab is the one sender, one left `sending` with no call under
+/// way (its store failed to record an answer) at once.
 fn schedule(core: &Rc<Core>) {
-    let next = core
-        .entries
-        .borrow()
-        .iter()
-        .filter(|e| e.state == State::Pending)
-        .filter_map(|e| e.next_attempt_at)
-        .reduce(f64::min);
-    let timer = next.filter(|_| !core.stopped() && core.with(|s| s.leader)).map(|at| {
+    let now = Date::now();
+    let left = sole_sender(core);
+    let due: Vec<f64> = core.with(|s| {
+        let entries = core.entries.borrow();
+        let due = entries.iter().filter_map(|e| match e.state {
+            State::Pending => {
+                let at = e.next_attempt_at.unwrap_or(now);
+                Some(e.not_before.map_or(at, |asked| asked.max(at)))
+            }
+            State::Sending if left && !s.in_flight.contains(&e.key) => Some(now),
+            _ => None,
+        });
+        due.collect()
+    });
+    let wait = wait_ms(due, now, offline()).filter(|_| !core.stopped() && core.with(|s| s.leader));
+    let timer = wait.map(|ms| {
         let core = Rc::downgrade(core);
-        let ms = (at - Date::now()).clamp(0.0, 2_147_483_647.0);
         Timer::new(ms, Box::new(move || wake(&core, false)))
     });
     core.with(|s| s.timer = timer);
@@ -398,16 +418,15 @@ fn listen(core: &Rc<Core>) {
     core.with(|s| (s.listeners, s.channel) = (listeners, channel));
 }
 
-/// Another tab's message: a record it wrote, a key it removed, a flush it asks for, or the end
-/// of the flush it was asked for.
+/// Another tab's message: a record it wrote, a key it removed, a flush it asks for, or the
+/// flushes it answered.
 fn heard(core: &Rc<Core>, data: &JsValue) {
-    if get(data, "flush").is_truthy() {
-        core.with(|s| s.asked = true);
+    if let Some(id) = get(data, "flush").as_f64() {
+        core.with(|s| s.asked.push(id));
         kick(core, true);
-    } else if get(data, "flushed").is_truthy() {
-        if !core.with(|s| s.leader) {
-            release_waiters(core);
-        }
+    } else if let Some(ids) = get(data, "flushed").dyn_ref::<Array>() {
+        let ids: Vec<f64> = ids.iter().filter_map(|id| id.as_f64()).collect();
+        core.with(|s| s.answered(&ids));
     } else if get(data, "removed").is_truthy() {
         if let Some(key) = get(data, "key").as_string() {
             core.forget(&key);
@@ -431,11 +450,6 @@ impl Core {
             }
         }
     }
-}
-
-/// Stops listening, waiting and sending: the outbox is closed.
-pub(crate) fn stop(core: &Core) {
-    core.sending.take();
 }
 
 /// The promise of `future`, through one boxed type: the outbox's futures share one copy of the

@@ -10,6 +10,8 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -165,7 +167,7 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
     opened.outbox.close();
   });
 
-  it('a store that cannot record an answer: a warning that names the entry, and the next round sends it again', async () => {
+  it('a store that cannot record an answer: a warning that names the entry, and the next round sends it again', async (t) => {
     const memory = new api.MemoryStore();
     let refusals = 1;
     const flaky = {
@@ -181,10 +183,11 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
     console.warn = (...args) => warnings.push(args.join(' '));
     try {
       const { outbox } = await outboxOf('ok', { store: flaky });
+      t.after(() => outbox.close());
       const { key } = await outbox.add({ id: 9550, name: 'Unrecorded' });
-      // The add's round sends it, and the store refuses its answer: the entry stays `sending`.
-      // The flush's round, the next, sends it again, with its key.
-      await outbox.flush();
+      // The add's round sends it, and the store refuses its answer: the entry stays `sending`, and
+      // the outbox's own timer starts the round that sends it again, with its key.
+      await until(() => scripted.requests(9550).length === 2 && only(outbox).state !== 'sending', 'sent again', 10_000);
       assert.ok(warnings.some((w) => w.includes(`could not record the answer to entry ${key} (Error: disk busy)`)), warnings.join('\n'));
       const requests = scripted.requests(9550);
       assert.deepEqual(requests.map((r) => r.headers['idempotency-key']), [`"${key}"`, `"${key}"`]);
@@ -196,6 +199,47 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
     } finally {
       console.warn = warn;
     }
+  });
+
+  it('offline, the outbox arms no timer (no round after round): the online event wakes it', async (t) => {
+    const { outbox } = await outboxOf('503');
+    t.after(() => outbox.close());
+    await outbox.add({ id: 9560, name: 'Offline' });
+    await outbox.flush();
+    assert.equal(only(outbox).state, 'pending', 'a 503: it waits for its next attempt');
+    const sent = scripted.requests(9560).length;
+    const navigator = Object.getOwnPropertyDescriptor(globalThis, 'navigator');
+    const setTimeout = globalThis.setTimeout;
+    const timers = [];
+    Object.defineProperty(globalThis, 'navigator', { value: { onLine: false }, configurable: true, writable: true });
+    globalThis.setTimeout = (f, ms, ...args) => { timers.push(ms); return setTimeout(f, ms, ...args); };
+    try {
+      await outbox.flush(); // a round that sends nothing, then no timer while offline
+      assert.deepEqual(timers, [], 'no timer armed offline');
+      assert.equal(scripted.requests(9560).length, sent, 'nothing sent offline');
+    } finally {
+      globalThis.setTimeout = setTimeout;
+      if (navigator) Object.defineProperty(globalThis, 'navigator', navigator);
+      else delete globalThis.navigator;
+    }
+    await outbox.flush(); // online again
+    assert.equal(scripted.requests(9560).length, sent + 1, 'sent once online');
+  });
+
+  it('a closed outbox the app drops is collected: nothing of the crate holds it', async () => {
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc');
+    let collected = 0;
+    const registry = new FinalizationRegistry(() => collected++);
+    for (let i = 0; i < 5; i++) {
+      const { outbox } = await outboxOf('ok');
+      outbox.addEventListener('change', () => outbox.entries());
+      await outbox.add({ id: 9570 + i, name: 'Dropped' });
+      await outbox.flush();
+      outbox.close();
+      registry.register(outbox, i);
+    }
+    await until(() => { gc(); return collected === 5; }, 'the 5 closed outboxes collected', 10_000);
   });
 
   it('a record of schema 1, as the previous release wrote it, is read and sent, then written as schema 2', async () => {
@@ -314,6 +358,35 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
       };
     }));
     assert.deepEqual(stored, [], 'the answer wrote nothing back');
+    await a.close();
+    await b.close();
+  });
+
+  it('the retention purge in the sending tab reaches the other tabs', async () => {
+    const [a, b] = [await chromium.tab(), await chromium.tab()];
+    await open(a, 'purged', { retentionMs: 0 }); // a sends
+    await open(b, 'purged', { retentionMs: 0 });
+    const { key } = await a.evaluate(() => outbox.add({ id: 9870, name: 'Brief' }));
+    await b.waitForFunction((key) => outbox.entries().some((e) => e.key === key && e.state === 'created'), key);
+    await a.evaluate(() => outbox.flush()); // its next round removes it from the store
+    await b.waitForFunction((key) => outbox.entries().length === 0 && changes.some((c) => c.key === key && c.removed), key);
+    await a.close();
+    await b.close();
+  });
+
+  it('a flush in a tab that does not send waits for its own answer, not for another tab\'s', async () => {
+    const [a, b] = [await chromium.tab(), await chromium.tab()];
+    const options = { baseUrl: `${server.url}/__test/hold/1000` };
+    await open(a, 'flushes', options); // a sends
+    await open(b, 'flushes', options);
+    const state = await b.evaluate(async () => {
+      await outbox.add({ id: 9880, name: 'Flushed' });
+      const done = outbox.flush().then(() => outbox.entries()[0].state);
+      // Another tab's flush answered, while a still holds this one's request.
+      new BroadcastChannel('plant-store-outbox:flushes').postMessage({ flushed: [0.25] });
+      return done;
+    });
+    assert.equal(state, 'created', 'b\'s flush resolved once its entry was tried');
     await a.close();
     await b.close();
   });
