@@ -1,9 +1,12 @@
 //! The browser APIs the outbox uses beyond IndexedDB, bound once: `globalThis` (its `navigator`
-//! and `document`), a timer, a promise resolved from Rust, `console.warn`, and the Web Locks API
-//! (which web-sys has only among its unstable APIs).
+//! and `document`), a timer, a promise resolved from Rust, the promise of a future, `console.warn`,
+//! and the Web Locks API (which web-sys has only among its unstable APIs).
 
 use super::record::get;
 use alloc::boxed::Box;
+use core::future::Future;
+use core::pin::Pin;
+use js_sys::futures::future_to_promise;
 use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -78,4 +81,11 @@ extern "C" {
         name: &str,
         callback: &Function,
     ) -> Result<Promise, JsValue>;
+}
+
+/// The promise of `future`, through one boxed type: the outbox's futures share one copy of the
+/// glue that polls them, where each would bring its own.
+pub(crate) fn promise(future: impl Future<Output = Result<JsValue, JsValue>> + 'static) -> Promise {
+    let future: Pin<Box<dyn Future<Output = Result<JsValue, JsValue>>>> = Box::pin(future);
+    future_to_promise(future)
 }

@@ -296,6 +296,23 @@ impl Core {
         }
     }
 
+    /// Takes a record another tab wrote, as it told or as the store's active entries give it: an
+    /// entry, or one set aside (its entry, if this outbox held one, is dropped).
+    pub(super) fn heard_record(&self, record: &JsValue) {
+        match Entry::from_record(record) {
+            Ok(entry) => self.remember(entry),
+            Err(unreadable) => {
+                if let Some(key) = &unreadable.key {
+                    self.forget(key);
+                }
+                let mut set_aside = self.unreadable.borrow_mut();
+                if !set_aside.iter().any(|u| u.key.is_some() && u.key == unreadable.key) {
+                    set_aside.push(unreadable);
+                }
+            }
+        }
+    }
+
     /// Drops the entry of `key` from memory and tells the listeners.
     pub(super) fn forget(&self, key: &str) {
         let before = self.entries.borrow().len();

@@ -21,10 +21,10 @@ mod schedule;
 mod send;
 mod store;
 
+#[cfg(feature = "js")]
+pub(crate) use browser::promise;
 pub use entry::{Entry, EntryError, State, RETRY_AFTER_CEILING_MS};
 pub use record::Unreadable;
-#[cfg(feature = "js")]
-pub(crate) use send::promise;
 pub use store::Store;
 
 use crate::{Client, Config, Error};

@@ -16,7 +16,7 @@
 //! - **Tabs** tell each other each write over a BroadcastChannel; a tab that missed one reads it
 //!   with the store's active entries, at its next round or when its page comes into view.
 
-use super::browser::{deferred, offline, warn, web_locks, Timer, GLOBAL};
+use super::browser::{deferred, offline, promise, warn, web_locks, Timer, GLOBAL};
 use super::entry::{Event, Sent};
 use super::held::{Core, Failed};
 use super::record::get;
@@ -28,9 +28,7 @@ use alloc::rc::{Rc, Weak};
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::cell::{Cell, RefCell};
-use core::future::Future;
-use core::pin::Pin;
-use js_sys::futures::{future_to_promise, spawn_local, JsFuture};
+use js_sys::futures::{spawn_local, JsFuture};
 use js_sys::{Array, Date, Math, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -435,26 +433,4 @@ fn heard(core: &Rc<Core>, data: &JsValue) {
         core.heard_record(data);
         kick(core, false);
     }
-}
-
-impl Core {
-    /// A record another tab wrote, as it told or as the store's changes give it.
-    fn heard_record(&self, record: &JsValue) {
-        match Entry::from_record(record) {
-            Ok(entry) => self.remember(entry),
-            Err(unreadable) => {
-                let mut set_aside = self.unreadable.borrow_mut();
-                if !set_aside.iter().any(|u| u.key.is_some() && u.key == unreadable.key) {
-                    set_aside.push(unreadable);
-                }
-            }
-        }
-    }
-}
-
-/// The promise of `future`, through one boxed type: the outbox's futures share one copy of the
-/// glue that polls them, where each would bring its own.
-pub(crate) fn promise(future: impl Future<Output = Result<JsValue, JsValue>> + 'static) -> Promise {
-    let future: Pin<Box<dyn Future<Output = Result<JsValue, JsValue>>>> = Box::pin(future);
-    future_to_promise(future)
 }
