@@ -33,6 +33,9 @@ pub(crate) struct Core {
     pub(super) entries: RefCell<Vec<Entry>>,
     /// The records set aside.
     pub(super) unreadable: RefCell<Vec<Unreadable>>,
+    /// The last [`GONE_KEPT`] keys removed: a message of another tab that comes after a removal
+    /// does not bring its entry back (a key is never used again).
+    gone: RefCell<Vec<String>>,
     /// One change at a time per entry.
     pub(super) turns: Turns,
     /// Aborts the calls in flight when the outbox closes.
@@ -44,6 +47,9 @@ pub(crate) struct Core {
     /// What `send.rs` keeps: the lock, the round under way, the timer, the listeners.
     pub(super) sending: RefCell<Scheduler>,
 }
+
+/// How many removed keys an outbox remembers: a late message comes within moments of the removal.
+const GONE_KEPT: usize = 256;
 
 /// Why a change was not made.
 pub(super) enum Failed {
@@ -99,6 +105,7 @@ impl Core {
             on_change: RefCell::new(on_change),
             entries: RefCell::default(),
             unreadable: RefCell::default(),
+            gone: RefCell::default(),
             turns: Turns::default(),
             abort,
             paused: Cell::new(false),
@@ -271,8 +278,8 @@ impl Core {
                 self.changed(Change::Entry(&entry));
             }
             Err(unreadable) => {
-                self.forget(key);
-                self.unreadable.borrow_mut().push(unreadable);
+                self.drop_entry(key);
+                self.set_aside(unreadable);
             }
         }
     }
@@ -285,12 +292,13 @@ impl Core {
     /// Takes `entry` in memory unless it holds that revision or a newer one (a message of another
     /// tab can come after a later write), and tells the listeners.
     pub(super) fn remember(&self, entry: Entry) {
+        let gone = self.gone.borrow().contains(&entry.key);
         let newer = self
             .entries
             .borrow()
             .iter()
             .any(|e| e.key == entry.key && e.revision >= entry.revision);
-        if !newer {
+        if !gone && !newer {
             place(&mut self.entries.borrow_mut(), entry.clone());
             self.changed(Change::Entry(&entry));
         }
@@ -303,18 +311,36 @@ impl Core {
             Ok(entry) => self.remember(entry),
             Err(unreadable) => {
                 if let Some(key) = &unreadable.key {
-                    self.forget(key);
+                    self.drop_entry(key);
                 }
-                let mut set_aside = self.unreadable.borrow_mut();
-                if !set_aside.iter().any(|u| u.key.is_some() && u.key == unreadable.key) {
-                    set_aside.push(unreadable);
-                }
+                self.set_aside(unreadable);
             }
         }
     }
 
-    /// Drops the entry of `key` from memory and tells the listeners.
+    /// Sets aside a record it cannot read (once per key).
+    fn set_aside(&self, unreadable: Unreadable) {
+        let mut set_aside = self.unreadable.borrow_mut();
+        if !set_aside.iter().any(|u| u.key.is_some() && u.key == unreadable.key) {
+            set_aside.push(unreadable);
+        }
+    }
+
+    /// The entry of `key` is gone from the store: drops it from memory, tells the listeners, and
+    /// keeps the key among the gone.
     pub(super) fn forget(&self, key: &str) {
+        self.drop_entry(key);
+        let mut gone = self.gone.borrow_mut();
+        if !gone.iter().any(|k| k == key) {
+            if gone.len() == GONE_KEPT {
+                gone.remove(0);
+            }
+            gone.push(key.into());
+        }
+    }
+
+    /// Drops the entry of `key` from memory and tells the listeners.
+    fn drop_entry(&self, key: &str) {
         let before = self.entries.borrow().len();
         self.entries.borrow_mut().retain(|e| e.key != key);
         if self.entries.borrow().len() != before {

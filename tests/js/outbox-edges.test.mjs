@@ -391,6 +391,38 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
     await b.close();
   });
 
+  it('a message of another tab that comes after a removal does not bring the entry back', async () => {
+    const [a, b] = [await chromium.tab(), await chromium.tab()];
+    await open(a, 'ghost');
+    await open(b, 'ghost');
+    await b.evaluate(() => outbox.pause());
+    await a.evaluate(() => outbox.pause()); // neither sends: the entry stays as added
+    const { key } = await a.evaluate(() => outbox.add({ id: 9890, name: 'Ghost' }));
+    await b.waitForFunction((key) => outbox.entries().some((e) => e.key === key), key);
+    const stale = await b.evaluate((key) => new Promise((resolve) => {
+      const request = indexedDB.open('plant-store-outbox:ghost');
+      request.onsuccess = () => {
+        const get = request.result.transaction('entries').objectStore('entries').get(key);
+        get.onsuccess = () => { resolve(get.result); request.result.close(); };
+      };
+    }), key);
+    await b.evaluate((key) => outbox.remove(key), key);
+    await a.waitForFunction((key) => !outbox.entries().some((e) => e.key === key), key);
+    // The entry's record as a tab wrote it before the removal, told late; then a marker, told after it.
+    const marker = '00000000-0000-4000-8000-000000009891';
+    await b.evaluate(({ stale, marker }) => {
+      const channel = new BroadcastChannel('plant-store-outbox:ghost');
+      channel.postMessage(stale);
+      channel.postMessage({ ...stale, key: marker, plant: { ...stale.plant, id: '9891' } });
+    }, { stale, marker });
+    for (const page of [a, b]) {
+      await page.waitForFunction((marker) => outbox.entries().some((e) => e.key === marker), marker);
+      assert.deepEqual((await entries(page)).map((e) => e.key), [marker], 'the removed entry stays removed');
+    }
+    await a.close();
+    await b.close();
+  });
+
   it('a database of the previous release: its records migrated and sent, the one it cannot read set aside', async () => {
     const page = await chromium.tab();
     const key = 'a1b2c3d4-0000-4000-8000-000000000001';
