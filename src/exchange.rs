@@ -397,15 +397,15 @@ fn ignore(pending: Result<JsValue, JsValue>) {
 
 #[wasm_bindgen]
 extern "C" {
-    /// `globalThis` (no `window` needed), where fetch, and the outbox's `indexedDB`, are found.
+    /// `globalThis` (no `window` needed), where fetch and `location` are found.
     #[wasm_bindgen(thread_local_v2, js_name = globalThis)]
-    pub(crate) static GLOBAL: JsValue;
+    static GLOBAL: JsValue;
     /// `Promise.resolve(value)`: adopts a thenable (reading its `then` may throw).
     #[wasm_bindgen(catch, js_namespace = Promise, js_name = resolve)]
     pub(crate) fn resolve(value: &JsValue) -> Result<Promise, JsValue>;
     /// `setTimeout(handler, ms)`: a number in browsers and workerd, an object in Node.
     #[wasm_bindgen(js_name = setTimeout)]
-    pub(crate) fn set_timeout(handler: &Function, ms: f64) -> JsValue;
+    fn set_timeout(handler: &Function, ms: f64) -> JsValue;
     #[wasm_bindgen(js_name = clearTimeout)]
     fn clear_timeout(id: &JsValue);
     /// `Function.prototype`: a function that does nothing, the handler of ignored rejections.

@@ -3,6 +3,7 @@
 //! channel to the other tabs. Dropping it, when the outbox closes, lets go of all of them.
 
 use super::browser::Timer;
+use crate::MAX_TIMEOUT_MS;
 use alloc::string::String;
 use alloc::vec::Vec;
 use js_sys::{Function, Object, Reflect};
@@ -122,7 +123,8 @@ pub(super) fn wait_ms(due: impl IntoIterator<Item = f64>, now: f64, offline: boo
         return None;
     }
     let waits = due.into_iter().map(|at| if at <= now { AGAIN_MS } else { at - now });
-    waits.reduce(f64::min).map(|ms| ms.min(2_147_483_647.0))
+    // The longest a timer waits.
+    waits.reduce(f64::min).map(|ms| ms.min(f64::from(MAX_TIMEOUT_MS)))
 }
 
 #[cfg(test)]
