@@ -23,7 +23,15 @@ pub enum Member {
     LoneSurrogate,
     /// An integer written without fraction or exponent, inside the `i64` range.
     Int(i64),
-    /// Any other value, by its JSON type: "number", "boolean", "null", "array" or "object".
+    /// A number written with a fraction and no exponent, whose integer part is inside the `i64`
+    /// range: that integer part (a time in milliseconds that an older record kept with a fraction).
+    Fraction(i64),
+    /// `true` or `false`.
+    Bool(bool),
+    /// An object, as its JSON text, for a reader that reads its members in turn.
+    Object(String),
+    /// Any other value, by its JSON type: "number" (with an exponent, or out of range), "null" or
+    /// "array".
     Other(&'static str),
     /// The name appears more than once.
     Repeated,
@@ -129,6 +137,13 @@ fn read_object(bytes: &[u8], names: &[&str], found: &mut [Member]) -> Result<(),
     r.end()
 }
 
+/// What a number is, as [`Member`] tells it.
+enum Number {
+    Int(i64),
+    Fraction(i64),
+    Other,
+}
+
 struct Reader<'a> {
     text: &'a str,
     at: usize,
@@ -173,8 +188,10 @@ impl Reader<'_> {
         }
     }
 
-    /// A member asked for: a string decoded, an integer read, anything else by its type.
+    /// A member asked for: a string decoded, a number or a boolean read, an object as its text,
+    /// anything else by its type.
     fn member(&mut self) -> Result<Member, BodyError> {
+        let start = self.at;
         match self.peek() {
             Some(b'"') => {
                 self.at += 1;
@@ -184,10 +201,18 @@ impl Reader<'_> {
                     false => Member::Str(text),
                 })
             }
-            Some(b'-' | b'0'..=b'9') => {
-                Ok(self.number()?.map_or(Member::Other("number"), Member::Int))
-            }
-            _ => self.value(1).map(Member::Other),
+            Some(b'-' | b'0'..=b'9') => Ok(match self.number()? {
+                Number::Int(n) => Member::Int(n),
+                Number::Fraction(n) => Member::Fraction(n),
+                Number::Other => Member::Other("number"),
+            }),
+            _ => Ok(match self.value(1)? {
+                "boolean" => Member::Bool(self.text.as_bytes().get(start) == Some(&b't')),
+                "object" => {
+                    Member::Object(self.text.get(start..self.at).unwrap_or_default().into())
+                }
+                kind => Member::Other(kind),
+            }),
         }
     }
 
@@ -246,8 +271,9 @@ impl Reader<'_> {
         }
     }
 
-    /// A number; its value when it is an integer without fraction or exponent that fits an `i64`.
-    fn number(&mut self) -> Result<Option<i64>, BodyError> {
+    /// A number: its value when it is an integer without fraction or exponent that fits an `i64`,
+    /// its integer part when it has a fraction and no exponent.
+    fn number(&mut self) -> Result<Number, BodyError> {
         let negative = self.eat(b'-');
         // Accumulated negatively so that i64::MIN fits; `None` once it overflows.
         let mut n = Some(0i64);
@@ -261,19 +287,22 @@ impl Reader<'_> {
             }
             _ => return self.fail(),
         }
-        let mut plain = true;
-        if self.eat(b'.') {
-            plain = false;
+        let fraction = self.eat(b'.');
+        if fraction {
             self.digits()?;
         }
-        if matches!(self.peek(), Some(b'e' | b'E')) {
-            plain = false;
+        let exponent = matches!(self.peek(), Some(b'e' | b'E'));
+        if exponent {
             self.at += 1;
             let _ = self.eat(b'+') || self.eat(b'-');
             self.digits()?;
         }
         let n = if negative { n } else { n.and_then(i64::checked_neg) };
-        Ok(n.filter(|_| plain))
+        Ok(match (n, fraction, exponent) {
+            (Some(n), false, false) => Number::Int(n),
+            (Some(n), true, false) => Number::Fraction(n),
+            _ => Number::Other,
+        })
     }
 
     /// One or more digits.
@@ -440,9 +469,10 @@ mod tests {
             Ok([Member::Other("null"), Member::Other("array")])
         );
         assert_eq!(
-            plant(r#"{"name":{"a":"}"},"tag":true}"#),
-            Ok([Member::Other("object"), Member::Other("boolean")])
+            plant(r#"{"name":{"a":"}"} ,"tag":true}"#),
+            Ok([Member::Object(r#"{"a":"}"}"#.into()), Member::Bool(true)])
         );
+        assert_eq!(plant(r#"{"tag":false}"#), Ok([Member::Absent, Member::Bool(false)]));
         for text in ["[]", r#""s""#, "1", "null"] {
             assert_eq!(plant(text), Err(BodyError::Shape("not a JSON object")), "{text}");
         }
@@ -450,7 +480,8 @@ mod tests {
             (r#"{"error":-9223372036854775808}"#, Member::Int(i64::MIN)),
             (r#"{"error":9223372036854775807}"#, Member::Int(i64::MAX)),
             (r#"{"error":9223372036854775808}"#, Member::Other("number")),
-            (r#"{"error":1.0}"#, Member::Other("number")),
+            (r#"{"error":1.0}"#, Member::Fraction(1)),
+            (r#"{"error":-1732800000000.001}"#, Member::Fraction(-1732800000000)),
             (r#"{"error":1e3}"#, Member::Other("number")),
             (r#"{"error":-0}"#, Member::Int(0)),
         ] {

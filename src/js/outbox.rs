@@ -1,143 +1,40 @@
-//! The outbox in JavaScript: `openOutbox(options, onChange)` and the `OutboxCore` it resolves to,
-//! which the npm entry's `PlantOutbox` wraps (an `EventTarget` subclass, which wasm-bindgen cannot
-//! write: `js/entries/outbox.js`, with the `MemoryStore`). Its TypeScript is `outbox.d.ts`.
+//! The outbox in JavaScript: `openOutbox(options)`, which checks the options in Rust and resolves
+//! to the shell's `PlantOutbox` (`js/outbox/outbox.js`, an `EventTarget`), re-exported under its
+//! name. Its TypeScript is `outbox.d.ts`.
 
 use super::api;
 use crate::error::Draft;
-use crate::outbox::{promise, Change, Outbox};
+use crate::outbox::{start, OutboxConfig, Store, DEFAULT_CONCURRENCY, DEFAULT_RETENTION_MS};
 use crate::Error;
 use alloc::string::String;
-use js_sys::{Array, Function, Object, Promise, Reflect};
+use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = include_str!("outbox.d.ts");
 
-/// Opens the outbox `options` describe; `on_change` is called with each change: `("change", an
-/// entry as it now is, or { key, removed: true })`, or `("close", reason)` when the outbox closes
-/// on its own.
+/// Opens the outbox `options` describe: the promise of its `PlantOutbox`.
 #[wasm_bindgen(js_name = openOutbox, skip_typescript)]
-pub fn open_outbox(options: JsValue, on_change: Function) -> Promise {
-    let config = match read_options(&options) {
-        Ok(config) => config,
-        Err(error) => return Promise::reject(&error.to_js()),
-    };
-    let config = config.on_change(move |change| {
-        let (event, detail) = match change {
-            Change::Entry(entry) => ("change", entry.to_js()),
-            Change::Removed(key) => {
-                let removed = Object::new();
-                let _ = Reflect::set(&removed, &"key".into(), &key.into());
-                let _ = Reflect::set(&removed, &"removed".into(), &true.into());
-                ("change", removed.into())
-            }
-            Change::Closed(reason) => ("close", reason.into()),
+pub fn open_outbox(options: JsValue) -> Promise {
+    let opened = read_options(&options).and_then(|config| {
+        // `add(plant)`: the plant JavaScript gives, validated, as a new entry's record.
+        let add = |rules: alloc::rc::Rc<crate::outbox::Rules>| {
+            let add = move |plant: JsValue| match api::new_plant(&plant) {
+                Ok((plant, bigint)) => rules.record(plant, bigint).map_err(|e| e.to_js()),
+                Err(issues) => Err(rules.client().redact(Draft::validation(issues)).to_js()),
+            };
+            Some(Closure::<dyn Fn(JsValue) -> Result<String, JsValue>>::new(add).into_js_value())
         };
-        let _ = on_change.call2(&JsValue::UNDEFINED, &event.into(), &detail);
+        start(config, add)
     });
-    promise(async move {
-        match Outbox::open(config).await {
-            Ok(outbox) => Ok(OutboxCore { outbox }.into()),
-            Err(error) => Err(error.to_js()),
-        }
-    })
-}
-
-/// An open outbox, as `PlantOutbox` calls it.
-#[wasm_bindgen(skip_typescript)]
-#[derive(Debug)]
-pub struct OutboxCore {
-    outbox: Outbox,
-}
-
-#[wasm_bindgen]
-impl OutboxCore {
-    /// Validates `plant`, then stores it: resolves to its entry once it is durable.
-    pub fn add(&self, plant: JsValue) -> Promise {
-        let (plant, bigint) = match api::new_plant(&plant) {
-            Ok(read) => read,
-            Err(issues) => {
-                let error = self.outbox.client().redact(Draft::validation(issues));
-                return Promise::reject(&error.to_js());
-            }
-        };
-        let outbox = self.outbox.clone();
-        promise(async move {
-            outbox.add_plant(plant, bigint).await.map(|e| e.to_js()).map_err(|e| e.to_js())
-        })
+    match opened {
+        Ok((opening, _)) => opening,
+        Err(error) => Promise::reject(&error.to_js()),
     }
-
-    /// Every entry, in the order they were added.
-    pub fn entries(&self) -> Array {
-        self.outbox.entries().iter().map(|entry| entry.to_js()).collect()
-    }
-
-    /// The records set aside: `{ key?, reason, record }`.
-    pub fn unreadable(&self) -> Array {
-        let set_aside = self.outbox.unreadable().into_iter().map(|unreadable| {
-            let seen = Object::new();
-            if let Some(key) = unreadable.key {
-                let _ = Reflect::set(&seen, &"key".into(), &key.into());
-            }
-            let _ = Reflect::set(&seen, &"reason".into(), &unreadable.reason.into());
-            let _ = Reflect::set(&seen, &"record".into(), &unreadable.record);
-            JsValue::from(seen)
-        });
-        set_aside.collect()
-    }
-
-    /// Sends every pending entry now; resolves once each was tried.
-    pub fn flush(&self) -> Promise {
-        let outbox = self.outbox.clone();
-        promise(async move {
-            outbox.flush().await;
-            Ok(JsValue::UNDEFINED)
-        })
-    }
-
-    /// Sends a refused or waiting entry again.
-    pub fn retry(&self, key: String) -> Promise {
-        let outbox = self.outbox.clone();
-        promise(async move { done(outbox.retry(&key).await) })
-    }
-
-    /// Records that the plant of an entry is in the store.
-    #[wasm_bindgen(js_name = markCreated)]
-    pub fn mark_created(&self, key: String) -> Promise {
-        let outbox = self.outbox.clone();
-        promise(async move { done(outbox.mark_created(&key).await) })
-    }
-
-    /// Removes an entry, or a record set aside.
-    pub fn remove(&self, key: String) -> Promise {
-        let outbox = self.outbox.clone();
-        promise(async move { done(outbox.remove(&key).await) })
-    }
-
-    /// Stops sending from here until `resume()`.
-    pub fn pause(&self) {
-        self.outbox.pause();
-    }
-
-    /// Sends again what is due.
-    pub fn resume(&self) {
-        self.outbox.resume();
-    }
-
-    /// Closes the outbox; what is being sent is sent again by the next sender.
-    pub fn close(&self) {
-        self.outbox.close();
-    }
-}
-
-/// `undefined`, or the error as a `PlantStoreError`.
-fn done(result: Result<(), Error>) -> Result<JsValue, JsValue> {
-    result.map(|()| JsValue::UNDEFINED).map_err(|e| e.to_js())
 }
 
 /// An outbox's `options`: the client's, and its `name`, `store`, `concurrency` and `retentionMs`.
-fn read_options(options: &JsValue) -> Result<crate::outbox::OutboxConfig, Error> {
-    use crate::outbox::{OutboxConfig, Store, DEFAULT_CONCURRENCY, DEFAULT_RETENTION_MS};
+fn read_options(options: &JsValue) -> Result<OutboxConfig, Error> {
     let o = api::Options::of(options.clone(), "options").map_err(|draft| draft.redact(&[]))?;
     let config = api::config(&o, &["name", "store", "concurrency", "retentionMs"])?;
     let redact = |draft: Draft| draft.redact(&[config.secret()]);
@@ -147,4 +44,13 @@ fn read_options(options: &JsValue) -> Result<crate::outbox::OutboxConfig, Error>
     let retention = o.get("retentionMs").map_err(redact)?.unwrap_or(DEFAULT_RETENTION_MS);
     let outbox = OutboxConfig::new(config, name).store(store).concurrency(concurrency);
     Ok(outbox.retention_ms(retention))
+}
+
+#[wasm_bindgen(module = "/js/outbox/outbox.js")]
+extern "C" {
+    /// `PlantOutbox`, the shell's class, re-exported by the generated module under its name (as a
+    /// function: wasm-bindgen writes an `unknown` type for a re-exported type; the class is
+    /// declared in `outbox.d.ts`).
+    #[wasm_bindgen(reexport, skip_typescript, js_name = PlantOutbox)]
+    fn plant_outbox_class();
 }

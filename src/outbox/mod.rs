@@ -1,40 +1,33 @@
 //! A durable outbox (cargo feature `outbox`): plants added while offline, across reloads and tabs,
 //! each sent until the store answers, with one `Idempotency-Key` per plant, so that a server that
-//! honours it creates each plant once. A layer on the public client: it sends with
-//! [`Client::create_plant_with`], as any Rust app could.
-//!
-//! Read in this order:
-//! - `entry.rs`: an entry and the one table of rules that changes it (`Entry::apply`);
-//! - `record.rs`: an entry as a store keeps it, and as JavaScript sees it;
-//! - `browser.rs`, `idb.rs` and `store.rs`: the browser's APIs, and where the records are kept;
-//! - `schedule.rs` and `held.rs`: what an outbox keeps, and the one way an entry changes
-//!   (`Core::change`): written to the store first, only over the revision it was made from;
-//! - `send.rs`: when entries are sent, and by which tab;
-//! - this file: the operations.
+//! honours it creates each plant once. Rust decides, the browser does; read in this order:
+//! - `entry.rs`: an entry and its state;
+//! - `table.rs`: the one table of rules that changes what the store holds;
+//! - `record.rs`: a record, an entry's view and an event, as the JSON text Rust and the shell trade;
+//! - `shell.rs`: the JS shell (`js/outbox/`: the store, the tabs, the `PlantOutbox`) and the rules
+//!   it is handed;
+//! - this file: the Rust API over the shell.
 
-mod browser;
 mod entry;
-mod held;
-mod idb;
 mod record;
-mod schedule;
-mod send;
-mod store;
+mod shell;
+mod table;
 
-#[cfg(feature = "js")]
-pub(crate) use browser::promise;
-pub use entry::{Entry, EntryError, State, RETRY_AFTER_CEILING_MS};
-pub use record::Unreadable;
-pub use store::Store;
+pub use entry::{Entry, EntryError, State};
+pub(crate) use shell::{start, Rules};
+pub use table::RETRY_AFTER_CEILING_MS;
 
 use crate::{Client, Config, Error};
 use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
-use entry::Event;
-use held::{unknown, Core};
-use plant_store_model::{NewPlant, Plant};
+use js_sys::futures::JsFuture;
+use js_sys::Reflect;
+use plant_store_model::NewPlant;
+use shell::{held, insert, stored, Shell};
+use table::Held;
+use wasm_bindgen::prelude::*;
 
 /// The default number of entries sent at once.
 pub const DEFAULT_CONCURRENCY: u32 = 4;
@@ -45,13 +38,13 @@ pub const DEFAULT_RETENTION_MS: u32 = 86_400_000;
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Change<'a> {
-    /// An entry was added, or changed: as it now is.
+    /// An entry was added, or changed (here or in another tab): as it now is.
     Entry(&'a Entry),
     /// The entry of this key was removed (by the app, or after its retention).
     Removed(&'a str),
     /// The outbox closed on its own, for this reason: another page opened a newer version of its
     /// database, or the browser closed it. Its entries are safe in the store.
-    Closed(&'static str),
+    Closed(&'a str),
 }
 
 /// A listener of an outbox's changes.
@@ -62,6 +55,28 @@ impl fmt::Debug for OnChange {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("..")
     }
+}
+
+/// Where an outbox keeps its entries.
+#[derive(Clone, Debug, Default)]
+pub enum Store {
+    /// The IndexedDB database `plant-store-outbox:{name}`, shared by the tabs of the origin.
+    #[default]
+    IndexedDb,
+    /// A JS object of one outbox, with the methods `getAll()`, `put(record)` and `delete(key)` (and
+    /// `get(key)`, if it has one), each returning a promise or a value; JS's `MemoryStore` is one.
+    Js(JsValue),
+}
+
+/// A record of the store the outbox cannot read, set aside: listed, and removable by its key.
+#[derive(Clone, Debug)]
+pub struct Unreadable {
+    /// Its key, when it has one that is a string.
+    pub key: Option<String>,
+    /// What is wrong with it.
+    pub reason: String,
+    /// The record as the store gave it.
+    pub record: JsValue,
 }
 
 /// How to open an [`Outbox`].
@@ -101,14 +116,13 @@ impl OutboxConfig {
     }
 
     /// How long a created entry stays in the store, in milliseconds from when it was created, up to
-    /// [`MAX_TIMEOUT_MS`](crate::MAX_TIMEOUT_MS) ([`DEFAULT_RETENTION_MS`] unless told; 0 removes it at
-    /// the next round).
+    /// [`MAX_TIMEOUT_MS`] ([`DEFAULT_RETENTION_MS`] unless told; 0 removes it at the next round).
     pub fn retention_ms(mut self, retention_ms: u32) -> OutboxConfig {
         self.retention_ms = retention_ms;
         self
     }
 
-    /// Called after every change.
+    /// Called after every change, this tab's and those it learns of from the others.
     pub fn on_change(mut self, listener: impl Fn(Change<'_>) + 'static) -> OutboxConfig {
         self.on_change = Some(OnChange(Rc::new(listener)));
         self
@@ -117,68 +131,81 @@ impl OutboxConfig {
 
 /// A durable outbox of plants: see the module. Its clones share it.
 #[derive(Clone)]
-pub struct Outbox(Rc<Core>);
+pub struct Outbox {
+    shell: Shell,
+    rules: Rc<Rules>,
+}
 
 impl fmt::Debug for Outbox {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Outbox").field("name", &self.0.name).finish_non_exhaustive()
+        f.debug_struct("Outbox").finish_non_exhaustive()
     }
 }
 
 impl Outbox {
-    /// Opens the outbox: its store, its entries (those not created, and the records it cannot
-    /// read, set aside), and its sending: with the Web Locks API one tab of the outbox sends at a
-    /// time, and another takes over at once when it closes; without it (browsers before 2022),
-    /// every tab sends, and a tab that opens while another is sending an entry sends it again, with
-    /// the same key (open says so in the console).
+    /// Opens the outbox: its store and what it holds (the entries not created, the newest created
+    /// ones, the records set aside), then sends what is due. With the Web Locks API the tabs of
+    /// the outbox send one round at a time, and a tab that hides, freezes or closes lets go at
+    /// once; without it every tab sends (open says so in the console).
     ///
     /// # Errors
     /// [`Kind::Config`](crate::Kind::Config) for a wrong setting, or a store that cannot be opened
-    /// or read (IndexedDB missing, refused, or held at an older version by another tab: the message
-    /// names the cause).
+    /// or read (IndexedDB missing, refused, of a newer release, or held at an older version by
+    /// another tab: the message names the cause and the fix).
     pub async fn open(config: OutboxConfig) -> Result<Outbox, Error> {
-        let core = Core::open(config).await?;
-        send::start(&core);
-        Ok(Outbox(core))
+        let (opening, rules) = start(config, |_| None)?;
+        let shell = JsFuture::from(opening).await.map_err(from_js)?;
+        Ok(Outbox { shell: shell.unchecked_into(), rules })
     }
 
     /// Adds `plant`: resolves once its entry is durably stored, then sends it when it can. A plant
-    /// whose id the outbox already holds is not added twice: the same plant gives back its entry as
-    /// it is.
+    /// whose id the outbox holds (in any tab, within the retention) is not added twice: the same
+    /// plant gives back its entry as it is.
     ///
     /// # Errors
     /// [`Kind::Config`](crate::Kind::Config) when the outbox is closed, holds another plant with
     /// that id, or the store refuses the entry; nothing was added.
     pub async fn add(&self, plant: &NewPlant) -> Result<Entry, Error> {
-        self.add_plant(plant.clone(), false).await
+        let record = self.rules.record(plant.clone(), false)?;
+        let stored = JsFuture::from(insert(&self.shell, &record)).await.map_err(from_js)?;
+        read_entry(&stored).ok_or_else(|| Error::config("the outbox's store gave back no entry"))
     }
 
-    /// [`Outbox::add`] of a plant whose id JavaScript gave as a BigInt when `bigint`.
-    pub(crate) async fn add_plant(&self, plant: NewPlant, bigint: bool) -> Result<Entry, Error> {
-        let entry = self.0.add(plant, bigint).await?;
-        // This tab sends it, or the one that sends heard of it.
-        send::kick(&self.0, false);
-        Ok(entry)
-    }
-
-    /// Every entry not created, and the created ones the outbox holds until their retention (with
-    /// IndexedDB those created since it opened; a store of the caller's gives all), in the order
-    /// they were added.
+    /// The entries this tab holds of the store, in the order they were added: every entry not
+    /// created, and the created ones (the newest at open, and all those created since, until the
+    /// retention removes them). [`Outbox::get`] reads any other.
     pub fn entries(&self) -> Vec<Entry> {
-        self.0.entries.borrow().clone()
+        let mut entries: Vec<Entry> =
+            held(&self.shell).iter().filter_map(|r| read_entry(&r)).collect();
+        entries.sort_by(|a, b| a.added_at.total_cmp(&b.added_at).then_with(|| a.key.cmp(&b.key)));
+        entries
+    }
+
+    /// The entry of `key` as the store holds it now, within the retention.
+    ///
+    /// # Errors
+    /// [`Kind::Config`](crate::Kind::Config) when the store cannot be read.
+    pub async fn get(&self, key: &str) -> Result<Option<Entry>, Error> {
+        Ok(read_entry(&JsFuture::from(stored(&self.shell, key)).await.map_err(from_js)?))
     }
 
     /// The records of the store the outbox cannot read (written by a newer release, or not by the
     /// outbox), set aside: [`Outbox::remove`] takes one out by its key.
     pub fn unreadable(&self) -> Vec<Unreadable> {
-        self.0.unreadable.borrow().clone()
+        let text = |of: &JsValue, key: &str| Reflect::get(of, &key.into()).ok()?.as_string();
+        let set_aside = self.shell.unreadable();
+        let set_aside = set_aside.iter().map(|set| Unreadable {
+            key: text(&set, "key"),
+            reason: text(&set, "reason").unwrap_or_default(),
+            record: Reflect::get(&set, &"record".into()).unwrap_or_default(),
+        });
+        set_aside.collect()
     }
 
-    /// Sends every pending entry now, whatever its next attempt time, and resolves once each was
-    /// tried (at once while paused or closed; from another tab than the one sending, once that one
-    /// tried them).
+    /// Sends every entry that waits now, whatever its wait but the server's, and resolves once each
+    /// was tried (at once while paused, closed or offline).
     pub async fn flush(&self) {
-        send::flush(&self.0).await;
+        let _ = JsFuture::from(self.shell.flush()).await;
     }
 
     /// Sends a `rejected`, `uncertain` or waiting entry again, now, with its key.
@@ -187,9 +214,7 @@ impl Outbox {
     /// [`Kind::Config`](crate::Kind::Config) for a key the outbox does not hold, an entry being
     /// sent or created, or a store that refuses the change.
     pub async fn retry(&self, key: &str) -> Result<(), Error> {
-        self.0.act("retry", key, Event::Retried).await?;
-        send::kick(&self.0, false);
-        Ok(())
+        JsFuture::from(self.shell.retry(key)).await.map(drop).map_err(from_js)
     }
 
     /// Records what the app found out about an entry that waits, was refused or is `uncertain`:
@@ -199,11 +224,7 @@ impl Outbox {
     /// # Errors
     /// As [`Outbox::retry`].
     pub async fn mark_created(&self, key: &str) -> Result<(), Error> {
-        let Some(entry) = self.0.entry(key) else {
-            return Err(unknown("markCreated"));
-        };
-        let plant = Plant { name: entry.plant.name, tag: entry.plant.tag };
-        self.0.act("markCreated", key, Event::Resolved(plant)).await.map(drop)
+        JsFuture::from(self.shell.mark_created(key)).await.map(drop).map_err(from_js)
     }
 
     /// Removes an entry, or a record set aside (a request already sent for it is not recalled).
@@ -212,30 +233,42 @@ impl Outbox {
     /// [`Kind::Config`](crate::Kind::Config) for a key the outbox does not hold, or a store that
     /// refuses.
     pub async fn remove(&self, key: &str) -> Result<(), Error> {
-        self.0.remove(key).await
+        JsFuture::from(self.shell.remove(key)).await.map(drop).map_err(from_js)
     }
 
     /// Stops sending from here (the requests in flight finish, and another tab may take over);
     /// [`Outbox::resume`] starts again.
     pub fn pause(&self) {
-        self.0.paused.set(true);
-        send::kick(&self.0, false);
+        self.shell.pause();
     }
 
     /// Sends again what is due.
     pub fn resume(&self) {
-        self.0.paused.set(false);
-        send::start(&self.0);
+        self.shell.resume();
     }
 
     /// The client the outbox sends with.
     pub fn client(&self) -> &Client {
-        &self.0.client
+        &self.rules.client
     }
 
-    /// Closes the outbox: the calls in flight are aborted, and their entries, still `sending` in
-    /// the store, are sent again with the same key by the next sender.
+    /// Closes the outbox: the calls in flight are aborted (an answer that came is recorded), and
+    /// their entries are sent again, with the same key, by the next sender.
     pub fn close(&self) {
-        self.0.close(None);
+        self.shell.close();
     }
+}
+
+/// The entry a record (JSON text, or undefined) holds.
+fn read_entry(record: &JsValue) -> Option<Entry> {
+    match record::read(&record.as_string()?) {
+        Held::Entry(entry) => Some(entry),
+        _ => None,
+    }
+}
+
+/// The error of an operation of the shell that failed (a `PlantStoreError` in JavaScript).
+fn from_js(error: JsValue) -> Error {
+    let message = Reflect::get(&error, &"message".into()).ok().and_then(|m| m.as_string());
+    Error::config(message.unwrap_or_else(|| "the outbox failed".into())).with_cause(error)
 }

@@ -1,217 +1,490 @@
-//! An entry's record: the plain object a store keeps, written and read here only, and the entry as
-//! JavaScript sees it. A record read back is judged like any outside value: a store may hand back
-//! what it likes, and one the outbox cannot read is set aside ([`Unreadable`]), never fatal.
+//! What Rust and the JS shell trade, as JSON text: a record (what a store keeps of an entry), an
+//! entry's view (what JavaScript sees), and an event. The shell hands a record over with
+//! `JSON.stringify` and takes one back with `JSON.parse`, so the schema is Rust's alone and `cargo
+//! test` reads every version of it natively. A record read back is judged like any outside value: a
+//! store may hand back what it likes, and one the outbox cannot read is set aside, never fatal.
 //!
 //! ```text
-//! { v: 2, key, revision, seq?, plant: { id, name, tag? }, idType, state, attempts, maybeCreated,
-//!   addedAt, updatedAt, nextAttemptAt?, notBefore?, error?: { kind, status?, code?, message },
-//!   created?: { name, tag? }, active?: addedAt, doneAt?: updatedAt }
+//! { v: 3, key, id?, plant: { id, name, tag? }, idType, state, revision, attempts, maybeCreated,
+//!   addedAt, updatedAt, nextAttemptAt?, notBefore?, sendingUntil?,
+//!   error?: { kind, status?, code?, message }, created?: { name, tag? }, dueAt?, expiresAt? }
 //! ```
 //!
-//! - In a store the `id` is a decimal string (every digit of an int64), with `idType` to give it back
-//!   as it was added, a number or a BigInt.
-//! - `active` (every entry not created) and `doneAt` (a created one) are what the IndexedDB indexes
-//!   read: `open` loads the active entries only, the retention purge finds the expired ones.
-//! - `seq` is the store's: the order of its writes, by which a tab reads what changed.
-//! - Schema versions: 1 (before revisions: no `v`, `revision`, `updatedAt`, `active`, `doneAt`) is
-//!   read as revision 0; a version above [`SCHEMA`] is set aside as written by a newer release.
+//! Times are whole milliseconds. The `id` is a decimal string (every digit of an int64), `idType`
+//! gives it back as it was added. `id`, `dueAt` and `expiresAt` are what the IndexedDB indexes read.
+//! Schemas 2 (`active`, `doneAt`, times with a fraction) and 1 (no `v`, `revision`, `updatedAt`)
+//! are read as they are, 1 as revision 0; a version above [`SCHEMA`] is a newer release's.
 
 use super::entry::{Entry, EntryError, State};
-use crate::{plant_object, Kind};
+use super::table::{Event, Held, Sent};
+use crate::Kind;
 use alloc::string::String;
-use js_sys::{Object, Reflect};
+use plant_store_model::json::{members, write_int, write_string, Member};
 use plant_store_model::{NewPlant, Plant};
-use wasm_bindgen::{JsCast, JsValue};
 
-/// The schema version this release writes.
-pub(crate) const SCHEMA: u32 = 2;
+/// The schema this release writes.
+pub(crate) const SCHEMA: i64 = 3;
 
-/// A record the outbox cannot read: kept where it is, listed, and removable by its key.
-#[derive(Clone, Debug)]
-pub struct Unreadable {
-    /// Its key, when it has one that is a string.
-    pub key: Option<String>,
-    /// What is wrong with it.
-    pub reason: String,
-    /// The record as the store gave it.
-    pub record: JsValue,
+/// The record a store keeps of `entry`.
+pub(crate) fn write(entry: &Entry) -> String {
+    let (mut out, id) = (Json::new(), decimal(entry.plant.id));
+    out.int("v", SCHEMA).str("key", &entry.key);
+    if entry.by_id {
+        out.str("id", &id);
+    }
+    out.raw("plant", &plant(Json::new().str("id", &id), &entry.plant.name, &entry.plant.tag));
+    out.str("idType", if entry.bigint { "bigint" } else { "number" });
+    fields(&mut out, entry);
+    out.time("sendingUntil", entry.sending_until).time("dueAt", entry.due_at());
+    out.time("expiresAt", entry.expires_at).end()
 }
 
-/// A write the store makes only if it still holds what the writer read: the record of `key` at
-/// revision `expected` (`None`: no record), replaced by `record` (`None`: deleted).
-#[derive(Debug)]
-pub(crate) struct Write {
-    pub(crate) key: String,
-    pub(crate) expected: Option<u32>,
-    pub(crate) record: Option<JsValue>,
+/// The entry as JavaScript sees it (`OutboxEntry`): its `plant.id` a JSON number, or for a BigInt
+/// a string (JSON has no BigInt), which the shell turns back into one.
+pub(crate) fn view(entry: &Entry) -> String {
+    let mut out = Json::new();
+    let mut id = Json::new();
+    match entry.bigint {
+        true => id.str("id", &decimal(entry.plant.id)),
+        false => id.int("id", entry.plant.id),
+    };
+    out.str("key", &entry.key).raw("plant", &plant(&mut id, &entry.plant.name, &entry.plant.tag));
+    fields(&mut out, entry);
+    out.end()
 }
 
-/// Whether `current` (a store's record, `undefined` when there is none) is what a write expects.
-pub(crate) fn holds(current: &JsValue, expected: Option<u32>) -> bool {
-    match expected {
-        None => current.is_undefined(),
-        Some(revision) => !current.is_undefined() && revision_of(current) == revision,
+/// What a record and a view share.
+fn fields(out: &mut Json, entry: &Entry) {
+    out.str("state", entry.state.as_str()).int("revision", entry.revision.into());
+    out.int("attempts", entry.attempts.into()).bool("maybeCreated", entry.maybe_created);
+    out.time("addedAt", Some(entry.added_at)).time("updatedAt", Some(entry.updated_at));
+    out.time("nextAttemptAt", entry.next_attempt_at).time("notBefore", entry.not_before);
+    if let Some(error) = &entry.error {
+        out.raw("error", &error_json(error));
+    }
+    if let Some(created) = &entry.created {
+        out.raw("created", &plant(&mut Json::new(), &created.name, &created.tag));
     }
 }
 
-/// A record's revision: 0 for one written before revisions (schema 1).
-fn revision_of(record: &JsValue) -> u32 {
-    number(record, "revision").map_or(0, |n| n as u32)
+fn error_json(error: &EntryError) -> String {
+    let mut out = Json::new();
+    out.str("kind", error.kind.as_str());
+    out.opt("status", error.status.map(i64::from)).opt("code", error.code.map(i64::from));
+    out.str("message", &error.message).end()
 }
 
-impl Entry {
-    /// The record a store keeps.
-    pub(crate) fn to_record(&self) -> JsValue {
-        let record = self.to_js_with(true);
-        set(&record, "v", &SCHEMA.into());
-        let id_type = if self.bigint { "bigint" } else { "number" };
-        set(&record, "idType", &id_type.into());
-        match self.state {
-            State::Created => set(&record, "doneAt", &self.updated_at.into()),
-            _ => set(&record, "active", &self.added_at.into()),
-        }
-        record.into()
+/// A plant's JSON: `out` (its id, for a NewPlant), its name and its tag.
+fn plant(out: &mut Json, name: &str, tag: &Option<String>) -> String {
+    out.str("name", name);
+    if let Some(tag) = tag {
+        out.str("tag", tag);
     }
-
-    /// The entry as JavaScript sees it, its `plant.id` a number or a BigInt as it was added.
-    #[cfg(feature = "js")]
-    pub(crate) fn to_js(&self) -> JsValue {
-        self.to_js_with(false).into()
-    }
-
-    fn to_js_with(&self, for_store: bool) -> Object {
-        let id = match (for_store, self.bigint) {
-            (true, _) => JsValue::from(decimal(self.plant.id)),
-            (false, true) => JsValue::from(self.plant.id),
-            // Exact: a number id is a safe integer.
-            (false, false) => JsValue::from_f64(self.plant.id as f64),
-        };
-        let plant = plant_object(Some(&id), &self.plant.name, self.plant.tag.as_deref());
-        let record = Object::new();
-        set(&record, "key", &self.key.as_str().into());
-        set(&record, "revision", &self.revision.into());
-        set(&record, "plant", &plant);
-        set(&record, "state", &self.state.as_str().into());
-        set(&record, "attempts", &self.attempts.into());
-        set(&record, "maybeCreated", &self.maybe_created.into());
-        set(&record, "addedAt", &self.added_at.into());
-        set(&record, "updatedAt", &self.updated_at.into());
-        if let Some(at) = self.next_attempt_at {
-            set(&record, "nextAttemptAt", &at.into());
-        }
-        if let Some(at) = self.not_before {
-            set(&record, "notBefore", &at.into());
-        }
-        if let Some(error) = &self.error {
-            let seen = Object::new();
-            set(&seen, "kind", &error.kind.as_str().into());
-            if let Some(status) = error.status {
-                set(&seen, "status", &status.into());
-            }
-            if let Some(code) = error.code {
-                set(&seen, "code", &code.into());
-            }
-            set(&seen, "message", &error.message.as_str().into());
-            set(&record, "error", &seen);
-        }
-        if let Some(created) = &self.created {
-            set(&record, "created", &plant_object(None, &created.name, created.tag.as_deref()));
-        }
-        record
-    }
-
-    /// The entry a store's record holds, or the record set aside with what is wrong with it.
-    pub(crate) fn from_record(record: &JsValue) -> Result<Entry, Unreadable> {
-        read(record).map_err(|reason| Unreadable {
-            key: text(record, "key"),
-            reason,
-            record: record.clone(),
-        })
-    }
+    out.end()
 }
 
-fn read(record: &JsValue) -> Result<Entry, String> {
-    let schema = number(record, "v").unwrap_or(1.0);
-    if schema > f64::from(SCHEMA) {
+/// What a record holds: its entry, or why it cannot be read.
+pub(crate) fn read(text: &str) -> Held {
+    entry(text).map_or_else(Held::Unreadable, Held::Entry)
+}
+
+#[rustfmt::skip]
+const NAMES: [&str; 17] = ["v", "key", "id", "plant", "idType", "state", "revision", "attempts",
+    "maybeCreated", "addedAt", "updatedAt", "nextAttemptAt", "notBefore", "sendingUntil", "error",
+    "created", "expiresAt"];
+
+fn entry(text: &str) -> Result<Entry, String> {
+    let found = members(text.as_bytes(), NAMES).map_err(|_| "it is not a JSON object")?;
+    let [v, key, id, plant, id_type, state, revision, attempts, maybe, added, updated, next, not_before, until, error, created, expires] =
+        found;
+    let schema = int(&v).unwrap_or(1);
+    if schema > SCHEMA {
         let release = "it was written by a newer release of plant-store-client (schema ";
-        let then = "): open the outbox with that release";
-        return Err([release, &decimal(schema as i64), then].concat());
+        return Err([release, &decimal(schema), "): open the outbox with that release"].concat());
     }
-    let key = text(record, "key").filter(|key| !key.is_empty()).ok_or("it has no key")?;
-    let plant = get(record, "plant");
-    let tag = match get(&plant, "tag") {
-        tag if tag.is_undefined() => None,
-        tag => Some(tag.as_string().ok_or("its plant's tag is not a string")?),
+    let key = string(key).filter(|key| !key.is_empty()).ok_or("it has no key")?;
+    let [plant_id, name, tag] = object(&plant, ["id", "name", "tag"]).ok_or("it has no plant")?;
+    let plant_id = match plant_id {
+        Member::Str(id) => id.parse().ok(),
+        id => int(&id),
     };
-    let id = text(&plant, "id").and_then(|id| id.parse().ok()).ok_or("its plant has no id")?;
-    let name = text(&plant, "name").ok_or("its plant has no name")?;
-    let state = text(record, "state")
-        .and_then(|name| State::ALL.into_iter().find(|state| state.as_str() == name));
+    let tag = match tag {
+        Member::Absent => None,
+        tag => Some(string(tag).ok_or("its plant's tag is not a string")?),
+    };
+    let plant_id = plant_id.ok_or("its plant has no id")?;
+    let plant = NewPlant { id: plant_id, name: string(name).ok_or("its plant has no name")?, tag };
+    let state = string(state).and_then(|name| State::ALL.into_iter().find(|s| s.as_str() == name));
     let state = state.ok_or("it has no state")?;
-    let attempts = number(record, "attempts").filter(|n| (0.0..=f64::from(u32::MAX)).contains(n));
-    let added_at = number(record, "addedAt").ok_or("it has no addedAt")?;
-    let error = match get(record, "error") {
-        error if error.is_undefined() => None,
-        error => Some(EntryError {
-            kind: text(&error, "kind")
-                .and_then(|kind| kind.parse::<Kind>().ok())
-                .ok_or("its error has no kind")?,
-            status: number(&error, "status").map(|status| status as u16),
-            code: number(&error, "code").map(|code| code as i32),
-            message: text(&error, "message").unwrap_or_default(),
-        }),
+    let error = match error {
+        Member::Absent => None,
+        error => Some(read_error(&error).ok_or("its error has no kind")?),
     };
-    let created = match get(record, "created") {
-        created if created.is_undefined() => None,
-        created => Some(Plant {
-            name: text(&created, "name").ok_or("its created plant has no name")?,
-            tag: text(&created, "tag"),
-        }),
+    let created = match created {
+        Member::Absent => None,
+        created => Some(read_plant(&created).ok_or("its created plant has no name")?),
     };
     if (state == State::Created) != created.is_some() {
         return Err("its state and its created plant disagree".into());
     }
+    let added_at = time(&added).ok_or("it has no addedAt")?;
     Ok(Entry {
-        key,
-        plant: NewPlant { id, name, tag },
-        state,
-        attempts: attempts.ok_or("it has no attempts")? as u32,
-        maybe_created: get(record, "maybeCreated").is_truthy(),
-        added_at,
-        updated_at: number(record, "updatedAt").unwrap_or(added_at),
-        next_attempt_at: number(record, "nextAttemptAt"),
-        not_before: number(record, "notBefore"),
+        attempts: whole(&attempts).ok_or("it has no attempts")?,
+        maybe_created: maybe == Member::Bool(true),
+        updated_at: time(&updated).unwrap_or(added_at),
+        next_attempt_at: time(&next),
+        not_before: time(&not_before),
         error,
         created,
-        revision: revision_of(record),
-        bigint: text(record, "idType").as_deref() == Some("bigint"),
+        revision: whole(&revision).unwrap_or(0),
+        bigint: string(id_type).as_deref() == Some("bigint"),
+        sending_until: time(&until),
+        expires_at: time(&expires),
+        // Schema 3 writes the plant's id beside it while the store finds the entry by it.
+        by_id: schema < SCHEMA || id != Member::Absent,
+        state,
+        ..Entry::new(key, plant, false, added_at)
     })
 }
 
-/// `n` in decimal (the model's JSON writer: `format!` would bring core's formatting into the
-/// `.wasm`).
-pub(crate) fn decimal(n: i64) -> String {
-    let mut out = String::new();
-    plant_store_model::json::write_int(&mut out, n);
-    out
+fn read_error(member: &Member) -> Option<EntryError> {
+    let [kind, status, code, message] = object(member, ["kind", "status", "code", "message"])?;
+    Some(EntryError {
+        kind: string(kind)?.parse::<Kind>().ok()?,
+        status: int(&status).and_then(|n| u16::try_from(n).ok()),
+        code: int(&code).and_then(|n| i32::try_from(n).ok()),
+        message: string(message).unwrap_or_default(),
+    })
 }
 
-fn set(object: &Object, key: &str, value: &JsValue) {
-    let _ = Reflect::set(object, &key.into(), value);
+fn read_plant(member: &Member) -> Option<Plant> {
+    let [name, tag] = object(member, ["name", "tag"])?;
+    Some(Plant { name: string(name)?, tag: string(tag) })
 }
 
-/// `of[key]`, `undefined` when `of` is no object or reading it throws.
-pub(crate) fn get(of: &JsValue, key: &str) -> JsValue {
-    match of.dyn_ref::<Object>() {
-        Some(object) => Reflect::get(object, &key.into()).unwrap_or_default(),
-        None => JsValue::UNDEFINED,
+/// The event the shell names, with its detail: `take` (`lock`, `force`, both, or neither),
+/// `migrate` (`duplicate` or not), `add` (a new entry's record), `settled` ([`settled`]'s text),
+/// and `retry`, `resolve`, `remove`, `expire` and `check`.
+pub(crate) fn event(name: &str, detail: &str) -> Option<Event> {
+    let has = |word| detail.split(' ').any(|w| w == word);
+    Some(match name {
+        "add" => match read(detail) {
+            Held::Entry(entry) => Event::Add(entry),
+            _ => return None,
+        },
+        "take" => Event::Take { lock: has("lock"), force: has("force") },
+        "settled" => {
+            let names =
+                ["taken", "yielded", "requests", "maybeCreated", "retryAfterMs", "plant", "error"];
+            let [taken, yielded, requests, maybe, after, plant, error] =
+                members(detail.as_bytes(), names).ok()?;
+            let outcome = match read_plant(&plant) {
+                Some(plant) => Ok(plant),
+                None => Err(read_error(&error)?),
+            };
+            let sent = Sent {
+                outcome,
+                requests: whole(&requests)?,
+                maybe_created: maybe == Member::Bool(true),
+                retry_after_ms: whole(&after),
+            };
+            Event::Settled { taken: whole(&taken)?, yielded: yielded == Member::Bool(true), sent }
+        }
+        "migrate" => Event::Migrate { duplicate: has("duplicate") },
+        "retry" => Event::Retry,
+        "resolve" => Event::Resolve,
+        "remove" => Event::Remove,
+        "expire" => Event::Expire,
+        "check" => Event::Check,
+        _ => return None,
+    })
+}
+
+/// The detail of the `settled` event of a call that sent an entry taken at revision `taken`: what
+/// it `sent`, and whether its tab aborted it on the way out (`yielded`).
+pub(crate) fn settled(taken: u32, yielded: bool, sent: &Sent) -> String {
+    let mut out = Json::new();
+    out.int("taken", taken.into()).bool("yielded", yielded).int("requests", sent.requests.into());
+    out.bool("maybeCreated", sent.maybe_created)
+        .opt("retryAfterMs", sent.retry_after_ms.map(i64::from));
+    match &sent.outcome {
+        Ok(created) => out.raw("plant", &plant(&mut Json::new(), &created.name, &created.tag)),
+        Err(error) => out.raw("error", &error_json(error)),
+    };
+    out.end()
+}
+
+/// The members `names` of a member that is an object.
+fn object<const N: usize>(member: &Member, names: [&str; N]) -> Option<[Member; N]> {
+    match member {
+        Member::Object(text) => members(text.as_bytes(), names).ok(),
+        _ => None,
     }
 }
 
-fn text(of: &JsValue, key: &str) -> Option<String> {
-    get(of, key).as_string()
+fn string(member: Member) -> Option<String> {
+    match member {
+        Member::Str(text) => Some(text),
+        _ => None,
+    }
 }
 
-fn number(of: &JsValue, key: &str) -> Option<f64> {
-    get(of, key).as_f64()
+fn int(member: &Member) -> Option<i64> {
+    match member {
+        Member::Int(n) => Some(*n),
+        _ => None,
+    }
+}
+
+fn whole(member: &Member) -> Option<u32> {
+    int(member).and_then(|n| u32::try_from(n).ok())
+}
+
+/// A time: schema 2 kept some with a fraction, of which the whole part is read.
+fn time(member: &Member) -> Option<f64> {
+    match member {
+        Member::Int(n) | Member::Fraction(n) => Some(*n as f64),
+        _ => None,
+    }
+}
+
+/// `n` in decimal, by the model's JSON writer (`format!` would bring core's formatting).
+pub(crate) fn decimal(n: i64) -> String {
+    let mut out = String::new();
+    write_int(&mut out, n);
+    out
+}
+
+/// A JSON object being written, member by member.
+struct Json(String);
+
+impl Json {
+    fn new() -> Json {
+        Json(String::from("{"))
+    }
+
+    fn name(&mut self, name: &str) -> &mut String {
+        if self.0.len() > 1 {
+            self.0.push(',');
+        }
+        write_string(&mut self.0, name);
+        self.0.push(':');
+        &mut self.0
+    }
+
+    fn str(&mut self, name: &str, value: &str) -> &mut Json {
+        write_string(self.name(name), value);
+        self
+    }
+
+    fn int(&mut self, name: &str, n: i64) -> &mut Json {
+        write_int(self.name(name), n);
+        self
+    }
+
+    fn opt(&mut self, name: &str, n: Option<i64>) -> &mut Json {
+        if let Some(n) = n {
+            self.int(name, n);
+        }
+        self
+    }
+
+    /// A time, in whole milliseconds.
+    fn time(&mut self, name: &str, at: Option<f64>) -> &mut Json {
+        self.opt(name, at.map(|at| at as i64))
+    }
+
+    fn bool(&mut self, name: &str, value: bool) -> &mut Json {
+        self.name(name).push_str(if value { "true" } else { "false" });
+        self
+    }
+
+    fn raw(&mut self, name: &str, json: &str) -> &mut Json {
+        self.name(name).push_str(json);
+        self
+    }
+
+    fn end(&mut self) -> String {
+        self.0.push('}');
+        core::mem::take(&mut self.0)
+    }
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::format;
+
+    fn entry(text: &str) -> Entry {
+        match read(text) {
+            Held::Entry(entry) => entry,
+            Held::Unreadable(why) => panic!("{why}: {text}"),
+            Held::None => unreachable!(),
+        }
+    }
+
+    fn unreadable(text: &str) -> String {
+        match read(text) {
+            Held::Unreadable(why) => why,
+            held => panic!("{held:?}: {text}"),
+        }
+    }
+
+    fn every_field() -> Entry {
+        let plant =
+            NewPlant { id: i64::MAX, name: "Fern \"🌿\"\n".into(), tag: Some("green".into()) };
+        let mut e = Entry::new("k-1".into(), plant, true, 1_700_000_000_000.0);
+        e.state = State::Pending;
+        (e.attempts, e.maybe_created, e.revision, e.updated_at) = (2, true, 5, 1_700_000_000_500.0);
+        (e.next_attempt_at, e.not_before) = (Some(1_700_000_002_000.0), Some(1_700_000_001_000.0));
+        let message = "the Plant Store answered 429".into();
+        e.error = Some(EntryError {
+            kind: Kind::UnexpectedStatus,
+            status: Some(429),
+            code: Some(7),
+            message,
+        });
+        e
+    }
+
+    #[test]
+    fn a_record_is_read_back_as_it_was_written() {
+        let e = every_field();
+        assert_eq!(entry(&write(&e)), e);
+        let mut created =
+            Entry::new("k-2".into(), NewPlant { id: -4, name: "A".into(), tag: None }, false, 5.0);
+        created.state = State::Created;
+        (created.created, created.expires_at, created.by_id) =
+            (Some(Plant { name: "A".into(), tag: None }), Some(9.0), false);
+        assert_eq!(entry(&write(&created)), created);
+        let mut sending = created.clone();
+        (sending.state, sending.created, sending.expires_at, sending.sending_until) =
+            (State::Sending, None, None, Some(7.0));
+        assert_eq!(entry(&write(&sending)), sending);
+    }
+
+    #[test]
+    fn a_record_holds_what_the_indexes_read() {
+        let e = every_field();
+        let text = write(&e);
+        assert!(text.starts_with(r#"{"v":3,"key":"k-1","id":"9223372036854775807","plant":{"id":"9223372036854775807","#), "{text}");
+        assert!(text.ends_with(r#","dueAt":1700000002000}"#), "{text}");
+        let mut created = e;
+        (created.state, created.created, created.expires_at) =
+            (State::Created, Some(Plant { name: "x".into(), tag: None }), Some(8.0));
+        assert!(write(&created).ends_with(r#","expiresAt":8}"#));
+    }
+
+    #[test]
+    fn a_view_is_what_javascript_sees() {
+        let e = every_field();
+        assert_eq!(
+            view(&e),
+            format!(
+                "{{\"key\":\"k-1\",\"plant\":{{\"id\":\"9223372036854775807\",\"name\":\"Fern \\\"🌿\\\"\\n\",\"tag\":\"green\"}},\
+                 \"state\":\"pending\",\"revision\":5,\"attempts\":2,\"maybeCreated\":true,\"addedAt\":1700000000000,\
+                 \"updatedAt\":1700000000500,\"nextAttemptAt\":1700000002000,\"notBefore\":1700000001000,\
+                 \"error\":{{\"kind\":\"unexpected_status\",\"status\":429,\"code\":7,\"message\":\"the Plant Store answered 429\"}}}}"
+            )
+        );
+        let number =
+            Entry::new("k".into(), NewPlant { id: 42, name: "n".into(), tag: None }, false, 1.0);
+        assert!(view(&number).starts_with(r#"{"key":"k","plant":{"id":42,"name":"n"},"#));
+    }
+
+    #[test]
+    fn schema_1_is_read_as_revision_0() {
+        let e = entry(
+            r#"{"key":"6f1c","plant":{"name":"Old","id":"9600"},"state":"sending","attempts":1,"maybeCreated":false,"addedAt":1700000000000,"idType":"number"}"#,
+        );
+        assert_eq!((e.revision, e.state, e.attempts, e.plant.id), (0, State::Sending, 1, 9600));
+        assert_eq!((e.updated_at, e.sending_until, e.by_id, e.bigint), (1.7e12, None, true, false));
+    }
+
+    #[test]
+    fn schema_2_is_read_its_times_whole() {
+        let e = entry(
+            r#"{"key":"k","revision":3,"plant":{"id":"12","name":"Fern","tag":"t"},"state":"created","attempts":1,"maybeCreated":false,"addedAt":1732800000000.001,"updatedAt":1732800000500,"created":{"name":"Fern","tag":"t"},"v":2,"idType":"bigint","doneAt":1732800000500}"#,
+        );
+        assert_eq!(
+            (e.revision, e.added_at, e.bigint, e.expires_at),
+            (3, 1_732_800_000_000.0, true, None)
+        );
+        assert_eq!(e.created, Some(Plant { name: "Fern".into(), tag: Some("t".into()) }));
+    }
+
+    #[test]
+    fn what_cannot_be_read_says_why() {
+        for (text, why) in [
+            ("?", "it is not a JSON object"),
+            ("[1]", "it is not a JSON object"),
+            (r#"{"v":4,"key":"k"}"#, "it was written by a newer release of plant-store-client (schema 4): open the outbox with that release"),
+            (r#"{"state":"flying"}"#, "it has no key"),
+            (r#"{"key":"junk","state":"flying"}"#, "it has no plant"),
+            (r#"{"key":"k","plant":{"id":"x","name":"n"}}"#, "its plant has no id"),
+            (r#"{"key":"k","plant":{"id":"1","name":"n","tag":null}}"#, "its plant's tag is not a string"),
+            (r#"{"key":"k","plant":{"id":"1","name":"n"},"state":"flying"}"#, "it has no state"),
+            (r#"{"key":"k","plant":{"id":"1","name":"n"},"state":"created","attempts":1,"addedAt":1}"#, "its state and its created plant disagree"),
+            (r#"{"key":"k","plant":{"id":"1","name":"n"},"state":"pending","attempts":-1,"addedAt":1}"#, "it has no attempts"),
+            (r#"{"key":"k","plant":{"id":"1","name":"n"},"state":"pending","error":{"kind":"nope"}}"#, "its error has no kind"),
+        ] {
+            assert_eq!(unreadable(text), why, "{text}");
+        }
+    }
+
+    #[test]
+    fn events_are_read_from_their_name_and_detail() {
+        let taken = |detail: &str| match event("take", detail) {
+            Some(Event::Take { lock, force }) => (lock, force),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            [taken("lock"), taken("force"), taken("lock force"), taken("")],
+            [(true, false), (false, true), (true, true), (false, false)]
+        );
+        for (name, detail, debug) in [
+            ("retry", "", "Retry"),
+            ("resolve", "", "Resolve"),
+            ("remove", "", "Remove"),
+            ("expire", "", "Expire"),
+            ("check", "", "Check"),
+            ("migrate", "duplicate", "Migrate { duplicate: true }"),
+            ("migrate", "", "Migrate { duplicate: false }"),
+        ] {
+            assert_eq!(format!("{:?}", event(name, detail).unwrap()), debug);
+        }
+        assert!(
+            matches!(event("add", &write(&every_field())), Some(Event::Add(e)) if e == every_field())
+        );
+        for (name, detail) in [("", ""), ("fly", ""), ("add", r#"{"key":"k"}"#), ("settled", "{}")]
+        {
+            assert!(event(name, detail).is_none(), "{name} {detail}");
+        }
+    }
+
+    #[test]
+    fn a_settled_event_is_read_back_as_it_was_written() {
+        let error =
+            EntryError { kind: Kind::Network, status: None, code: None, message: "no".into() };
+        for sent in [
+            Sent {
+                outcome: Ok(Plant { name: "F".into(), tag: Some("t".into()) }),
+                requests: 1,
+                maybe_created: false,
+                retry_after_ms: None,
+            },
+            Sent {
+                outcome: Err(error),
+                requests: 3,
+                maybe_created: true,
+                retry_after_ms: Some(2_000),
+            },
+        ] {
+            match event("settled", &settled(7, true, &sent)) {
+                Some(Event::Settled { taken: 7, yielded: true, sent: read }) => {
+                    assert_eq!(read, sent)
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+    }
 }

@@ -1,0 +1,322 @@
+// PlantOutbox: the outbox's operations, what a tab holds of the store (a snapshot, never written
+// back), and when a round sends. Each change is a step of Rust's table that store.js writes; Rust
+// also validates a plant, makes its record and sends it (`rules`, src/outbox/shell.rs). This file
+// decides only when: on open, `add`, `retry`, `resume`, `flush()`, the network or the page coming
+// back, another tab letting go, and a timer for the next entry due or created entry expiring.
+import { PlantStoreError } from '../error.js';
+import { failed, said, text } from './store.js';
+
+/** An entry's view from Rust's JSON: a BigInt id comes as a string (JSON has no BigInt). */
+const view = (json) => JSON.parse(json, (key, value) => (key === 'id' && typeof value == 'string' ? BigInt(value) : value));
+/** The least wait for an entry already due: one a round left, or that the tab that added it is taking. */
+const AGAIN_MS = 1_000;
+const OPENING = Symbol('PlantOutbox.open');
+const warn = (what, cause) => console.warn(`plant-store-client/outbox: ${what} (${said(cause)})`);
+
+/** Opens the outbox over the promise of its store (store.js) and its tabs (tabs.js); Rust composes them. */
+export let open;
+/** The Rust API's: stores a new entry's record (resolving to the record stored); the records held; a record by key. */
+export let insert, held, stored;
+
+export class PlantOutbox extends EventTarget {
+  #rules;
+  #store;
+  #tabs;
+  #concurrency;
+  /** What this tab holds of the store: key → { record, entry, due }; and the records set aside. */
+  #entries = new Map();
+  #aside = new Map();
+  /** `entries()`: the same array until something changes. */
+  #list = null;
+  #listeners = new Set();
+  #closed = false;
+  #paused = false;
+  #suspended = false;
+  /** Raised when the tab lets go: a round begun before takes nothing more. */
+  #epoch = 0;
+  /** Aborts the calls of the round under way. */
+  #abort = null;
+  /** The round asked for and not begun (its `force` and `done`), and the last one begun. */
+  #queued = null;
+  #last = Promise.resolve();
+  #timer;
+  /** When the next created entry expires. */
+  #expiry;
+  /** The answers being recorded, which `close()` lets finish. */
+  #recording = new Set();
+
+  constructor(opening, store, tabs, concurrency, rules) {
+    if (opening !== OPENING) throw new TypeError('PlantOutbox: use `await PlantOutbox.open(options)`');
+    super();
+    [this.#store, this.#tabs, this.#concurrency, this.#rules] = [store, tabs, concurrency, rules];
+    store.closed = (why) => this.#close(why);
+    tabs.listen({
+      heard: (keys) => keys.forEach((key) => this.#reread(key)),
+      released: () => this.#kick(),
+      leave: (suspend) => this.#leave(suspend),
+      back: () => this.#back(),
+      online: () => this.#kick(true),
+    });
+  }
+
+  static {
+    open = async (opening, tabs, concurrency, rules) => {
+      const store = await opening.catch((error) => {
+        tabs.close();
+        throw error;
+      });
+      const outbox = new PlantOutbox(OPENING, store, tabs, concurrency, rules);
+      await outbox.#load().catch((cause) => {
+        outbox.close();
+        throw failed('read its store', cause);
+      });
+      outbox.#kick();
+      return outbox;
+    };
+    insert = (outbox, record) => outbox.#insert(record).then((step) => step[1]);
+    held = (outbox) => [...outbox.#entries.values()].map((entry) => entry.record);
+    stored = (outbox, key) => outbox.#store.get(key).then(text);
+  }
+
+  /** Validates `plant`, then resolves to its entry once it is durably stored. */
+  async add(plant) {
+    const step = await this.#insert(this.#rules.add(plant));
+    return this.#entries.get(JSON.parse(step[1]).key).entry;
+  }
+
+  /** The entries this tab holds, in the order they were added: the same array until one changes. */
+  entries = () => (this.#list ??= [...this.#entries.values()].map(({ entry }) => entry)
+    .sort((a, b) => a.addedAt - b.addedAt || (a.key < b.key ? -1 : 1)));
+
+  /** Calls `listener` after each change; returns what stops it (React's `useSyncExternalStore`). */
+  subscribe = (listener) => {
+    const subscription = { listener };
+    this.#listeners.add(subscription);
+    return () => this.#listeners.delete(subscription);
+  };
+
+  unreadable() {
+    return [...this.#aside.values()];
+  }
+
+  /** The entry of `key` as the store holds it now. */
+  async get(key) {
+    this.#usable('get');
+    const raw = await this.#store.get(String(key));
+    const [kind, , entry] = raw === undefined ? [] : this.#rules.apply(text(raw), 'check', '');
+    return kind === 'keep' ? view(entry) : undefined;
+  }
+
+  flush() {
+    return this.#closed || this.#paused ? Promise.resolve() : this.#kick(true);
+  }
+
+  async retry(key) {
+    await this.#act('retry', key);
+    this.#kick();
+  }
+
+  markCreated(key) {
+    return this.#act('resolve', key, 'markCreated');
+  }
+
+  remove(key) {
+    return this.#act('remove', key);
+  }
+
+  pause() {
+    this.#paused = true;
+    this.#epoch++;
+  }
+
+  resume() {
+    this.#paused = false;
+    this.#kick();
+  }
+
+  close() {
+    this.#close();
+  }
+
+  #usable(operation) {
+    if (this.#closed) throw new PlantStoreError('config', `outbox.${operation}: the outbox is closed`);
+  }
+
+  async #insert(record) {
+    this.#usable('add');
+    const step = await this.#store.insert(record).catch((cause) => { throw failed('store the entry', cause); });
+    if (step[0] === 'refused') throw new PlantStoreError('config', step[1]);
+    // The entry stored: this one, or the one of the plant's id that the store held.
+    this.#took(JSON.parse(step[1]).key, step);
+    this.#kick();
+    return step;
+  }
+
+  async #act(event, key, operation = event) {
+    this.#usable(operation);
+    const step = await this.#change(String(key), event).catch((cause) => { throw failed(operation, cause); });
+    if (step[0] === 'refused') throw new PlantStoreError('config', `outbox.${operation}: not now, ${step[1]}`);
+  }
+
+  /** One change of the record of `key`, made by the store, then taken here and told to the other tabs. */
+  async #change(key, event, detail = '') {
+    const step = await this.#store.change(key, event, detail);
+    this.#took(key, step);
+    return step;
+  }
+
+  #took(key, step) {
+    if (step[0] === 'refused') return;
+    this.#take(key, step);
+    if (step[0] !== 'keep') this.#tabs.told([key]);
+  }
+
+  /** Takes what the store holds of `key`: a step a change made, or a record read (`raw`). */
+  #take(key, [kind, record, entry, due], raw) {
+    const held = this.#entries.get(key);
+    if (kind === 'put' || kind === 'keep') {
+      if (held?.record === record) return;
+      this.#entries.set(key, { record, entry: view(entry), due });
+      return this.#changed(key, record, this.#entries.get(key).entry);
+    }
+    if (kind === 'aside') this.#aside.set(key, { key, reason: record, record: raw });
+    else this.#aside.delete(key);
+    if (held && this.#entries.delete(key)) this.#changed(key, undefined, { key, removed: true });
+    else if (kind === 'aside') this.#changed(key);
+  }
+
+  #changed(key, record, detail) {
+    this.#list = null;
+    if (detail) {
+      this.#rules.changed?.(key, record);
+      this.dispatchEvent(new CustomEvent('change', { detail }));
+    }
+    for (const { listener } of [...this.#listeners]) listener();
+  }
+
+  /** A record read from the store (`raw`; undefined once gone). */
+  #read(key, raw) {
+    this.#take(key, raw === undefined ? ['delete'] : this.#rules.apply(text(raw), 'check', ''), raw);
+  }
+
+  /** Another tab changed `key`: the store is read again. */
+  async #reread(key) {
+    const raw = await this.#store.get(key).catch(() => null);
+    if (raw !== null && !this.#closed) this.#read(key, raw);
+    this.#schedule();
+  }
+
+  /** Reads what the store holds: on open, and when the page comes back. */
+  async #load() {
+    const gone = new Set(this.#entries.keys());
+    for (const raw of await this.#store.load()) {
+      gone.delete(raw?.key);
+      this.#read(raw?.key, raw);
+    }
+    for (const key of gone) this.#read(key, undefined);
+  }
+
+  /** Asks for a round (`force`: every entry that waits, but on the server); resolves when it has run. */
+  #kick(force = false) {
+    if (this.#queued) {
+      this.#queued.force ||= force;
+      return this.#queued.done;
+    }
+    const next = (this.#queued = { force });
+    next.done = this.#last.then(() => {
+      this.#queued = null;
+      return this.#round(next.force);
+    });
+    this.#last = next.done.catch(() => {});
+    return next.done;
+  }
+
+  #sends() {
+    return !this.#closed && !this.#paused && !this.#suspended && globalThis.navigator?.onLine !== false;
+  }
+
+  /** A round: holding the lock, the entries Rust says to take, `concurrency` at once; then the retention. */
+  async #round(force) {
+    const epoch = this.#epoch;
+    const going = () => epoch === this.#epoch && this.#sends();
+    if (going()) {
+      await this.#tabs.withLock(async (locked) => {
+        if (!going()) return;
+        const abort = (this.#abort = new AbortController());
+        const take = `${locked ? 'lock' : ''} ${force ? 'force' : ''}`;
+        const keys = await this.#store.due(take).catch(() => []);
+        let next = 0;
+        const worker = async () => {
+          while (next < keys.length && going()) await this.#send(keys[next++], take, abort.signal);
+        };
+        await Promise.all(Array.from({ length: this.#concurrency }, worker));
+        if (going()) await this.#purge();
+      });
+    }
+    this.#schedule();
+  }
+
+  /** Takes `key` (marked sending in the store), sends it with Rust's client, and records the answer. */
+  async #send(key, take, signal) {
+    const taken = await this.#change(key, 'take', take).catch((cause) => warn(`its store could not take entry ${key}`, cause));
+    if (taken?.[0] !== 'put' || signal.aborted) return;
+    const recorded = this.#rules.send(taken[1], signal).then((settled) => this.#change(key, 'settled', settled)).catch((cause) => {
+      if (this.#closed) return;
+      warn(`its store could not record the answer to entry ${key}: it stays sending, and is sent again with the same Idempotency-Key`, cause);
+      setTimeout(() => this.#kick(), AGAIN_MS);
+    });
+    this.#recording.add(recorded);
+    await recorded;
+    this.#recording.delete(recorded);
+  }
+
+  async #purge() {
+    const { removed, next } = await this.#store.purge().catch(() => ({ removed: [] }));
+    for (const key of removed) this.#read(key, undefined);
+    if (removed.length) this.#tabs.told(removed);
+    this.#expiry = next;
+  }
+
+  /** Arms the timer of the next round: the earliest entry due, or created entry expiring. */
+  #schedule() {
+    clearTimeout(this.#timer);
+    let at = this.#expiry ?? Infinity;
+    for (const { due } of this.#entries.values()) if (due < at) at = due;
+    if (!this.#sends() || at === Infinity) return;
+    const wait = at - Date.now();
+    this.#timer = setTimeout(() => this.#kick(), wait <= 0 ? AGAIN_MS : Math.min(wait, 2 ** 31 - 1));
+  }
+
+  /** The page hides (`suspend` false), or freezes or leaves: the round stops and the lock is given back now. */
+  #leave(suspend) {
+    this.#epoch++;
+    this.#abort?.abort('the page let go of the outbox');
+    this.#tabs.letGo();
+    // Hidden, it sends on, once a visible tab had the time to take over what it left.
+    if (!suspend) return setTimeout(() => this.#kick(), AGAIN_MS);
+    this.#suspended = true;
+    clearTimeout(this.#timer);
+    this.#store.leave();
+  }
+
+  #back() {
+    if (!this.#suspended || this.#closed) return;
+    this.#suspended = false;
+    this.#load().then(() => this.#kick(), () => {});
+  }
+
+  /** Closes the outbox: on `close()`, or on its own (`why`), when its database closes under it. */
+  #close(why) {
+    if (this.#closed) return;
+    [this.#closed, this.#epoch] = [true, this.#epoch + 1];
+    this.#abort?.abort('the outbox was closed');
+    this.#tabs.letGo();
+    this.#tabs.close();
+    clearTimeout(this.#timer);
+    // An answer that came just before is recorded first (but a database closing under it cannot wait).
+    if (!why) return void Promise.allSettled([...this.#recording]).then(() => this.#store.close());
+    this.#store.close();
+    this.#rules.closed?.(why);
+    this.dispatchEvent(new CustomEvent('close', { detail: why }));
+  }
+}

@@ -1,0 +1,88 @@
+// How the tabs of one outbox share the sending, and when a tab lets go:
+// - one round at a time across them: the Web Lock `plant-store-outbox:<name>`, held only while a
+//   round runs and given back at once when the page hides, freezes or leaves;
+// - hints of what changed, over a BroadcastChannel: the keys to read again from the store (typed
+//   and versioned; never the data), and that a tab let go;
+// - the page's lifecycle (hidden, frozen, cached, back) and the network coming back.
+
+const HINT = 'plant-store-outbox';
+
+/**
+ * The coordination of the outbox `name` for one tab; `shared` when other tabs may open it (a store
+ * of the app's serves one outbox). Its `listen(on)` is told: `on.heard(keys)`, another tab changed
+ * these; `on.released()`, another tab let go; `on.leave(suspend)`, this page hides (false), or
+ * freezes or leaves (true); `on.back()`, it runs again; `on.online()`, the network is back.
+ */
+export function tabs(name, shared) {
+  const channelName = `plant-store-outbox:${name}`;
+  let locks = shared && globalThis.navigator?.locks;
+  let release = null;
+  let queued = null;
+  const warn = (why) => console.warn(`plant-store-client/outbox: ${why}, so every tab of the outbox sends: an entry ` +
+    'being sent when its tab closes is sent again once its call has surely ended, with the same Idempotency-Key');
+  let told = !shared || locks;
+  const channel = shared && typeof BroadcastChannel == 'function' ? new BroadcastChannel(channelName) : null;
+  const post = (hint) => channel?.postMessage({ type: HINT, v: 1, ...hint });
+  const listeners = [];
+  return {
+    listen(on) {
+      if (channel) {
+        channel.onmessage = ({ data }) => {
+          if (data?.type !== HINT || data.v !== 1) return;
+          if (Array.isArray(data.keys)) on.heard(data.keys.filter((key) => typeof key == 'string'));
+          if (data.released) on.released();
+        };
+      }
+      const listen = (target, type, listener) => {
+        if (typeof target?.addEventListener != 'function') return;
+        target.addEventListener(type, listener);
+        listeners.push([target, type, listener]);
+      };
+      const document = globalThis.document;
+      listen(document, 'visibilitychange', () => document.visibilityState === 'hidden' && on.leave(false));
+      listen(document, 'freeze', () => on.leave(true));
+      listen(document, 'resume', () => on.back());
+      listen(globalThis, 'pagehide', () => on.leave(true));
+      listen(globalThis, 'pageshow', (event) => event.persisted && on.back());
+      listen(globalThis, 'online', () => on.online());
+    },
+    /**
+     * Runs `round(locked)` holding the lock, and gives it back when the round ends or `letGo()` is
+     * called. Without Web Locks, or when a request for it fails (a document no longer fully
+     * active), the round runs without it, and the console says so once.
+     */
+    async withLock(round) {
+      if (!told) told = warn('this browser has no Web Locks API') ?? true;
+      if (!locks) return round(!shared);
+      let granted = false;
+      queued = new AbortController();
+      try {
+        return await locks.request(channelName, { signal: queued.signal }, () => {
+          granted = true;
+          return new Promise((resolve, reject) => {
+            release = resolve;
+            round(true).then(resolve, reject);
+          }).finally(() => { release = null; });
+        });
+      } catch (cause) {
+        if (granted || queued?.signal.aborted) return;
+        locks = null;
+        warn(`a request for its Web Lock failed (${cause?.name ?? cause})`);
+        return round(false);
+      }
+    },
+    /** Gives the lock back now, or the request for it, and tells the other tabs when it was held. */
+    letGo() {
+      queued?.abort();
+      if (!release) return;
+      release();
+      post({ released: true });
+    },
+    /** Tells the other tabs that the records of `keys` changed. */
+    told: (keys) => post({ keys }),
+    close() {
+      for (const [target, type, listener] of listeners) target.removeEventListener(type, listener);
+      channel?.close();
+    },
+  };
+}

@@ -1,0 +1,591 @@
+//! The one table of rules that changes what an outbox's store holds: [`apply`], pure Rust over the
+//! record held, an [`Event`] and a [`Clock`], so that `cargo test` checks every pair natively
+//! (against docs/outbox.md's table, cell by cell). The JS shell only decides *when* an event
+//! happens, and writes what `apply` says only over the record it read.
+//!
+//! ```text
+//!   add ──► pending ──take──► sending ──settled: 200──────► created ──expire──► (gone)
+//!            ▲   ▲               │  │   settled: refused ─► rejected, or uncertain if maybe created
+//!            │   └── after a wait┘  │   settled: else ────► pending, after a wait
+//!            └── retry (also rejected, uncertain)   take again: left by its tab
+//!   resolve: pending, rejected, uncertain ─► created     remove: any ─► gone
+//!   a record that cannot be read: set aside (remove: gone)
+//! ```
+
+use super::entry::{Entry, EntryError, State};
+use crate::{Error, Kind};
+use alloc::string::String;
+use plant_store_model::Plant;
+
+/// What the store holds under a key (for an add, under the plant's id).
+#[derive(Clone, Debug)]
+pub(crate) enum Held {
+    None,
+    Entry(Entry),
+    /// A record the outbox cannot read, and why.
+    Unreadable(String),
+}
+
+/// What happens to a record.
+#[derive(Clone, Debug)]
+pub(crate) enum Event {
+    /// A plant is added: this new entry, offered to what the store holds under its plant's id.
+    Add(Entry),
+    /// A round offers it to be sent: `lock` when the round holds the Web Lock (so no other tab is
+    /// sending), `force` for `flush()` (whatever its wait but the server's).
+    Take {
+        lock: bool,
+        force: bool,
+    },
+    /// The call that took it at revision `taken` ended; `yielded` when its tab aborted it on the
+    /// way out (closed, hidden, frozen, cached), which leaves it for the next sender.
+    Settled {
+        taken: u32,
+        yielded: bool,
+        sent: Sent,
+    },
+    /// The app's: send it again now; it is there (`markCreated`); remove it.
+    Retry,
+    Resolve,
+    Remove,
+    /// The retention: a created entry past its time leaves the store.
+    Expire,
+    /// The database is upgraded from an older release's: the record in this release's schema;
+    /// `duplicate` when an entry of the same plant id was rewritten first.
+    Migrate {
+        duplicate: bool,
+    },
+    /// A read came upon the record: one that cannot be read is set aside.
+    Check,
+}
+
+/// What one call told of an entry.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Sent {
+    /// The Plant, or the error's summary.
+    pub(crate) outcome: Result<Plant, EntryError>,
+    /// The requests the call sent.
+    pub(crate) requests: u32,
+    /// One of them may have created the plant unseen.
+    pub(crate) maybe_created: bool,
+    /// The wait the last answer's `Retry-After` asked for.
+    pub(crate) retry_after_ms: Option<u32>,
+}
+
+impl Sent {
+    /// What the client's call `outcome` tells, its requests counted by the call's after hook.
+    pub(crate) fn of(outcome: &Result<Plant, Error>, requests: u32) -> Sent {
+        let (maybe_created, retry_after_ms) = match outcome {
+            Ok(_) => (false, None),
+            Err(e) => (e.maybe_created(), e.retry_after_ms()),
+        };
+        let requests = outcome.as_ref().err().map_or(requests, |e| requests.max(e.attempts()));
+        let outcome = outcome.as_ref().map(Plant::clone).map_err(EntryError::from);
+        Sent { outcome, requests, maybe_created, retry_after_ms }
+    }
+}
+
+/// What [`apply`] makes of a record and an event. (Unboxed: one lives at a time.)
+#[derive(Clone, Debug, PartialEq)]
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Step {
+    /// The entry as it now is, to write.
+    Put(Entry),
+    /// The entry as the store holds it, unchanged (a plant added again).
+    Keep(Entry),
+    /// The record leaves the store.
+    Delete,
+    /// The record cannot be read: it is set aside, with why.
+    Aside(String),
+    /// The event does not apply to the record as it is: why, for the caller who asked.
+    Refused(String),
+}
+
+/// What the rules read from the world, passed in so that tests choose it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Clock {
+    pub(crate) now: f64,
+    /// A number in [0, 1), the backoff's jitter.
+    pub(crate) random: f64,
+    /// How long a send may take: the client's timeout, and a second to record its answer.
+    pub(crate) send_ms: f64,
+    /// How long a created entry is kept.
+    pub(crate) retention_ms: f64,
+}
+
+/// The first wait after a failed attempt, doubled after each: 1 s.
+pub(crate) const BACKOFF_BASE_MS: f64 = 1_000.0;
+/// The longest backoff: 5 minutes.
+pub(crate) const BACKOFF_MAX_MS: f64 = 300_000.0;
+/// The longest `Retry-After` honoured: 1 hour. A server that asks for more is asked again then.
+pub const RETRY_AFTER_CEILING_MS: u32 = 3_600_000;
+
+fn refused(why: &str) -> Step {
+    Step::Refused(why.into())
+}
+
+/// The table of rules: what `event` makes of what the store holds.
+pub(crate) fn apply(held: Held, event: Event, clock: &Clock) -> Step {
+    use State::*;
+    let (entry, event) = match (held, event) {
+        (Held::None, Event::Add(new)) => return Step::Put(new),
+        (Held::None, _) => return refused("the outbox holds no entry of this key"),
+        (Held::Unreadable(_), Event::Remove) => return Step::Delete,
+        (Held::Unreadable(why), _) => return Step::Aside(why),
+        (Held::Entry(entry), event) => (entry, event),
+    };
+    let mut next = entry.clone();
+    (next.revision, next.updated_at) = (entry.revision.saturating_add(1), clock.now);
+    match (entry.state, event) {
+        (_, Event::Add(new)) if new.plant == entry.plant => return Step::Keep(entry),
+        (_, Event::Add(_)) => {
+            let message = [
+                "the outbox already holds another plant with this id (entry ",
+                &entry.key,
+                ", ",
+                entry.state.as_str(),
+                "): remove it first to add this one",
+            ];
+            return Step::Refused(message.concat());
+        }
+        (_, Event::Remove) => return Step::Delete,
+        (_, Event::Check) => return Step::Keep(entry),
+        (_, Event::Migrate { duplicate }) => {
+            next = entry;
+            next.by_id = !duplicate;
+            if next.state == Created && next.expires_at.is_none() {
+                next.expires_at = Some(clock.now + clock.retention_ms);
+            }
+        }
+        (Created, Event::Expire) => {
+            let expires = entry.expires_at.unwrap_or(entry.updated_at + clock.retention_ms);
+            return if expires <= clock.now { Step::Delete } else { refused("it is kept yet") };
+        }
+        (_, Event::Expire) => return refused("it was not created"),
+        // A Plant is the truth, whatever was made of the entry meanwhile, but its removal.
+        (
+            Pending | Sending | Rejected | Uncertain,
+            Event::Settled { sent: Sent { outcome: Ok(plant), requests, .. }, .. },
+        ) => {
+            created(&mut next, plant, clock);
+            next.attempts = entry.attempts.saturating_add(requests);
+        }
+        (Created, _) => return refused("it was created"),
+        (Pending, Event::Take { force, .. }) => {
+            let now = clock.now;
+            let due = entry.not_before.is_none_or(|at| at <= now)
+                && (force || entry.next_attempt_at.is_none_or(|at| at <= now));
+            if !due {
+                return refused("it is not due");
+            }
+            (next.state, next.sending_until) = (Sending, Some(now + clock.send_ms));
+        }
+        (Sending, Event::Take { lock, .. }) => {
+            // Left sending by a tab that let go: that send counts one request, which may have
+            // created the plant.
+            if !lock && entry.sending_until.is_some_and(|at| at > clock.now) {
+                return refused("it is being sent");
+            }
+            (next.attempts, next.maybe_created) = (entry.attempts.saturating_add(1), true);
+            next.sending_until = Some(clock.now + clock.send_ms);
+        }
+        (_, Event::Take { .. }) => return refused("it was refused"),
+        (Sending, Event::Settled { taken, yielded: false, sent }) if taken == entry.revision => {
+            failed(&mut next, &sent, clock)
+        }
+        (_, Event::Settled { .. }) => return refused("it is no longer being sent from here"),
+        (Sending, Event::Retry | Event::Resolve) => {
+            return refused("it is being sent: wait for its answer")
+        }
+        (_, Event::Retry) => {
+            (next.state, next.next_attempt_at, next.not_before) = (Pending, None, None)
+        }
+        (_, Event::Resolve) => {
+            // A Plant is the echo of its NewPlant's name and tag.
+            let plant = Plant { name: entry.plant.name.clone(), tag: entry.plant.tag.clone() };
+            created(&mut next, plant, clock);
+        }
+    }
+    Step::Put(next)
+}
+
+fn created(entry: &mut Entry, plant: Plant, clock: &Clock) {
+    (entry.state, entry.created, entry.error) = (State::Created, Some(plant), None);
+    (entry.maybe_created, entry.next_attempt_at, entry.not_before) = (false, None, None);
+    (entry.sending_until, entry.expires_at) = (None, Some(clock.now + clock.retention_ms));
+}
+
+/// A call that failed:
+/// - a refusal (a 400, or another 4xx that waiting cannot change): `rejected`, or `uncertain` when
+///   this call or an earlier one may have created the plant;
+/// - anything else (no answer, a timeout, 401 after the refresh, 408, 409, 425, 429, 5xx, an answer
+///   outside the contract, a token source that failed, the app's signal): `pending` again, next
+///   sent after the backoff or the `Retry-After` (up to [`RETRY_AFTER_CEILING_MS`]), whichever is
+///   longer.
+fn failed(entry: &mut Entry, sent: &Sent, clock: &Clock) {
+    let Err(error) = &sent.outcome else { return };
+    entry.attempts = entry.attempts.saturating_add(sent.requests);
+    entry.maybe_created |= sent.maybe_created;
+    (entry.error, entry.sending_until) = (Some(error.clone()), None);
+    let refused = match (error.kind, error.status) {
+        (Kind::Rejected, _) | (Kind::InvalidResponse, Some(400)) => true,
+        (Kind::UnexpectedStatus, Some(status @ 400..=499)) => {
+            !matches!(status, 401 | 408 | 409 | 425 | 429)
+        }
+        _ => false,
+    };
+    entry.state = match (refused, entry.maybe_created) {
+        (true, true) => State::Uncertain,
+        (true, false) => State::Rejected,
+        (false, _) => State::Pending,
+    };
+    let asked = sent.retry_after_ms.filter(|_| !refused);
+    entry.not_before = asked.map(|ms| clock.now + f64::from(ms.min(RETRY_AFTER_CEILING_MS)));
+    entry.next_attempt_at = (!refused).then(|| {
+        let backoff = clock.now + backoff(entry.attempts, clock.random);
+        entry.not_before.map_or(backoff, |asked| asked.max(backoff))
+    });
+}
+
+/// The wait after attempt number `attempts` failed: half of the doubled cap plus a random half
+/// ("equal jitter"), so that tabs and reloads do not all come back at once.
+fn backoff(attempts: u32, random: f64) -> f64 {
+    let doubled = BACKOFF_BASE_MS * f64::from(1u32 << attempts.clamp(1, 20).saturating_sub(1));
+    let cap = doubled.min(BACKOFF_MAX_MS);
+    cap / 2.0 + random * cap / 2.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outbox::entry::NEVER;
+    use alloc::string::ToString;
+    use alloc::vec::Vec;
+    use plant_store_model::NewPlant;
+
+    const NOW: f64 = 1_000_000.0;
+    const DAY: f64 = 86_400_000.0;
+    /// Past every entry's retention and wait.
+    const LATER: Clock =
+        Clock { now: NOW + DAY, random: 0.5, send_ms: 11_000.0, retention_ms: DAY };
+
+    fn fern() -> Plant {
+        Plant { name: "Fern".into(), tag: None }
+    }
+
+    fn new_plant() -> NewPlant {
+        NewPlant { id: 1, name: "Fern".into(), tag: None }
+    }
+
+    /// An entry in `state`, added at 0 and last changed at 10, at revision 3, once attempted.
+    fn entry(state: State) -> Entry {
+        let mut e = Entry::new("k".into(), new_plant(), false, 0.0);
+        (e.state, e.attempts, e.updated_at, e.revision) = (state, 1, 10.0, 3);
+        match state {
+            State::Created => (e.created, e.expires_at) = (Some(fern()), Some(20.0)),
+            // Its call has not ended by LATER: only a round with the lock takes it.
+            State::Sending => e.sending_until = Some(NOW + DAY + 1_000.0),
+            _ => {}
+        }
+        e
+    }
+
+    fn failure(kind: Kind, status: Option<u16>) -> EntryError {
+        EntryError { kind, status, code: None, message: "failed".into() }
+    }
+
+    fn settled(outcome: Result<Plant, EntryError>, yielded: bool) -> Event {
+        let sent = Sent { outcome, requests: 1, maybe_created: false, retry_after_ms: None };
+        Event::Settled { taken: 3, yielded, sent }
+    }
+
+    /// The held record of a row of the table.
+    fn held(row: &str) -> Held {
+        let state = |state| Held::Entry(entry(state));
+        match row {
+            "nothing" => Held::None,
+            "pending" => state(State::Pending),
+            "sending" => state(State::Sending),
+            "sending, maybe created" => {
+                let mut e = entry(State::Sending);
+                e.maybe_created = true;
+                Held::Entry(e)
+            }
+            "sending, its time up" => {
+                let mut e = entry(State::Sending);
+                e.sending_until = Some(20.0);
+                Held::Entry(e)
+            }
+            "created" => state(State::Created),
+            "rejected" => state(State::Rejected),
+            "uncertain" => state(State::Uncertain),
+            "unreadable" => Held::Unreadable("it has no key".into()),
+            other => panic!("a row the test does not know: {other}"),
+        }
+    }
+
+    /// The event of a column of the table.
+    fn event(column: &str) -> Event {
+        let mut other = Entry::new("other".into(), new_plant(), false, NOW);
+        match column {
+            "add" => Event::Add(other),
+            "add another" => {
+                other.plant.name = "Palm".into();
+                Event::Add(other)
+            }
+            "take" => Event::Take { lock: false, force: false },
+            "take, locked" => Event::Take { lock: true, force: false },
+            "settled: 200" => settled(Ok(fern()), false),
+            "settled: refused" => settled(Err(failure(Kind::Rejected, Some(400))), false),
+            "settled: else" => settled(Err(failure(Kind::UnexpectedStatus, Some(503))), false),
+            "settled: left" => settled(Err(failure(Kind::Aborted, None)), true),
+            "retry" => Event::Retry,
+            "resolve" => Event::Resolve,
+            "remove" => Event::Remove,
+            "expire" => Event::Expire,
+            "migrate" => Event::Migrate { duplicate: false },
+            "check" => Event::Check,
+            other => panic!("a column the test does not know: {other}"),
+        }
+    }
+
+    /// A step as the table writes it.
+    fn cell(step: &Step) -> &str {
+        match step {
+            Step::Put(e) => e.state.as_str(),
+            Step::Keep(_) => "kept",
+            Step::Delete => "gone",
+            Step::Aside(_) => "set aside",
+            Step::Refused(_) => "–",
+        }
+    }
+
+    /// docs/outbox.md's table of rules, cell by cell, is what `apply` does.
+    #[test]
+    fn the_table_of_the_docs_is_the_code() {
+        let docs = include_str!("../../docs/outbox.md");
+        let table = docs.split("<!-- the table of rules").nth(1).expect("the table's marker");
+        let mut lines = table.lines().skip(1).take_while(|line| line.starts_with('|'));
+        let split = |line: &str| -> Vec<String> {
+            line.trim_matches('|').split('|').map(|cell| cell.trim().to_string()).collect()
+        };
+        let columns = split(lines.next().expect("the header"));
+        let mut checked = 0;
+        for line in lines.skip(1) {
+            let cells = split(line);
+            for (column, expected) in columns.iter().zip(&cells).skip(1) {
+                let step = apply(held(&cells[0]), event(column), &LATER);
+                assert_eq!(cell(&step), expected, "{} + {column}: {step:?}", cells[0]);
+                if let Step::Put(next) = &step {
+                    if column != "migrate" && cells[0] != "nothing" {
+                        assert_eq!((next.revision, next.updated_at), (4, LATER.now), "{column}");
+                    }
+                }
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, 9 * 14, "every row and column of the table");
+    }
+
+    fn put(step: Step) -> Entry {
+        match step {
+            Step::Put(entry) => entry,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn at(now: f64, random: f64) -> Clock {
+        Clock { now, random, ..LATER }
+    }
+
+    #[test]
+    fn a_plant_is_created_its_doubt_and_error_forgotten_and_kept_a_retention() {
+        let mut sending = entry(State::Sending);
+        sending.maybe_created = true;
+        sending.error = Some(failure(Kind::Timeout, None));
+        let sent =
+            Sent { outcome: Ok(fern()), requests: 2, maybe_created: false, retry_after_ms: None };
+        let e = put(apply(
+            Held::Entry(sending),
+            Event::Settled { taken: 3, yielded: true, sent },
+            &at(NOW, 0.5),
+        ));
+        assert_eq!((e.state, e.attempts, e.maybe_created), (State::Created, 3, false));
+        assert_eq!((e.sending_until, e.expires_at, e.due_at()), (None, Some(NOW + DAY), None));
+        assert_eq!((e.error, e.next_attempt_at, e.created), (None, None, Some(fern())));
+    }
+
+    #[test]
+    fn a_refusal_is_rejected_or_uncertain_when_a_request_may_have_created_it() {
+        let refusals = [
+            failure(Kind::Rejected, Some(400)),
+            failure(Kind::UnexpectedStatus, Some(422)),
+            failure(Kind::InvalidResponse, Some(400)),
+        ];
+        for refusal in refusals {
+            let plain = Sent {
+                outcome: Err(refusal.clone()),
+                requests: 1,
+                maybe_created: false,
+                retry_after_ms: None,
+            };
+            let settle =
+                |sent: &Sent| Event::Settled { taken: 3, yielded: false, sent: sent.clone() };
+            let e = put(apply(Held::Entry(entry(State::Sending)), settle(&plain), &LATER));
+            assert_eq!((e.state, e.next_attempt_at), (State::Rejected, None), "{refusal:?}");
+            assert_eq!((e.error.as_ref(), e.due_at()), (Some(&refusal), Some(NEVER)));
+            // This very call may have: its first answer lost, its retry refused as a duplicate.
+            let call = Sent { maybe_created: true, requests: 2, ..plain };
+            let e = put(apply(Held::Entry(entry(State::Sending)), settle(&call), &LATER));
+            assert_eq!(
+                (e.state, e.maybe_created, e.attempts),
+                (State::Uncertain, true, 3),
+                "{refusal:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn anything_else_waits_with_a_backoff() {
+        let timeout = |requests| Event::Settled {
+            taken: 3,
+            yielded: false,
+            sent: Sent {
+                outcome: Err(failure(Kind::Timeout, None)),
+                requests,
+                maybe_created: true,
+                retry_after_ms: None,
+            },
+        };
+        let e = put(apply(Held::Entry(entry(State::Sending)), timeout(1), &at(1_000.0, 0.0)));
+        assert_eq!((e.state, e.maybe_created, e.attempts), (State::Pending, true, 2));
+        assert_eq!(e.next_attempt_at, Some(2_000.0), "half of 2 s after the 2nd attempt");
+        assert_eq!(e.due_at(), Some(2_000.0));
+        let mut fourth = entry(State::Sending);
+        fourth.attempts = 3;
+        let e = put(apply(Held::Entry(fourth.clone()), timeout(1), &at(1_000.0, 1.0)));
+        assert_eq!(e.next_attempt_at, Some(9_000.0));
+        fourth.attempts = 40;
+        let most = put(apply(Held::Entry(fourth), timeout(1), &at(0.0, 1.0))).next_attempt_at;
+        assert_eq!(most, Some(BACKOFF_MAX_MS), "at most 5 minutes");
+        for status in [401, 408, 409, 425, 429, 500, 502, 503, 504] {
+            let kind = if status == 401 { Kind::Unauthorized } else { Kind::UnexpectedStatus };
+            let event = settled(Err(failure(kind, Some(status))), false);
+            assert_eq!(
+                put(apply(Held::Entry(entry(State::Sending)), event, &LATER)).state,
+                State::Pending,
+                "{status}"
+            );
+        }
+        for kind in [Kind::Network, Kind::Config, Kind::Aborted, Kind::InvalidResponse] {
+            let event = settled(Err(failure(kind, None)), false);
+            assert_eq!(
+                put(apply(Held::Entry(entry(State::Sending)), event, &LATER)).state,
+                State::Pending,
+                "{kind}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_retry_after_sets_the_next_attempt_no_earlier_than_asked_up_to_the_ceiling() {
+        let busy = |ms| Event::Settled {
+            taken: 3,
+            yielded: false,
+            sent: Sent {
+                outcome: Err(failure(Kind::UnexpectedStatus, Some(429))),
+                requests: 1,
+                maybe_created: false,
+                retry_after_ms: Some(ms),
+            },
+        };
+        let sending = || Held::Entry(entry(State::Sending));
+        for (asked, then) in
+            [(2_000, NOW + 2_000.0), (60_000, NOW + 60_000.0), (u32::MAX, NOW + 3_600_000.0)]
+        {
+            let e = put(apply(sending(), busy(asked), &at(NOW, 0.0)));
+            assert_eq!((e.next_attempt_at, e.not_before), (Some(then), Some(then)), "{asked} ms");
+        }
+        // A shorter one than the backoff: the backoff, and nothing takes it before the server's.
+        let e = put(apply(sending(), busy(10), &at(NOW, 1.0)));
+        assert_eq!((e.next_attempt_at, e.not_before), (Some(NOW + 2_000.0), Some(NOW + 10.0)));
+        let take = |force| Event::Take { lock: true, force };
+        assert!(matches!(
+            apply(Held::Entry(e.clone()), take(false), &at(NOW + 1_000.0, 0.5)),
+            Step::Refused(_)
+        ));
+        assert!(matches!(
+            apply(Held::Entry(e.clone()), take(true), &at(NOW + 5.0, 0.5)),
+            Step::Refused(_)
+        ));
+        let forced = put(apply(Held::Entry(e.clone()), take(true), &at(NOW + 10.0, 0.5)));
+        assert_eq!(
+            (forced.state, forced.sending_until),
+            (State::Sending, Some(NOW + 10.0 + LATER.send_ms))
+        );
+        // The app may send it now.
+        let retried = put(apply(Held::Entry(e), Event::Retry, &at(NOW, 0.5)));
+        assert_eq!(
+            (retried.next_attempt_at, retried.not_before, retried.due_at()),
+            (None, None, Some(0.0))
+        );
+    }
+
+    #[test]
+    fn a_send_left_by_its_tab_is_taken_again_and_counts_one_request_that_may_have_created_it() {
+        let locked = Event::Take { lock: true, force: false };
+        let e = put(apply(Held::Entry(entry(State::Sending)), locked, &LATER));
+        assert_eq!((e.state, e.attempts, e.maybe_created), (State::Sending, 2, true));
+        // Without the lock, once its call has surely ended.
+        let mut left = entry(State::Sending);
+        left.sending_until = Some(LATER.now);
+        let e = put(apply(Held::Entry(left), Event::Take { lock: false, force: false }, &LATER));
+        assert_eq!((e.attempts, e.sending_until), (2, Some(LATER.now + LATER.send_ms)));
+        // Its first call's failure comes late: the second send stands.
+        let late = settled(Err(failure(Kind::Network, None)), false);
+        assert!(matches!(apply(Held::Entry(e), late, &LATER), Step::Refused(_)));
+    }
+
+    #[test]
+    fn an_add_of_a_plant_held_gives_its_entry_back_and_another_plant_is_refused() {
+        let created = entry(State::Created);
+        let again = Entry::new("new".into(), new_plant(), true, NOW);
+        assert_eq!(
+            apply(Held::Entry(created.clone()), Event::Add(again.clone()), &LATER),
+            Step::Keep(created.clone())
+        );
+        let born = put(apply(Held::None, Event::Add(again.clone()), &LATER));
+        assert_eq!((born.key.as_str(), born.revision, born.by_id), ("new", 1, true));
+        let other = Entry { plant: NewPlant { tag: Some("x".into()), ..new_plant() }, ..again };
+        let Step::Refused(why) = apply(Held::Entry(created), Event::Add(other), &LATER) else {
+            panic!()
+        };
+        assert_eq!(why, "the outbox already holds another plant with this id (entry k, created): remove it first to add this one");
+    }
+
+    #[test]
+    fn a_migration_keeps_a_created_entry_a_whole_retention_and_a_second_of_one_id_without_it() {
+        let mut old = entry(State::Created);
+        old.expires_at = None;
+        let e = put(apply(
+            Held::Entry(old.clone()),
+            Event::Migrate { duplicate: false },
+            &at(NOW, 0.5),
+        ));
+        assert_eq!((e.expires_at, e.revision, e.by_id), (Some(NOW + DAY), 3, true));
+        let e = put(apply(Held::Entry(old), Event::Migrate { duplicate: true }, &at(NOW, 0.5)));
+        assert!(!e.by_id);
+    }
+
+    #[test]
+    fn the_refusals_say_why() {
+        for state in State::ALL {
+            for column in ["take", "settled: refused", "retry", "resolve", "expire"] {
+                if let Step::Refused(why) = apply(Held::Entry(entry(state)), event(column), &LATER)
+                {
+                    assert!(why.starts_with("it "), "{state:?} {column}: {why}");
+                }
+            }
+        }
+    }
+}
