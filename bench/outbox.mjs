@@ -1,4 +1,4 @@
-// The outbox's figures (issue 37), in headless Chromium against the reference server on loopback,
+// The outbox's figures (issues 37 and 43), in headless Chromium against the reference server on loopback,
 // as rows for bench.mjs's table:
 // - drain: 1,000 entries added while paused, then resumed, the server answering each after 20 ms,
 //   concurrency 4 (the bound: 1,000 × 20 ms / 4 = 5 s); beside it, the same 1,000 plain createPlant
@@ -68,9 +68,9 @@ export async function outboxRows(pkg) {
           const tx = request.result.transaction('entries', 'readwrite');
           const now = Date.now();
           for (let i = 0; i < count; i++) {
-            tx.objectStore('entries').put({ v: 2, key: `kept-${i}`, revision: 3, plant: { id: String(i), name: `Kept ${i}` },
-              idType: 'number', state: 'created', attempts: 1, maybeCreated: false, addedAt: now, updatedAt: now,
-              created: { name: `Kept ${i}` }, doneAt: now });
+            tx.objectStore('entries').put({ v: 3, key: `kept-${i}`, id: String(i), plant: { id: String(i), name: `Kept ${i}` },
+              idType: 'number', state: 'created', revision: 3, attempts: 1, maybeCreated: false, addedAt: now, updatedAt: now,
+              created: { name: `Kept ${i}` }, expiresAt: now + 86_400_000 });
           }
           tx.oncomplete = () => { request.result.close(); resolve(); };
           tx.onerror = () => reject(tx.error);

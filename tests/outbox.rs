@@ -11,6 +11,7 @@ use js_sys::Promise;
 use plant_store_client::outbox::{Outbox, OutboxConfig, State};
 use plant_store_client::{Config, Kind, NewPlant};
 use std::cell::{Cell, RefCell};
+use std::future::Future;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -188,4 +189,27 @@ async fn the_app_settles_a_refused_entry_and_a_second_outbox_of_the_name_keeps_i
     assert_eq!(a.retry(&added.key).await.unwrap_err().kind(), Kind::Config);
     a.close();
     b.close();
+}
+
+#[wasm_bindgen_test]
+async fn an_operation_whose_future_is_dropped_holds_nothing_up() {
+    let name = name("dropped");
+    let outbox =
+        Outbox::open(OutboxConfig::new(Config::new(SERVER).token(TOKEN), &name)).await.unwrap();
+    outbox.pause();
+    let fern = NewPlant { id: uid(), name: "Dropped".into(), tag: None };
+    let key = outbox.add(&fern).await.unwrap().key;
+    // A change under way, and after it another of the same entry, whose future the app drops after
+    // one poll.
+    let mut context = std::task::Context::from_waker(std::task::Waker::noop());
+    let mut first = Box::pin(outbox.retry(&key));
+    assert!(first.as_mut().poll(&mut context).is_pending());
+    let mut second = Box::pin(outbox.mark_created(&key));
+    assert!(second.as_mut().poll(&mut context).is_pending());
+    drop(second);
+    first.await.unwrap();
+    // The next change of that entry is made, and the store holds it.
+    outbox.remove(&key).await.unwrap();
+    assert_eq!(outbox.get(&key).await.unwrap(), None);
+    outbox.close();
 }

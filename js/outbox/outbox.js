@@ -7,7 +7,11 @@ import { PlantStoreError } from '../error.js';
 import { failed, said, text } from './store.js';
 
 /** An entry's view from Rust's JSON: a BigInt id comes as a string (JSON has no BigInt). */
-const view = (json) => JSON.parse(json, (key, value) => (key === 'id' && typeof value == 'string' ? BigInt(value) : value));
+const view = (json) => {
+  const entry = JSON.parse(json);
+  if (typeof entry.plant.id == 'string') entry.plant.id = BigInt(entry.plant.id);
+  return entry;
+};
 /** The least wait for an entry already due: one a round left, or that the tab that added it is taking. */
 const AGAIN_MS = 1_000;
 const OPENING = Symbol('PlantOutbox.open');
@@ -38,12 +42,12 @@ export class PlantOutbox extends EventTarget {
   #abort = null;
   /** The round asked for and not begun (its `force` and `done`), and the last one begun. */
   #queued = null;
+  /** Reads what is due into the round under way. */
+  #feed = null;
   #last = Promise.resolve();
   #timer;
   /** When the next created entry expires. */
   #expiry;
-  /** The answers being recorded, which `close()` lets finish. */
-  #recording = new Set();
 
   constructor(opening, store, tabs, concurrency, rules) {
     if (opening !== OPENING) throw new TypeError('PlantOutbox: use `await PlantOutbox.open(options)`');
@@ -158,10 +162,16 @@ export class PlantOutbox extends EventTarget {
     if (step[0] === 'refused') throw new PlantStoreError('config', `outbox.${operation}: not now, ${step[1]}`);
   }
 
-  /** One change of the record of `key`, made by the store, then taken here and told to the other tabs. */
+  /** Changes of records (`[key, event, detail]` each) made by the store, then taken here and told to the other tabs. */
+  async #changes(changes) {
+    const done = await this.#store.changes(changes);
+    done.forEach(({ step }, i) => step && this.#took(changes[i][0], step));
+    return done;
+  }
+
   async #change(key, event, detail = '') {
-    const step = await this.#store.change(key, event, detail);
-    this.#took(key, step);
+    const [{ step, error }] = await this.#changes([[key, event, detail]]);
+    if (error) throw error;
     return step;
   }
 
@@ -218,6 +228,7 @@ export class PlantOutbox extends EventTarget {
 
   /** Asks for a round (`force`: every entry that waits, but on the server); resolves when it has run. */
   #kick(force = false) {
+    this.#feed?.();
     if (this.#queued) {
       this.#queued.force ||= force;
       return this.#queued.done;
@@ -235,39 +246,71 @@ export class PlantOutbox extends EventTarget {
     return !this.#closed && !this.#paused && !this.#suspended && globalThis.navigator?.onLine !== false;
   }
 
-  /** A round: holding the lock, the entries Rust says to take, `concurrency` at once; then the retention. */
+  /** A round: holding the lock, what Rust says to take is sent, `concurrency` at once; then the retention. */
   async #round(force) {
     const epoch = this.#epoch;
     const going = () => epoch === this.#epoch && this.#sends();
     if (going()) {
       await this.#tabs.withLock(async (locked) => {
         if (!going()) return;
-        const abort = (this.#abort = new AbortController());
-        const take = `${locked ? 'lock' : ''} ${force ? 'force' : ''}`;
-        const keys = await this.#store.due(take).catch(() => []);
-        let next = 0;
-        const worker = async () => {
-          while (next < keys.length && going()) await this.#send(keys[next++], take, abort.signal);
-        };
-        await Promise.all(Array.from({ length: this.#concurrency }, worker));
+        await this.#pool(`${locked ? 'lock' : ''} ${force ? 'force' : ''}`, going);
         if (going()) await this.#purge();
       });
     }
     this.#schedule();
   }
 
-  /** Takes `key` (marked sending in the store), sends it with Rust's client, and records the answer. */
-  async #send(key, take, signal) {
-    const taken = await this.#change(key, 'take', take).catch((cause) => warn(`its store could not take entry ${key}`, cause));
-    if (taken?.[0] !== 'put' || signal.aborted) return;
-    const recorded = this.#rules.send(taken[1], signal).then((settled) => this.#change(key, 'settled', settled)).catch((cause) => {
-      if (this.#closed) return;
-      warn(`its store could not record the answer to entry ${key}: it stays sending, and is sent again with the same Idempotency-Key`, cause);
-      setTimeout(() => this.#kick(), AGAIN_MS);
+  /**
+   * Sends what is due, `concurrency` at once, until nothing is left; what is added meanwhile is read
+   * (`#feed`) and sent in the same round, beside a slow call. Each sender writes an entry's answer
+   * with the mark of its next entry, in one transaction.
+   */
+  #pool(take, going) {
+    const abort = (this.#abort = new AbortController());
+    const [queue, tried] = [[], new Set()];
+    let [senders, reading] = [0, 0];
+    return new Promise((resolve) => {
+      const sender = async () => {
+        senders++;
+        for (let answer; ;) {
+          const key = going() ? queue.shift() : undefined;
+          const changes = [answer, key && [key, 'take', take]].filter(Boolean);
+          if (!changes.length) break;
+          const done = await this.#changes(changes).catch((error) => changes.map(() => ({ error })));
+          if (answer && done[0].error) this.#unrecorded(answer[0], done[0].error);
+          const taken = key && done.at(-1);
+          answer = undefined;
+          if (taken?.error) warn(`its store could not take entry ${key}`, taken.error);
+          if (taken?.step?.[0] !== 'put' || abort.signal.aborted) continue;
+          answer = [key, 'settled', await this.#rules.send(taken.step[1], abort.signal)];
+        }
+        senders--;
+        fill();
+      };
+      const fill = () => {
+        while (senders < this.#concurrency && queue.length && going()) sender();
+        if (senders || reading) return;
+        if (this.#feed === feed) this.#feed = null;
+        resolve();
+      };
+      const feed = (this.#feed = () => {
+        reading++;
+        this.#store.due(take).then((keys) => {
+          for (const key of keys) if (!tried.has(key)) tried.add(key) && queue.push(key);
+        }, () => {}).finally(() => {
+          reading--;
+          fill();
+        });
+      });
+      feed();
     });
-    this.#recording.add(recorded);
-    await recorded;
-    this.#recording.delete(recorded);
+  }
+
+  /** The store could not record the answer to `key`: it stays sending, and the next round sends it again, with its key. */
+  #unrecorded(key, cause) {
+    if (this.#closed) return;
+    warn(`its store could not record the answer to entry ${key}: it stays sending, and is sent again with the same Idempotency-Key`, cause);
+    setTimeout(() => this.#kick(), AGAIN_MS);
   }
 
   async #purge() {
@@ -302,6 +345,7 @@ export class PlantOutbox extends EventTarget {
   #back() {
     if (!this.#suspended || this.#closed) return;
     this.#suspended = false;
+    this.#store.back();
     this.#load().then(() => this.#kick(), () => {});
   }
 
@@ -313,8 +357,8 @@ export class PlantOutbox extends EventTarget {
     this.#tabs.letGo();
     this.#tabs.close();
     clearTimeout(this.#timer);
-    // An answer that came just before is recorded first (but a database closing under it cannot wait).
-    if (!why) return void Promise.allSettled([...this.#recording]).then(() => this.#store.close());
+    // The round records the answers that came just before (but a database closing under it cannot wait).
+    if (!why) return void this.#last.then(() => this.#store.close());
     this.#store.close();
     this.#rules.closed?.(why);
     this.dispatchEvent(new CustomEvent('close', { detail: why }));

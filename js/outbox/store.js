@@ -36,13 +36,17 @@ export async function openStore(name, store, rules) {
   const write = (s, key, step) => (step[0] === 'put' ? s.put(JSON.parse(step[1])) : step[0] === 'delete' && s.delete(key));
   const run = backend.run;
   return Object.assign(backend, {
-    change: (key, name, detail) => run(true, async (s) => {
+    /**
+     * Changes the records of `changes` (`[key, event, detail]` each), in order, in one transaction: a
+     * round writes an entry's answer and marks the next with one. A change that fails fails alone.
+     */
+    changes: (changes) => run('relaxed', (s) => Promise.all(changes.map(async ([key, name, detail]) => {
       const step = apply(await s.get(key), name, detail);
       await write(s, key, step);
       return step;
-    }),
+    }).map((change) => change.then((step) => ({ step }), (error) => ({ error }))))),
     /** Adds a new entry's record, or gives back the entry the store holds of its plant's id. */
-    insert: (record) => run(true, async (s) => {
+    insert: (record) => run('strict', async (s) => {
       const { key, id } = JSON.parse(record);
       let step = apply(await s.byId(id), 'add', record);
       // A record of that id that cannot be read does not stand in the new entry's way.
@@ -56,7 +60,7 @@ export async function openStore(name, store, rules) {
     due: (take) => run(false, async (s) => (await s.active()).filter((raw) => apply(raw, 'take', take)[0] === 'put')
       .sort((a, b) => a.addedAt - b.addedAt).map((raw) => raw.key)),
     /** Removes the created entries whose retention is over: their keys, and when the next one is. */
-    purge: () => run(true, async (s) => {
+    purge: () => run('relaxed', async (s) => {
       const removed = [];
       for (const raw of await s.expired()) {
         if (apply(raw, 'expire')[0] === 'delete') removed.push((await s.delete(raw.key), raw.key));
@@ -90,15 +94,21 @@ async function database(name, rules) {
       'blocked storage), pass options.store', { cause });
   });
   const open = new Set();
+  let left = false;
   const backend = {
     shared: true,
-    /** `work(s)` in one transaction, writing when `write`; a step that throws aborts it: nothing is written. */
+    /**
+     * `work(s)` in one transaction, writing with the durability `write` asks (`strict` for an add: on disk
+     * before it resolves; `relaxed` for the rest, which a power cut may undo: an entry's key makes that safe).
+     */
     run(write, work) {
-      const tx = db.transaction('entries', write ? 'readwrite' : 'readonly', { durability: 'strict' });
+      if (left) return Promise.reject(new DOMException('the page left: it writes again once it is back', 'AbortError'));
+      const tx = db.transaction('entries', write ? 'readwrite' : 'readonly', { durability: write || 'default' });
       const entries = tx.objectStore('entries');
+      // A request that fails fails its change alone: the transaction goes on with the others.
       const ask = (request) => new Promise((resolve, reject) => {
         request.onsuccess = () => resolve(request.result);
-        request.onerror = () => reject(request.error);
+        request.onerror = (event) => reject(request.error, event.preventDefault());
       });
       const index = (name, range, direction) => entries.index(name).openCursor(range, direction);
       const done = new Promise((resolve, reject) => {
@@ -128,8 +138,12 @@ async function database(name, rules) {
       worked.catch(() => { try { tx.abort(); } catch { /* it had ended */ } });
       return Promise.all([worked, done]).then(([result]) => result);
     },
-    /** Ends every transaction under way: a page going into the back/forward cache, or frozen, keeps none open. */
-    leave: () => open.forEach((tx) => { try { tx.abort(); } catch { /* it had just ended */ } }),
+    /** Ends every transaction under way, and begins none until `back()`: a page frozen or cached keeps none open. */
+    leave() {
+      left = true;
+      open.forEach((tx) => { try { tx.abort(); } catch { /* it had just ended */ } });
+    },
+    back() { left = false; },
     close: () => db.close(),
   };
   db.onversionchange = () => backend.closed?.("another page opened a newer version of the outbox's database");
@@ -184,5 +198,5 @@ function app(store) {
     load: all,
   };
   let last = Promise.resolve();
-  return { shared: false, run: (write, work) => (last = last.catch(() => {}).then(() => work(s))), leave() {}, close() {} };
+  return { shared: false, run: (write, work) => (last = last.catch(() => {}).then(() => work(s))), leave() {}, back() {}, close() {} };
 }

@@ -5,7 +5,7 @@
 /** Where an outbox entry stands. */
 export type OutboxEntryState = "pending" | "sending" | "created" | "rejected" | "uncertain";
 
-/** One plant in an outbox. */
+/** One plant in an outbox. Times are ms since the epoch. */
 export interface OutboxEntry {
   /** A UUID v4: also the `Idempotency-Key` of every request that sends it. */
   key: string;
@@ -13,7 +13,7 @@ export interface OutboxEntry {
   plant: NewPlant;
   /**
    * - `pending`: waits to be sent (now, or at `nextAttemptAt`);
-   * - `sending`: a request is out, or was when its page closed: sent again, with the same key, by the next sender;
+   * - `sending`: a request is out, or was when its tab let go: sent again, with the same key, by the next round;
    * - `created`: the store created it (`created`); removed from the store after `retentionMs`;
    * - `rejected`: refused (`error`), never sent again on its own: `retry(key)` or `remove(key)`;
    * - `uncertain`: a request may have created it and a later one was refused (a "duplicate id" after a lost
@@ -21,19 +21,17 @@ export interface OutboxEntry {
    *   store, then `markCreated(key)` if it is there, else `retry(key)` or `remove(key)`.
    */
   state: OutboxEntryState;
-  /** The requests sent for it (a send that its page's closing cut short counts one). */
+  /** The requests sent for it (a send cut short by its tab counts one). */
   attempts: number;
-  /** A request may have created the plant without the outbox learning it; never true of a created entry. */
+  /** A request may have created the plant unseen; never true of a created entry. */
   maybeCreated: boolean;
-  /** When it was added (ms since the epoch). */
   addedAt: number;
-  /** When it last changed (ms since the epoch). */
   updatedAt: number;
   /** How many times it changed since it was added (1 when added). */
   revision: number;
-  /** When it is next sent, after a failed attempt (ms since the epoch). */
+  /** When it is next sent, after a failed attempt. */
   nextAttemptAt?: number;
-  /** Until when the server asked it to wait (`Retry-After`, at most an hour): `flush()` and the `online` event do not send it earlier, `retry(key)` does. */
+  /** Until when the server asked it to wait (`Retry-After`, at most an hour): only `retry(key)` sends it earlier. */
   notBefore?: number;
   /** The last failed attempt's error. */
   error?: { kind: PlantStoreErrorKind; status?: number; code?: number; message: string };
@@ -43,8 +41,7 @@ export interface OutboxEntry {
 
 /** A record of the store the outbox cannot read (written by a newer release, or not by the outbox): kept, listed, removable. */
 export interface OutboxUnreadable {
-  /** Its key, when it has one (`remove(key)` takes it out). */
-  key?: string;
+  key: string;
   /** What is wrong with it. */
   reason: string;
   /** The record as the store gave it. */
@@ -55,20 +52,22 @@ export interface OutboxUnreadable {
 export type OutboxChange = OutboxEntry | { key: string; removed: true };
 
 /**
- * Where an outbox keeps its entries, when not in IndexedDB. Each record is a plain object with a `key`
- * (strings, numbers and booleans; never the token); `put` resolves once the record is durable.
+ * Where an outbox keeps its entries, when not in IndexedDB: one outbox's, in one process. Each record is a plain
+ * object with a `key` (strings, numbers and booleans; never the token); `put` resolves once the record is durable.
  */
 export interface OutboxStore {
   getAll(): Promise<object[]> | object[];
+  /** Read by key when there is one; else `getAll()` is searched. */
+  get?(key: string): Promise<object | undefined> | object | undefined;
   put(record: { key: string }): Promise<void> | void;
   delete(key: string): Promise<void> | void;
 }
 
-/** Options of `PlantOutbox.open`: a client's, and the outbox's own. */
+/** Options of `PlantOutbox.open` (`openOutbox`): a client's, and the outbox's own. */
 export type PlantOutboxOptions = PlantStoreOptions & {
   /** The outbox's name: one IndexedDB database each (`plant-store-outbox:<name>`). */
   name: string;
-  /** Where the entries are kept; IndexedDB when left out. One outbox per store of your own. */
+  /** Where the entries are kept; IndexedDB when left out. */
   store?: OutboxStore;
   /** Entries sent at once, from 1 to 64 (default 4). */
   concurrency?: number;
@@ -76,22 +75,46 @@ export type PlantOutboxOptions = PlantStoreOptions & {
   retentionMs?: number;
 };
 
-/** What an open outbox does: `PlantOutbox` (the npm package's) and `OutboxCore` both. */
-export interface OutboxOperations {
+/** A listener of any event (the DOM's `EventListenerOrEventListenerObject`, which a project without the DOM library lacks). */
+export type OutboxListener = ((event: Event) => void) | { handleEvent(event: Event): void };
+/** The DOM's `AddEventListenerOptions`. */
+export interface OutboxListenerOptions { capture?: boolean; once?: boolean; passive?: boolean; signal?: AbortSignal }
+
+/** The events of a `PlantOutbox`. */
+export interface PlantOutboxEventMap {
+  /** An entry was added or changed, here or in another tab (`detail`: the entry), or removed (`{ key, removed: true }`). */
+  change: CustomEvent<OutboxChange>;
   /**
-   * Validates `plant` (a `validation` error stores nothing), then resolves once its entry is durably stored. A
-   * plant whose id the outbox already holds is not added twice: the same plant resolves to its entry as it is,
-   * another one with that id is a `config` error.
+   * The outbox closed on its own (`detail`: why): another page opened a newer version of its database, or the
+   * browser closed it. Its entries are safe; open it again (after a reload, for a newer release).
+   */
+  close: CustomEvent<string>;
+}
+
+/**
+ * A durable outbox: each plant added is stored, then sent until the store answers, always with its own
+ * `Idempotency-Key`. The store holds the entries; what this tab holds of them is `entries()`.
+ */
+export declare class PlantOutbox extends EventTarget {
+  private constructor();
+  /**
+   * Validates `plant` (a `validation` error stores nothing), then resolves once its entry is durably stored. A plant
+   * whose id the outbox holds (in any tab, within the retention) is not added twice: the same plant resolves to its
+   * entry as it is, another one with that id is a `config` error.
    */
   add(plant: NewPlant): Promise<OutboxEntry>;
   /**
-   * Every entry not created, and the created ones it holds until `retentionMs` (with IndexedDB those created since
-   * the outbox opened; a store of yours gives all), in the order they were added.
+   * Every entry not created, and the created ones (the newest 100 at open, and all created since, until the
+   * retention), in the order they were added: the same array until something changes. A bound function.
    */
-  entries(): OutboxEntry[];
+  readonly entries: () => readonly OutboxEntry[];
+  /** Calls `listener` after each change; returns the function that stops it. A bound function: `useSyncExternalStore(outbox.subscribe, outbox.entries)`. */
+  readonly subscribe: (listener: () => void) => () => void;
+  /** The entry of `key` as the store holds it now, whatever this tab lists; undefined when there is none. */
+  get(key: string): Promise<OutboxEntry | undefined>;
   /** The records the outbox cannot read, set aside. */
   unreadable(): OutboxUnreadable[];
-  /** Sends every pending entry now, whatever its wait; resolves once each was tried (by the tab that sends). */
+  /** Sends every entry that waits now, whatever its wait but the server's; resolves once each was tried. */
   flush(): Promise<void>;
   /** Sends a `rejected`, `uncertain` or waiting entry again, now, with its key. */
   retry(key: string): Promise<void>;
@@ -102,23 +125,15 @@ export interface OutboxOperations {
   /** Stops sending from this tab (the requests in flight finish; another tab may take over) until `resume()`. */
   pause(): void;
   resume(): void;
-  /** Closes the outbox; an entry being sent is sent again, with its key, by the next sender. */
+  /** Closes the outbox; an entry being sent is sent again, with its key, by the next round. */
   close(): void;
+  addEventListener<K extends keyof PlantOutboxEventMap>(
+    type: K, listener: (this: PlantOutbox, event: PlantOutboxEventMap[K]) => void, options?: boolean | OutboxListenerOptions): void;
+  addEventListener(type: string, listener: OutboxListener | null, options?: boolean | OutboxListenerOptions): void;
+  removeEventListener<K extends keyof PlantOutboxEventMap>(
+    type: K, listener: (this: PlantOutbox, event: PlantOutboxEventMap[K]) => void, options?: boolean | { capture?: boolean }): void;
+  removeEventListener(type: string, listener: OutboxListener | null, options?: boolean | { capture?: boolean }): void;
 }
 
-/** An open outbox, as `openOutbox` gives it; the npm package's `PlantOutbox` wraps it in an `EventTarget`. */
-export interface OutboxCore extends OutboxOperations {}
-export declare class OutboxCore {
-  private constructor();
-  free(): void;
-}
-
-/**
- * Opens the outbox `options` describe; `onChange` is called with each change, `("change", detail)`, and with
- * `("close", reason)` when the outbox closes on its own. (The npm package's `PlantOutbox.open` is this, with
- * each as an event.)
- */
-export declare function openOutbox(
-  options: PlantOutboxOptions,
-  onChange: (type: "change" | "close", detail: OutboxChange | string) => void,
-): Promise<OutboxCore>;
+/** Opens the outbox `options` describe: a `config` PlantStoreError when a setting is wrong or the store cannot be opened (the message names the cause and the fix). */
+export declare function openOutbox(options: PlantOutboxOptions): Promise<PlantOutbox>;

@@ -172,7 +172,7 @@ describe('the packed package in each bundler and framework', { timeout: 600_000 
   // The README's React recipe, its block written out as it is (the suite builds that code), in an
   // app of its own (tests/bundlers/react/: TanStack Query's provider, a Suspense boundary, an outbox)
   // built by Vite 8 at its default configuration, then used in Chromium as a person would.
-  it("React with Vite: the README's recipe validates as you type, creates a plant with useMutation, shows the outbox's entries live", async () => {
+  it("React with Vite: the README's recipe validates as you type, creates a plant with useMutation, shows the outbox's entries live, their errors and actions, through a reload", async () => {
     const recipe = readFileSync(join(ROOT, 'README.md'), 'utf8').match(/^```jsx\n([\s\S]*?)^```$/m)[1];
     assert.ok(recipe.split('\n').length - 1 < 30, `the recipe is under 30 lines:\n${recipe}`);
     writeFileSync(join(WORK, 'react/recipe.jsx'), recipe);
@@ -202,13 +202,32 @@ describe('the packed package in each bundler and framework', { timeout: 600_000 
       // The same id again: useMutation's error is the PlantStoreError, its message the store's.
       await create.click();
       await tab.locator('output', { hasText: `a plant with id ${first} already exists` }).waitFor();
-      // Queued: the entry shows, then changes to created, through the outbox's change events.
+      // Queued: the entry shows, then changes to created, through useSyncExternalStore.
       const queued = nextId();
       await id.fill(String(queued));
       await tab.getByRole('button', { name: 'Queue' }).click();
       await tab.getByText('Fern: created').waitFor();
       assert.deepEqual(await server.json(`/__test/plants/${queued}`), { id: String(queued), name: 'Fern', tag: null });
+      // The id the store holds: rejected, with the store's message and what the app can do.
+      await id.fill(String(first));
+      await tab.getByRole('button', { name: 'Queue' }).click();
+      const refused = tab.getByRole('listitem').filter({ hasText: `Fern: rejected a plant with id ${first} already exists` });
+      await refused.waitFor();
+      assert.deepEqual(await refused.getByRole('button').allTextContents(), ['Retry', 'Remove', 'It is there']);
       await tab.screenshot({ path: join(ROOT, 'artifacts/react.png') });
+      await refused.getByRole('button', { name: 'Remove' }).click();
+      await refused.waitFor({ state: 'detached' });
+      // A reload while the outbox sends (the store holds its answer 1.5 s): sent again, with its key, and created once.
+      const held = new URLSearchParams({ base: `${server.url}/__test/hold/1500`, token: TOKEN });
+      await tab.goto(`${origin}/react/index.html?${held}`);
+      const reloaded = nextId();
+      await tab.getByPlaceholder('id').fill(String(reloaded));
+      await tab.getByPlaceholder('name').fill('Palm');
+      await tab.getByRole('button', { name: 'Queue' }).click();
+      await tab.getByText('Palm: sending').waitFor();
+      await tab.reload();
+      await tab.getByText('Palm: created').waitFor({ timeout: 15_000 });
+      assert.deepEqual(await server.json(`/__test/plants/${reloaded}`), { id: String(reloaded), name: 'Palm', tag: null });
       assert.deepEqual(pageErrors, []);
     } finally {
       await tab.close();

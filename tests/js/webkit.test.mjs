@@ -17,12 +17,13 @@ import { sendFile } from './support/static.mjs';
 const TOKEN = 'Wk4tP9sL2vQ7xN3cRb8M';
 
 // A page of the package's entry `entry`: its exports on `window`, `track(outbox)` keeps an outbox's
-// change events in `window.changes`, and `window.pageErrors` collects what the page threw (WebDriver
-// reports none of it).
+// change events in `window.changes`, `window.pageErrors` collects what the page threw (WebDriver
+// reports none of it), and `window.shown` whether it came back from the back/forward cache.
 const page = (entry) => `<!doctype html><meta charset="utf-8"><script>
   window.pageErrors = [];
   addEventListener('error', (e) => pageErrors.push(String(e.message)));
   addEventListener('unhandledrejection', (e) => pageErrors.push(String(e.reason)));
+  addEventListener('pageshow', (e) => { window.shown = e.persisted; });
 </script><script type="module">
   import * as api from '/pkg/${entry}';
   Object.assign(window, api);
@@ -243,5 +244,45 @@ describe('WebKit (WebKitGTK MiniBrowser): createPlant and the outbox against the
     assert.equal(after.keys - before.keys, 1);
     console.log(`closed page: 2 POSTs with one key, server +${after.plants - before.plants} plant, entry ${entry.state}`);
     await session.run(() => outbox.close());
+  });
+
+  it('the sending page goes into the back/forward cache: another page takes over at once, and the page, back, sends nothing without the lock', async () => {
+    const id = '4000';
+    const options = { baseUrl: `${proxy.url}/__test/hold/4000` };
+    const before = await server.stats();
+    const cached = await session.window();
+    const other = await session.newWindow();
+    await load();
+    await open('cached', options);
+    await session.run((id) => { outbox.add({ id: Number(id), name: 'Cached' }); }, id);
+    assert.equal((await server.stored(id)).name, 'Cached', 'the server created it, and holds its answer');
+    await session.navigate(`${pages.url}/plain`); // a link followed mid-send: WebKit keeps the page in its cache
+
+    await session.switchTo(other);
+    await load();
+    await open('cached', options); // its IndexedDB answers: the cached page left no transaction open
+    const [entry] = await settled(1);
+    const sent = postsOf([id]);
+    assert.deepEqual([sent.length, new Set(sent.map((p) => p.key)).size, entry.attempts], [2, 1, 2], 'sent again at once, with its key');
+
+    await session.switchTo(cached);
+    await session.back();
+    await waitFor(() => window.ready, 'the page is back');
+    const persisted = await session.run(() => window.shown === true);
+    if (persisted) {
+      // It reads the store again, and holds the lock before it would send anything.
+      await waitFor(() => outbox.entries()[0]?.state === 'created', 'the page back sees its entry created');
+      await session.run(() => outbox.flush());
+    }
+    assert.equal(postsOf([id]).length, 2, 'the page back sent nothing more');
+    assert.deepEqual(await session.run(() => pageErrors), []);
+    const after = await server.stats();
+    assert.equal(after.plants - before.plants, 1, 'one plant');
+    console.log(`back/forward cache (${persisted ? 'the page came back from it' : 'the page was loaded again'}): 2 POSTs with one key, one plant`);
+    if (persisted) await session.run(() => outbox.close());
+    await session.switchTo(other);
+    await session.run(() => outbox.close());
+    await session.closeWindow();
+    await session.switchTo(cached);
   });
 });

@@ -47,7 +47,8 @@ function start(command, args, env) {
   running.add(child);
   child.once('exit', () => running.delete(child));
   child.output = '';
-  child.stdout.on('data', (chunk) => { child.output += chunk; });
+  child.printed = ''; // stdout alone: what Xvfb's -displayfd 1 writes, its warnings aside
+  child.stdout.on('data', (chunk) => { child.output += chunk; child.printed += chunk; });
   child.stderr.on('data', (chunk) => { child.output += chunk; });
   return child;
 }
@@ -95,8 +96,10 @@ export async function launchWebKit() {
   const sessions = new Set();
   let driver;
   try {
-    await until(() => /^\d+\n/.test(xvfb.output), xvfb, 10_000, 'Xvfb');
-    const display = `:${xvfb.output.match(/^(\d+)\n/)[1]}`;
+    // The display number on a line of its own on stdout; warnings (another X server on display 0)
+    // go to stderr, and may come first.
+    await until(() => /^\d+$/m.test(xvfb.printed), xvfb, 10_000, 'Xvfb');
+    const display = `:${xvfb.printed.match(/^(\d+)$/m)[1]}`;
     let url;
     for (let tries = 1; !url; tries++) {
       const port = await freePort();
@@ -170,6 +173,9 @@ class Session {
 
   /** Reloads the current window's page. */
   refresh() { return this.#command('POST', '/refresh', {}, 60_000); }
+
+  /** Goes back in the current window's history, as the browser's Back button does. */
+  back() { return this.#command('POST', '/back', {}, 60_000); }
 
   /**
    * Calls `fn(...args)` in the page and resolves with what its promise resolves to (JSON). A rejection
