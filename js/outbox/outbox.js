@@ -253,7 +253,7 @@ export class PlantOutbox extends EventTarget {
     if (going()) {
       await this.#tabs.withLock(async (locked) => {
         if (!going()) return;
-        await this.#pool(`${locked ? 'lock' : ''} ${force ? 'force' : ''}`, going);
+        await this.#pool([locked && 'lock', force && 'force'].filter(Boolean).join(' '), going);
         if (going()) await this.#purge();
       });
     }

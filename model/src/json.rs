@@ -23,15 +23,7 @@ pub enum Member {
     LoneSurrogate,
     /// An integer written without fraction or exponent, inside the `i64` range.
     Int(i64),
-    /// A number written with a fraction and no exponent, whose integer part is inside the `i64`
-    /// range: that integer part (a time in milliseconds that an older record kept with a fraction).
-    Fraction(i64),
-    /// `true` or `false`.
-    Bool(bool),
-    /// An object, as its JSON text, for a reader that reads its members in turn.
-    Object(String),
-    /// Any other value, by its JSON type: "number" (with an exponent, or out of range), "null" or
-    /// "array".
+    /// Any other value, by its JSON type: "number", "boolean", "null", "array" or "object".
     Other(&'static str),
     /// The name appears more than once.
     Repeated,
@@ -137,13 +129,6 @@ fn read_object(bytes: &[u8], names: &[&str], found: &mut [Member]) -> Result<(),
     r.end()
 }
 
-/// What a number is, as [`Member`] tells it.
-enum Number {
-    Int(i64),
-    Fraction(i64),
-    Other,
-}
-
 struct Reader<'a> {
     text: &'a str,
     at: usize,
@@ -188,10 +173,8 @@ impl Reader<'_> {
         }
     }
 
-    /// A member asked for: a string decoded, a number or a boolean read, an object as its text,
-    /// anything else by its type.
+    /// A member asked for: a string decoded, an integer read, anything else by its type.
     fn member(&mut self) -> Result<Member, BodyError> {
-        let start = self.at;
         match self.peek() {
             Some(b'"') => {
                 self.at += 1;
@@ -201,18 +184,10 @@ impl Reader<'_> {
                     false => Member::Str(text),
                 })
             }
-            Some(b'-' | b'0'..=b'9') => Ok(match self.number()? {
-                Number::Int(n) => Member::Int(n),
-                Number::Fraction(n) => Member::Fraction(n),
-                Number::Other => Member::Other("number"),
-            }),
-            _ => Ok(match self.value(1)? {
-                "boolean" => Member::Bool(self.text.as_bytes().get(start) == Some(&b't')),
-                "object" => {
-                    Member::Object(self.text.get(start..self.at).unwrap_or_default().into())
-                }
-                kind => Member::Other(kind),
-            }),
+            Some(b'-' | b'0'..=b'9') => {
+                Ok(self.number()?.map_or(Member::Other("number"), Member::Int))
+            }
+            _ => self.value(1).map(Member::Other),
         }
     }
 
@@ -271,9 +246,8 @@ impl Reader<'_> {
         }
     }
 
-    /// A number: its value when it is an integer without fraction or exponent that fits an `i64`,
-    /// its integer part when it has a fraction and no exponent.
-    fn number(&mut self) -> Result<Number, BodyError> {
+    /// A number; its value when it is an integer without fraction or exponent that fits an `i64`.
+    fn number(&mut self) -> Result<Option<i64>, BodyError> {
         let negative = self.eat(b'-');
         // Accumulated negatively so that i64::MIN fits; `None` once it overflows.
         let mut n = Some(0i64);
@@ -287,22 +261,19 @@ impl Reader<'_> {
             }
             _ => return self.fail(),
         }
-        let fraction = self.eat(b'.');
-        if fraction {
+        let mut plain = true;
+        if self.eat(b'.') {
+            plain = false;
             self.digits()?;
         }
-        let exponent = matches!(self.peek(), Some(b'e' | b'E'));
-        if exponent {
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            plain = false;
             self.at += 1;
             let _ = self.eat(b'+') || self.eat(b'-');
             self.digits()?;
         }
         let n = if negative { n } else { n.and_then(i64::checked_neg) };
-        Ok(match (n, fraction, exponent) {
-            (Some(n), false, false) => Number::Int(n),
-            (Some(n), true, false) => Number::Fraction(n),
-            _ => Number::Other,
-        })
+        Ok(n.filter(|_| plain))
     }
 
     /// One or more digits.
@@ -399,6 +370,76 @@ fn hex4(text: &[u8], at: usize) -> Option<u32> {
     digits.iter().try_fold(0, |n, &d| Some(n * 16 + char::from(d).to_digit(16)?))
 }
 
+/// The JSON text of the top-level members `names` of the object `text` (`None` where absent), the
+/// whole text checked: for a reader that decodes each itself (the outbox's records, which nest
+/// objects and hold booleans), with [`string_of`] and [`integer_of`]. Apart from [`members`], so
+/// that a reader of the contract's bodies carries none of it.
+///
+/// # Errors
+/// As [`members`]; [`BodyError::Shape`] when a name asked for appears more than once.
+pub fn raw_members<'a, const N: usize>(
+    text: &'a str,
+    names: [&str; N],
+) -> Result<[Option<&'a str>; N], BodyError> {
+    let mut found = [None; N];
+    read_raw(text, &names, &mut found)?;
+    Ok(found)
+}
+
+/// [`raw_members`] without the array size in its type, so it is compiled once.
+fn read_raw<'a>(
+    text: &'a str,
+    names: &[&str],
+    found: &mut [Option<&'a str>],
+) -> Result<(), BodyError> {
+    let mut r = Reader { text, at: 0 };
+    r.ws();
+    r.expect(b'{')?;
+    let mut key = String::new();
+    r.ws();
+    if !r.eat(b'}') {
+        loop {
+            r.expect(b'"')?;
+            key.clear();
+            r.string(Some(&mut key))?;
+            r.ws();
+            r.expect(b':')?;
+            r.ws();
+            let start = r.at;
+            r.value(1)?;
+            let slot = names.iter().position(|name| *name == key).and_then(|i| found.get_mut(i));
+            if let Some(slot) = slot {
+                if slot.replace(text.get(start..r.at).unwrap_or_default()).is_some() {
+                    return Err(BodyError::Shape("a member appears more than once"));
+                }
+            }
+            r.ws();
+            if r.eat(b'}') {
+                break;
+            }
+            r.expect(b',')?;
+            r.ws();
+        }
+    }
+    r.end()
+}
+
+/// A JSON string's text (the member [`raw_members`] gave), decoded; `None` for anything else, or a
+/// string holding an escaped lone surrogate.
+pub fn string_of(raw: &str) -> Option<String> {
+    let mut r = Reader { text: raw, at: 0 };
+    let mut out = String::new();
+    let lone = r.eat(b'"').then(|| r.string(Some(&mut out))).and_then(Result::ok)?;
+    (!lone && r.at == raw.len()).then_some(out)
+}
+
+/// A JSON integer's value (the member [`raw_members`] gave): written without fraction or exponent,
+/// inside the `i64` range; `None` for anything else.
+pub fn integer_of(raw: &str) -> Option<i64> {
+    let mut r = Reader { text: raw, at: 0 };
+    r.number().ok().flatten().filter(|_| r.at == raw.len())
+}
+
 /// Appends `s` as a JSON string literal (quotes included), escaping as RFC 8259 requires.
 pub fn write_string(out: &mut String, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -469,10 +510,9 @@ mod tests {
             Ok([Member::Other("null"), Member::Other("array")])
         );
         assert_eq!(
-            plant(r#"{"name":{"a":"}"} ,"tag":true}"#),
-            Ok([Member::Object(r#"{"a":"}"}"#.into()), Member::Bool(true)])
+            plant(r#"{"name":{"a":"}"},"tag":true}"#),
+            Ok([Member::Other("object"), Member::Other("boolean")])
         );
-        assert_eq!(plant(r#"{"tag":false}"#), Ok([Member::Absent, Member::Bool(false)]));
         for text in ["[]", r#""s""#, "1", "null"] {
             assert_eq!(plant(text), Err(BodyError::Shape("not a JSON object")), "{text}");
         }
@@ -480,13 +520,40 @@ mod tests {
             (r#"{"error":-9223372036854775808}"#, Member::Int(i64::MIN)),
             (r#"{"error":9223372036854775807}"#, Member::Int(i64::MAX)),
             (r#"{"error":9223372036854775808}"#, Member::Other("number")),
-            (r#"{"error":1.0}"#, Member::Fraction(1)),
-            (r#"{"error":-1732800000000.001}"#, Member::Fraction(-1732800000000)),
+            (r#"{"error":1.0}"#, Member::Other("number")),
             (r#"{"error":1e3}"#, Member::Other("number")),
             (r#"{"error":-0}"#, Member::Int(0)),
         ] {
             assert_eq!(members(text.as_bytes(), ["error"]), Ok([member]), "{text}");
         }
+    }
+
+    #[test]
+    fn raw_members_are_the_text_of_each_and_decode_on_their_own() {
+        let text = r#"{"a":"x\u00e9","n":-12.5,"t":true,"o":{"b":[1,{}]},"i":7}"#;
+        let [a, n, t, o, i, gone] = raw_members(text, ["a", "n", "t", "o", "i", "gone"]).unwrap();
+        assert_eq!(
+            [a, n, t, o, i],
+            [Some(r#""x\u00e9""#), Some("-12.5"), Some("true"), Some(r#"{"b":[1,{}]}"#), Some("7")]
+        );
+        assert_eq!(gone, None);
+        assert_eq!(string_of(a.unwrap()), Some("xé".into()));
+        assert_eq!(
+            [integer_of("7"), integer_of("-0"), integer_of("-9223372036854775808")],
+            [Some(7), Some(0), Some(i64::MIN)]
+        );
+        for not in ["-12.5", "1e3", "1.", "7 ", "x", "true", r#""7""#, "9223372036854775808"] {
+            assert_eq!(integer_of(not), None, "{not}");
+        }
+        for not in ["7", r#""\ud800""#, r#""a" "#, "null"] {
+            assert_eq!(string_of(not), None, "{not}");
+        }
+        assert_eq!(
+            raw_members(r#"{"a":1,"a":2}"#, ["a"]),
+            Err(BodyError::Shape("a member appears more than once"))
+        );
+        assert!(raw_members("[1]", ["a"]).is_err() && raw_members(r#"{"a":1} x"#, ["a"]).is_err());
+        assert_eq!(raw_members("{}", ["a"]), Ok([None]));
     }
 
     #[test]

@@ -21,7 +21,7 @@ pub fn open_outbox(options: JsValue) -> Promise {
         let add = |rules: alloc::rc::Rc<crate::outbox::Rules>| {
             let add = move |plant: JsValue| match api::new_plant(&plant) {
                 Ok((plant, bigint)) => rules.record(plant, bigint).map_err(|e| e.to_js()),
-                Err(issues) => Err(rules.client().redact(Draft::validation(issues)).to_js()),
+                Err(issues) => Err(rules.client.redact(Draft::validation(issues)).to_js()),
             };
             Some(Closure::<dyn Fn(JsValue) -> Result<String, JsValue>>::new(add).into_js_value())
         };

@@ -116,7 +116,8 @@ impl OutboxConfig {
     }
 
     /// How long a created entry stays in the store, in milliseconds from when it was created, up to
-    /// [`MAX_TIMEOUT_MS`] ([`DEFAULT_RETENTION_MS`] unless told; 0 removes it at the next round).
+    /// [`MAX_TIMEOUT_MS`](crate::MAX_TIMEOUT_MS) ([`DEFAULT_RETENTION_MS`] unless told; 0 removes it at
+    /// the next round).
     pub fn retention_ms(mut self, retention_ms: u32) -> OutboxConfig {
         self.retention_ms = retention_ms;
         self

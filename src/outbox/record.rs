@@ -19,7 +19,7 @@ use super::entry::{Entry, EntryError, State};
 use super::table::{Event, Held, Sent};
 use crate::Kind;
 use alloc::string::String;
-use plant_store_model::json::{members, write_int, write_string, Member};
+use plant_store_model::json::{integer_of, raw_members, string_of, write_int, write_string};
 use plant_store_model::{NewPlant, Plant};
 
 /// The schema this release writes.
@@ -94,22 +94,19 @@ const NAMES: [&str; 17] = ["v", "key", "id", "plant", "idType", "state", "revisi
     "created", "expiresAt"];
 
 fn entry(text: &str) -> Result<Entry, String> {
-    let found = members(text.as_bytes(), NAMES).map_err(|_| "it is not a JSON object")?;
+    let found = raw_members(text, NAMES).map_err(|_| "it is not a JSON object")?;
     let [v, key, id, plant, id_type, state, revision, attempts, maybe, added, updated, next, not_before, until, error, created, expires] =
         found;
-    let schema = int(&v).unwrap_or(1);
+    let schema = int(v).unwrap_or(1);
     if schema > SCHEMA {
         let release = "it was written by a newer release of plant-store-client (schema ";
         return Err([release, &decimal(schema), "): open the outbox with that release"].concat());
     }
     let key = string(key).filter(|key| !key.is_empty()).ok_or("it has no key")?;
-    let [plant_id, name, tag] = object(&plant, ["id", "name", "tag"]).ok_or("it has no plant")?;
-    let plant_id = match plant_id {
-        Member::Str(id) => id.parse().ok(),
-        id => int(&id),
-    };
+    let [plant_id, name, tag] = object(plant, ["id", "name", "tag"]).ok_or("it has no plant")?;
+    let plant_id = string(plant_id).and_then(|id| id.parse().ok()).or_else(|| int(plant_id));
     let tag = match tag {
-        Member::Absent => None,
+        None => None,
         tag => Some(string(tag).ok_or("its plant's tag is not a string")?),
     };
     let plant_id = plant_id.ok_or("its plant has no id")?;
@@ -117,80 +114,80 @@ fn entry(text: &str) -> Result<Entry, String> {
     let state = string(state).and_then(|name| State::ALL.into_iter().find(|s| s.as_str() == name));
     let state = state.ok_or("it has no state")?;
     let error = match error {
-        Member::Absent => None,
-        error => Some(read_error(&error).ok_or("its error has no kind")?),
+        None => None,
+        error => Some(read_error(error).ok_or("its error has no kind")?),
     };
     let created = match created {
-        Member::Absent => None,
-        created => Some(read_plant(&created).ok_or("its created plant has no name")?),
+        None => None,
+        created => Some(read_plant(created).ok_or("its created plant has no name")?),
     };
     if (state == State::Created) != created.is_some() {
         return Err("its state and its created plant disagree".into());
     }
-    let added_at = time(&added).ok_or("it has no addedAt")?;
+    let added_at = time(added).ok_or("it has no addedAt")?;
     Ok(Entry {
-        attempts: whole(&attempts).ok_or("it has no attempts")?,
-        maybe_created: maybe == Member::Bool(true),
-        updated_at: time(&updated).unwrap_or(added_at),
-        next_attempt_at: time(&next),
-        not_before: time(&not_before),
+        attempts: whole(attempts).ok_or("it has no attempts")?,
+        maybe_created: maybe == Some("true"),
+        updated_at: time(updated).unwrap_or(added_at),
+        next_attempt_at: time(next),
+        not_before: time(not_before),
         error,
         created,
-        revision: whole(&revision).unwrap_or(0),
-        bigint: string(id_type).as_deref() == Some("bigint"),
-        sending_until: time(&until),
-        expires_at: time(&expires),
+        revision: whole(revision).unwrap_or(0),
+        bigint: id_type == Some(r#""bigint""#),
+        sending_until: time(until),
+        expires_at: time(expires),
         // Schema 3 writes the plant's id beside it while the store finds the entry by it.
-        by_id: schema < SCHEMA || id != Member::Absent,
+        by_id: schema < SCHEMA || id.is_some(),
         state,
         ..Entry::new(key, plant, false, added_at)
     })
 }
 
-fn read_error(member: &Member) -> Option<EntryError> {
-    let [kind, status, code, message] = object(member, ["kind", "status", "code", "message"])?;
+fn read_error(raw: Option<&str>) -> Option<EntryError> {
+    let [kind, status, code, message] = object(raw, ["kind", "status", "code", "message"])?;
     Some(EntryError {
         kind: string(kind)?.parse::<Kind>().ok()?,
-        status: int(&status).and_then(|n| u16::try_from(n).ok()),
-        code: int(&code).and_then(|n| i32::try_from(n).ok()),
+        status: int(status).and_then(|n| u16::try_from(n).ok()),
+        code: int(code).and_then(|n| i32::try_from(n).ok()),
         message: string(message).unwrap_or_default(),
     })
 }
 
-fn read_plant(member: &Member) -> Option<Plant> {
-    let [name, tag] = object(member, ["name", "tag"])?;
+fn read_plant(raw: Option<&str>) -> Option<Plant> {
+    let [name, tag] = object(raw, ["name", "tag"])?;
     Some(Plant { name: string(name)?, tag: string(tag) })
 }
 
-/// The event the shell names, with its detail: `take` (`lock`, `force`, both, or neither),
-/// `migrate` (`duplicate` or not), `add` (a new entry's record), `settled` ([`settled`]'s text),
+/// The event the shell names, with its detail: `take` (`lock force`, `lock`, `force` or none),
+/// `migrate` (`duplicate` or none), `add` (a new entry's record), `settled` ([`settled`]'s text),
 /// and `retry`, `resolve`, `remove`, `expire` and `check`.
 pub(crate) fn event(name: &str, detail: &str) -> Option<Event> {
-    let has = |word| detail.split(' ').any(|w| w == word);
+    let lock = detail.starts_with("lock");
     Some(match name {
         "add" => match read(detail) {
             Held::Entry(entry) => Event::Add(entry),
             _ => return None,
         },
-        "take" => Event::Take { lock: has("lock"), force: has("force") },
+        "take" => Event::Take { lock, force: detail.ends_with("force") },
         "settled" => {
             let names =
                 ["taken", "yielded", "requests", "maybeCreated", "retryAfterMs", "plant", "error"];
             let [taken, yielded, requests, maybe, after, plant, error] =
-                members(detail.as_bytes(), names).ok()?;
-            let outcome = match read_plant(&plant) {
+                raw_members(detail, names).ok()?;
+            let outcome = match read_plant(plant) {
                 Some(plant) => Ok(plant),
-                None => Err(read_error(&error)?),
+                None => Err(read_error(error)?),
             };
             let sent = Sent {
                 outcome,
-                requests: whole(&requests)?,
-                maybe_created: maybe == Member::Bool(true),
-                retry_after_ms: whole(&after),
+                requests: whole(requests)?,
+                maybe_created: maybe == Some("true"),
+                retry_after_ms: whole(after),
             };
-            Event::Settled { taken: whole(&taken)?, yielded: yielded == Member::Bool(true), sent }
+            Event::Settled { taken: whole(taken)?, yielded: yielded == Some("true"), sent }
         }
-        "migrate" => Event::Migrate { duplicate: has("duplicate") },
+        "migrate" => Event::Migrate { duplicate: detail == "duplicate" },
         "retry" => Event::Retry,
         "resolve" => Event::Resolve,
         "remove" => Event::Remove,
@@ -215,37 +212,30 @@ pub(crate) fn settled(taken: u32, yielded: bool, sent: &Sent) -> String {
 }
 
 /// The members `names` of a member that is an object.
-fn object<const N: usize>(member: &Member, names: [&str; N]) -> Option<[Member; N]> {
-    match member {
-        Member::Object(text) => members(text.as_bytes(), names).ok(),
-        _ => None,
-    }
+fn object<'a, const N: usize>(
+    raw: Option<&'a str>,
+    names: [&str; N],
+) -> Option<[Option<&'a str>; N]> {
+    raw_members(raw?, names).ok()
 }
 
-fn string(member: Member) -> Option<String> {
-    match member {
-        Member::Str(text) => Some(text),
-        _ => None,
-    }
+fn string(raw: Option<&str>) -> Option<String> {
+    string_of(raw?)
 }
 
-fn int(member: &Member) -> Option<i64> {
-    match member {
-        Member::Int(n) => Some(*n),
-        _ => None,
-    }
+fn int(raw: Option<&str>) -> Option<i64> {
+    integer_of(raw?)
 }
 
-fn whole(member: &Member) -> Option<u32> {
-    int(member).and_then(|n| u32::try_from(n).ok())
+fn whole(raw: Option<&str>) -> Option<u32> {
+    int(raw).and_then(|n| u32::try_from(n).ok())
 }
 
 /// A time: schema 2 kept some with a fraction, of which the whole part is read.
-fn time(member: &Member) -> Option<f64> {
-    match member {
-        Member::Int(n) | Member::Fraction(n) => Some(*n as f64),
-        _ => None,
-    }
+fn time(raw: Option<&str>) -> Option<f64> {
+    let raw = raw?;
+    let whole = raw.get(..raw.bytes().position(|b| b == b'.').unwrap_or(raw.len()));
+    int(whole).map(|n| n as f64)
 }
 
 /// `n` in decimal, by the model's JSON writer (`format!` would bring core's formatting).

@@ -20,7 +20,7 @@ use web_sys::AbortSignal;
 
 /// What an outbox's shell is handed.
 pub(crate) struct Rules {
-    pub(super) client: Client,
+    pub(crate) client: Client,
     /// How long a send may take: the client's timeout, and a second to record its answer.
     send_ms: f64,
     retention_ms: f64,
@@ -64,11 +64,6 @@ impl Rules {
         Ok(record::write(&Entry::new(key, plant, bigint, added_at)))
     }
 
-    /// The client it sends with.
-    pub(crate) fn client(&self) -> &Client {
-        &self.client
-    }
-
     /// Sends the entry `record` holds, with its key: the promise of its `settled` event. `signal`
     /// is the shell's, aborted when its tab lets go (the entry is then left for the next sender).
     fn send(self: &Rc<Self>, record: &str, signal: AbortSignal) -> Promise {
@@ -82,7 +77,10 @@ impl Rules {
             let options = CallOptions::new()
                 .idempotency_key(IdempotencyKey::Given(entry.key.clone()))
                 .signal(signal.clone())
-                .after_attempt(move |attempt| Ok(counted.set(attempt.number)));
+                .after_attempt(move |attempt| {
+                    counted.set(attempt.number);
+                    Ok(())
+                });
             let outcome = rules.client.create_plant_with(&entry.plant, &options).await;
             let sent = Sent::of(&outcome, requests.get());
             Ok(record::settled(entry.revision, signal.aborted(), &sent).into())

@@ -75,13 +75,18 @@ pub(crate) struct Sent {
 impl Sent {
     /// What the client's call `outcome` tells, its requests counted by the call's after hook.
     pub(crate) fn of(outcome: &Result<Plant, Error>, requests: u32) -> Sent {
-        let (maybe_created, retry_after_ms) = match outcome {
-            Ok(_) => (false, None),
-            Err(e) => (e.maybe_created(), e.retry_after_ms()),
-        };
-        let requests = outcome.as_ref().err().map_or(requests, |e| requests.max(e.attempts()));
-        let outcome = outcome.as_ref().map(Plant::clone).map_err(EntryError::from);
-        Sent { outcome, requests, maybe_created, retry_after_ms }
+        let (maybe_created, retry_after_ms) = (false, None);
+        match outcome {
+            Ok(plant) => {
+                Sent { outcome: Ok(plant.clone()), requests, maybe_created, retry_after_ms }
+            }
+            Err(e) => Sent {
+                outcome: Err(e.into()),
+                requests: requests.max(e.attempts()),
+                maybe_created: e.maybe_created(),
+                retry_after_ms: e.retry_after_ms(),
+            },
+        }
     }
 }
 

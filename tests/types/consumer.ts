@@ -182,7 +182,7 @@ async function wrongUses(): Promise<void> {
   result.value;
 }
 
-// Issues 33 and 37: the outbox.
+// Issues 33, 37 and 43: the outbox.
 async function outboxes(): Promise<void> {
   const store: OutboxStore = new MemoryStore();
   const settings: PlantOutboxOptions = { ...options, name: 'plants', store, concurrency: 2, retentionMs: 3_600_000 };
@@ -200,9 +200,14 @@ async function outboxes(): Promise<void> {
   });
   const entry: OutboxEntry = await outbox.add({ id: 9007199254740993n, name: 'Fern' });
   const key: string = entry.key;
-  const entries: OutboxEntry[] = outbox.entries();
+  const entries: readonly OutboxEntry[] = outbox.entries();
+  // Bound, for React's useSyncExternalStore(subscribe, getSnapshot).
+  const [getSnapshot, subscribe] = [outbox.entries, outbox.subscribe];
+  const unsubscribe: () => void = subscribe(() => void getSnapshot().length);
+  unsubscribe();
+  const held: OutboxEntry | undefined = await outbox.get(key);
   const aside: OutboxUnreadable[] = outbox.unreadable();
-  const reason: string | undefined = aside[0]?.key;
+  const reason: string = aside[0]?.reason ?? '';
   await outbox.flush();
   await outbox.retry(key);
   await outbox.markCreated(key);
@@ -210,7 +215,9 @@ async function outboxes(): Promise<void> {
   outbox.pause();
   outbox.resume();
   outbox.close();
-  void [entries, reason];
+  void [entries, reason, held];
+  // @ts-expect-error: the entries are the outbox's snapshot, not to be changed
+  outbox.entries().push(entry);
   // @ts-expect-error: an outbox needs a name
   await PlantOutbox.open({ ...options });
   // @ts-expect-error: it is opened, never constructed
