@@ -1,25 +1,23 @@
-//! The client and its one call, read top to bottom after ureq's `run.rs`: [`Call::run`] is a loop
-//! of attempts; [`Call::attempt`] gets the token, builds the headers, exchanges (`exchange.rs`)
-//! and says what the answer means (`answer.rs`); after a failed attempt [`answer::next`] says what
-//! comes next. Every error the call ends with leaves through [`Call::fail`]. Also here:
+//! The client and its one call, sans IO: [`Call::step`] takes what happened ([`Input`]) and says
+//! what to do next ([`Action`]), synchronously, so that `cargo test` runs a whole call natively. It
+//! reads top to bottom as ureq's loop does: an attempt gets its token, is sent, its answer read up to
+//! a bound and judged (`answer.rs`); after a failed one, [`answer::next`] says whether to refresh
+//! the token, wait and try again, or stop. Every error the call ends with leaves through
+//! [`Call::fail`]. What does the IO is the JS shell (`js/call.js`, driven by `shell.rs`). Also here:
 //! [`plant_object`], a plant as the JS object its callers hand on.
 
-use crate::answer::{self, Budget, Learnt, Next, PLATFORM};
+use crate::answer::{self, Budget, Clock, Learnt, Next, PLATFORM};
 use crate::config::{CallOptions, Config, IdempotencyKey, Retry, Settings};
-use crate::error::{Draft, Error};
-use crate::exchange::{self, Failure, Guard, Stop, Stops};
-use crate::hooks::{self, After, Attempt, AttemptOutcome, Callback, Fetch};
+use crate::error::{decimal, Draft, Error, Kind};
+use crate::hooks::{self, After, AttemptOutcome, Callback};
 use crate::token::Credential;
-use alloc::borrow::Cow;
-use alloc::boxed::Box;
 use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
-use core::{future::Future, pin::Pin};
-use js_sys::{Date, Object};
+use js_sys::{Function, Object};
 use plant_store_model::{NewPlant, Plant, Token};
 use wasm_bindgen::prelude::*;
-use web_sys::Headers;
+use web_sys::AbortSignal;
 
 /// A Plant Store client: checked settings, shared by its clones and by every call.
 ///
@@ -39,7 +37,7 @@ use web_sys::Headers;
 /// # }
 /// ```
 #[derive(Clone)]
-pub struct Client(Rc<Settings>);
+pub struct Client(pub(crate) Rc<Settings>);
 
 impl core::fmt::Debug for Client {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -62,9 +60,10 @@ impl Client {
 
     /// Sends `plant` to `POST {baseUrl}/plants` and returns the Plant the store created.
     ///
-    /// Dropping the future before it is done aborts the request. With a token source, a 401
-    /// makes the client ask it once for a new token (`{ refresh: true }`), shared by every call
-    /// of the client refused with the same token, and send the request once more with it.
+    /// Dropping the future before it is done lets the call run to its end (its timeout bounds it).
+    /// With a token source, a 401 makes the client ask it once for a new token (`{ refresh: true
+    /// }`), shared by every call of the client refused with the same token, and send the request
+    /// once more with it.
     ///
     /// # Errors
     /// An [`Error`] of kind `network` (fetch failed), `timeout`, `aborted` (the client's signal),
@@ -85,7 +84,16 @@ impl Client {
         plant: &NewPlant,
         options: &CallOptions,
     ) -> Result<Plant, Error> {
-        self.start(plant, options)?.run().await
+        let outcome = Rc::new(core::cell::RefCell::new(None));
+        let kept = outcome.clone();
+        let end = move |result| {
+            *kept.borrow_mut() = Some(result);
+            Ok(JsValue::UNDEFINED)
+        };
+        let running = crate::shell::run(self.start(plant, options)?, end);
+        let _ = js_sys::futures::JsFuture::from(running).await;
+        let ended = outcome.borrow_mut().take();
+        ended.unwrap_or_else(|| Err(Error::config("the call ended without an outcome")))
     }
 
     /// `draft` as an error of this client before any request: redacted against its fixed token.
@@ -97,50 +105,135 @@ impl Client {
     }
 
     /// Starts a call, at once (its timeout counts from here): the request body, the fetch to call,
-    /// the retries and the key, the timeout and the signals. Fails without sending when an option
-    /// of the call is wrong, there is no fetch, or a signal is already aborted.
+    /// the retries and the key, the signals. Fails without sending when an option of the call is
+    /// wrong or there is no fetch.
     pub(crate) fn start(&self, plant: &NewPlant, options: &CallOptions) -> Result<Call, Error> {
         let config = &self.0.config;
         let redact = |draft| self.redact(draft);
         let (retry, key) = options.check(config).map_err(redact)?;
-        let fetch = exchange::fetch_of(config.fetch.as_ref()).map_err(redact)?;
+        let fetch = crate::shell::fetch_of(config.fetch.as_ref()).map_err(redact)?;
         let signals = [config.signal.as_ref(), options.signal.as_ref()];
-        let signals = signals.into_iter().flatten().cloned().collect();
-        let stops = Stops::start(config.timeout_ms, signals).map_err(redact)?;
         Ok(Call {
             client: self.clone(),
-            body: JsValue::from_str(&plant.to_json()),
+            body: plant.to_json(),
             echoed: plant.name.len() + plant.tag.as_ref().map_or(0, String::len),
             fetch,
-            stops,
+            signals: signals.into_iter().flatten().cloned().collect(),
+            cross_origin: crate::shell::cross_origin(&self.0.url),
             retry,
             key,
             after: options.after.clone(),
+            clock: &PLATFORM,
+            ends_at: (PLATFORM.now)() + f64::from(config.timeout_ms),
             sent: 0,
             maybe_created: false,
             refreshed: false,
             fresh: None,
             tokens: Vec::new(),
             last: None,
+            at: At::Start,
         })
     }
 }
 
-/// One call, started: run it to its Plant or its error. Dropping it aborts the request.
+/// What happened, as the shell tells it.
+pub(crate) enum Input {
+    /// The call begins, or what was awaited (a token's promise) settled with this value.
+    Value(Value),
+    /// What was awaited, fetch or reading the body threw or rejected: with what, and what the
+    /// runtime said of it down its cause chain (`shell::said`).
+    Threw(JsValue, Option<Vec<(String, String)>>),
+    /// The request could not be made: a before hook threw, or broke a rule.
+    Refused(Draft),
+    /// The call or its attempt stopped before what it awaited settled.
+    Stopped(Stop),
+    /// fetch resolved: the head of its answer, `None` when it is not a Response.
+    Answer(Option<Head>),
+    /// The body, up to the limit; and whether that is all of it.
+    Body(Vec<u8>, bool),
+    /// A wait is over.
+    Waited,
+}
+
+/// A value JavaScript gave, as the call judges it: its text when it is a string, else its type.
+pub(crate) struct Value {
+    pub(crate) text: Option<String>,
+    pub(crate) kind: String,
+}
+
+/// The head of an answer, as read: its status (a forgery may give any value), its `type`, its
+/// headers and the `Retry-After` among them.
+pub(crate) struct Head {
+    pub(crate) status: Option<f64>,
+    pub(crate) kind: Option<String>,
+    pub(crate) headers: JsValue,
+    pub(crate) retry_after: Option<String>,
+}
+
+/// Why a call, or one of its attempts, stopped before it was done.
+#[derive(Clone)]
+pub(crate) enum Stop {
+    /// A caller's signal aborted; its reason, when it has one.
+    Aborted(Option<JsValue>),
+    /// The call's timeout passed.
+    TimedOut,
+    /// The attempt's own time (`retry.attemptTimeoutMs`) passed.
+    AttemptTimedOut,
+}
+
+/// What the shell does next.
+pub(crate) enum Action {
+    /// Await this (a token source's promise or value), then tell what it settled with.
+    Await(JsValue),
+    /// Send the request: its headers in order, then `Authorization` (after the before hook); the
+    /// attempt's own time when it has one. The answer's head is told, then its body read.
+    Fetch { headers: Vec<(String, String)>, authorization: String, attempt_ms: Option<u32> },
+    /// Read the body, up to this many bytes.
+    Read(usize),
+    /// Wait this many milliseconds, then tell that the wait is over.
+    Wait(u32),
+    /// The call is over.
+    Done(Result<Plant, Error>),
+}
+
+/// Where a call stands: what its next input answers. An attempt's own state is its token (when a
+/// source's), when it began, and once its head came, the status, headers and `Retry-After`.
+enum At {
+    /// The next attempt begins.
+    Start,
+    /// A token source's token is awaited; after a 401, its new one, for the stale one.
+    Token(Option<Token>),
+    /// fetch is awaited.
+    Fetch(Option<Token>, f64),
+    /// The body is read, up to the limit.
+    Body(Option<Token>, f64, u16, JsValue, Option<String>, usize),
+    /// A wait before the next attempt.
+    Wait,
+    /// The call is over.
+    Done,
+}
+
+/// One call, started: step it to its Plant or its error.
 pub(crate) struct Call {
     client: Client,
     /// The NewPlant as JSON, sent by every attempt.
-    body: JsValue,
+    pub(crate) body: String,
     /// The bytes of the name and tag, which a 200 echoes.
     echoed: usize,
-    fetch: Callback<Fetch>,
-    /// The call's timeout and signals.
-    stops: Stops,
+    /// The fetch to call: `options.fetch`, or the global one.
+    pub(crate) fetch: Function,
+    /// The caller's signals that abort the call.
+    pub(crate) signals: Vec<AbortSignal>,
+    /// The page is on another origin than the store: a failed fetch may be its CORS.
+    cross_origin: bool,
     retry: Retry,
     /// `Off`, or the key every attempt sends.
     key: IdempotencyKey,
     /// The call's own after hook, called after the client's.
     after: Option<Callback<After>>,
+    clock: &'static Clock,
+    /// When the call times out, in milliseconds since the epoch.
+    ends_at: f64,
     /// Requests sent so far.
     sent: u32,
     /// One of them may have created the plant without the call learning it.
@@ -153,194 +246,253 @@ pub(crate) struct Call {
     tokens: Vec<Token>,
     /// The error of the latest attempt that failed: the next error's `earlier`.
     last: Option<Error>,
-}
-
-/// What one attempt learnt: how it ended, what the decision reads, the source's token it sent,
-/// and what the after hook sees of the answer.
-struct Tried {
-    outcome: Result<Plant, Draft>,
-    learnt: Learnt,
-    token: Option<Token>,
-    headers: Option<Headers>,
-    duration_ms: f64,
+    at: At,
 }
 
 impl Call {
-    /// Runs the call: its attempts, the waits between them and a token refresh after a 401. Boxed,
-    /// so that one copy of the call's code serves every caller (the JS exports, the Rust API, the
-    /// outbox), where each would inline its own.
-    pub(crate) fn run(mut self) -> Pin<Box<dyn Future<Output = Result<Plant, Error>>>> {
-        Box::pin(async move {
-            let client = self.client.clone();
-            loop {
-                let tried = match self.attempt().await {
-                    Ok(tried) => tried,
-                    Err(draft) => return Err(self.fail(draft)),
+    /// The client the call is of.
+    pub(crate) fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// The number of the attempt being sent (1 for the first).
+    pub(crate) fn attempt(&self) -> u32 {
+        self.sent + 1
+    }
+
+    /// What to do after `input`.
+    pub(crate) fn step(&mut self, input: Input) -> Action {
+        let url = self.client.0.url.clone();
+        match (core::mem::replace(&mut self.at, At::Done), input) {
+            (At::Start, Input::Value(_)) | (At::Wait, Input::Waited) => self.begin(),
+            (At::Token(stale), Input::Value(value)) => match returned(value) {
+                Ok(token) if stale.is_none() => self.send(Some(token)),
+                Ok(token) => {
+                    self.fresh = Some(token);
+                    self.begin()
+                }
+                Err(draft) => self.forget(stale, draft),
+            },
+            (At::Token(stale), Input::Threw(cause, _)) => {
+                let draft = token_failed(stale.is_some()).with_cause(cause);
+                self.forget(stale, draft)
+            }
+            (At::Fetch(..), Input::Refused(draft)) => self.end(draft),
+            (At::Fetch(token, began), Input::Threw(cause, said)) => {
+                let (why, refused) = answer::why(said.as_deref());
+                let preflight = self.cross_origin.then(|| self.preflight());
+                let draft = answer::unreachable(&url, &why, cause, preflight.as_deref());
+                let learnt = Learnt { sent: true, refused, ..Learnt::default() };
+                self.attempted(Err(draft), learnt, JsValue::UNDEFINED, token, began)
+            }
+            (At::Fetch(token, began), Input::Answer(head)) => {
+                let valid = |n: &f64| (0.0..=999.0).contains(n) && *n == f64::from(*n as u16);
+                let status = head.as_ref().and_then(|head| head.status).filter(valid);
+                let (Some(head), Some(status)) = (head, status) else {
+                    let learnt = Learnt { sent: true, ..Learnt::default() };
+                    let draft = answer::not_a_response();
+                    return self.attempted(Err(draft), learnt, JsValue::UNDEFINED, token, began);
                 };
-                let Tried { outcome, learnt, token, headers, duration_ms } = tried;
-                self.sent += u32::from(learnt.sent);
-                // Only a 4xx, a 503 or a connection never made says that the store did not create
-                // the plant.
-                self.maybe_created |= learnt.sent
-                    && !learnt.refused
-                    && outcome.is_err()
-                    && !matches!(learnt.status, Some(400..=499 | 503));
-                let (next, outcome) = match outcome {
-                    Ok(plant) => (None, Ok(plant)),
-                    Err(draft) => {
-                        let budget = Budget {
-                            retry: self.retry,
-                            sent: self.sent,
-                            refreshable: matches!(client.0.credential, Credential::Source(_)),
-                            refreshed: self.refreshed,
-                            ends_at: self.stops.ends_at,
-                        };
-                        let next = answer::next(&draft, &learnt, &budget, &PLATFORM);
-                        let asked = if let Next::Stop(asked) = next { asked } else { None };
-                        (Some(next), Err(self.fail(draft.with_retry_after(asked))))
-                    }
-                };
-                let hooks = [&client.0.config.after, &self.after];
-                if learnt.sent && hooks.iter().any(|hook| hook.is_some()) {
-                    let seen = AttemptOutcome {
-                        url: &client.0.url,
-                        number: self.sent,
-                        duration_ms,
-                        status: learnt.status,
-                        headers: headers.as_ref(),
-                        error: outcome.as_ref().err(),
+                let status = status as u16;
+                let retry_after = head.retry_after.filter(|_| matches!(status, 429 | 503));
+                let opaque = status == 0 && head.kind.as_deref() == Some("opaqueredirect");
+                if (300..400).contains(&status) || opaque {
+                    let learnt = Learnt {
+                        sent: true,
+                        status: Some(status),
+                        retry_after,
+                        ..Learnt::default()
                     };
-                    let said = hooks.into_iter().flatten().try_for_each(|hook| hook.0(&seen));
-                    if let Err(cause) = said {
-                        // The plant exists after a Plant; the attempt's error is the earlier one.
-                        self.maybe_created |= outcome.is_ok();
-                        self.last = outcome.err();
-                        return Err(self.fail(hooks::threw("options.afterAttempt", cause)));
-                    }
+                    let draft = answer::redirect(status);
+                    return self.attempted(Err(draft), learnt, head.headers, token, began);
                 }
-                let error = match outcome {
-                    Ok(plant) => return Ok(plant),
-                    Err(error) => error,
-                };
-                match (next, &client.0.credential, token) {
-                    (Some(Next::Refresh), Credential::Source(source), Some(stale)) => {
-                        self.last = Some(error);
-                        self.refreshed = true;
-                        let token = source.refresh(stale, &self.stops).await;
-                        self.fresh = Some(token.map_err(|draft| self.fail(draft))?);
-                    }
-                    (Some(Next::Wait(ms)), _, _) => {
-                        self.last = Some(error);
-                        if let Err(stop) = self.stops.sleep(ms).await {
-                            return Err(self.fail(self.stops.draft(stop)));
-                        }
-                    }
-                    _ => return Err(error),
-                }
-            }
-        })
-    }
-
-    /// One attempt: the token, the headers, fetch, the answer read up to its bound, and what it
-    /// means. An `Err` is an attempt that never got to send (no token, a hook said no, the call
-    /// stopped), which ends the call.
-    async fn attempt(&mut self) -> Result<Tried, Draft> {
-        let client = self.client.clone();
-        let settings = &*client.0;
-        let url = &settings.url;
-        let token = match &settings.credential {
-            Credential::Fixed(token) => Cow::Borrowed(token),
-            Credential::Source(source) => {
-                let token = match self.fresh.take() {
-                    Some(token) => token,
-                    None => source.token(&self.stops).await?,
-                };
-                self.tokens.push(token.clone());
-                Cow::Owned(token)
-            }
-        };
-        let headers = self.headers(settings, &token)?;
-        let mut timed_out = false;
-        let mut failed = |failure: Failure| {
-            timed_out = matches!(failure, Failure::Stopped(Stop::AttemptTimedOut));
-            self.failed(failure)
-        };
-        let mut guard =
-            Guard::new(&self.stops, self.retry.attempt_timeout_ms).map_err(&mut failed)?;
-        let began = Date::now();
-        let head = guard.fetch(&*self.fetch.0, url, &headers, &self.body).await;
-        let (status, answered) = match &head {
-            Ok(Some(head)) => (Some(head.status), head.headers.clone()),
-            _ => (None, None),
-        };
-        let mut refused = false;
-        let outcome = match head {
-            Err(Failure::Threw(cause)) => {
-                let (why, never_connected) = answer::why(exchange::said(&cause).as_deref());
-                refused = never_connected;
-                let preflight = exchange::cross_origin(url).then(|| self.preflight(settings));
-                Err(answer::unreachable(url, &why, cause, preflight.as_deref()))
-            }
-            Err(failure) => Err(failed(failure)),
-            Ok(None) => Err(answer::not_a_response()),
-            Ok(Some(head)) => {
-                let (status, redirect) = (head.status, head.redirect);
                 let limit = answer::limit(status, self.echoed);
-                match guard.read(head, limit).await {
-                    Ok(_) if redirect => Err(answer::redirect(status)),
-                    Ok((body, complete)) => answer::outcome(status, &body, complete, limit, url),
-                    Err(failure) => Err(failed(failure)),
-                }
+                self.at = At::Body(token, began, status, head.headers, retry_after, limit);
+                Action::Read(limit)
             }
-        };
-        let retry_after = match (status, &answered) {
-            (Some(429 | 503), Some(headers)) => headers.get("retry-after").ok().flatten(),
-            _ => None,
-        };
-        let learnt = Learnt { sent: guard.sent, refused, status, retry_after, timed_out };
-        drop(guard);
-        let duration_ms = Date::now() - began;
-        let token = match token {
-            Cow::Owned(token) => Some(token),
-            Cow::Borrowed(_) => None,
-        };
-        Ok(Tried { outcome, learnt, token, headers: answered, duration_ms })
+            (At::Body(token, began, status, headers, retry_after, limit), input) => {
+                let mut learnt =
+                    Learnt { sent: true, status: Some(status), retry_after, ..Learnt::default() };
+                let outcome = match input {
+                    Input::Body(bytes, complete) => {
+                        answer::outcome(status, &bytes, complete, limit, &url)
+                    }
+                    Input::Threw(cause, said) => {
+                        let (why, _) = answer::why(said.as_deref());
+                        Err(answer::unreachable(&url, &why, cause, None))
+                    }
+                    Input::Stopped(stop) => {
+                        learnt.timed_out = matches!(stop, Stop::AttemptTimedOut);
+                        Err(self.stopped(stop))
+                    }
+                    _ => Err(Draft::config("the call was told what it did not ask for")),
+                };
+                self.attempted(outcome, learnt, headers, token, began)
+            }
+            (At::Fetch(token, began), Input::Stopped(stop)) => {
+                let timed_out = matches!(stop, Stop::AttemptTimedOut);
+                let learnt = Learnt { sent: true, timed_out, ..Learnt::default() };
+                let draft = self.stopped(stop);
+                self.attempted(Err(draft), learnt, JsValue::UNDEFINED, token, began)
+            }
+            (_, Input::Stopped(stop)) => {
+                let draft = self.stopped(stop);
+                self.end(draft)
+            }
+            (At::Done, _) => Action::Done(Err(Error::config("the call is over"))),
+            _ => self.end(Draft::config("the call was told what it did not ask for")),
+        }
+    }
+}
+
+impl Call {
+    /// Begins an attempt: its token (a fixed one, the refreshed one, or a source's, awaited), then
+    /// its request.
+    fn begin(&mut self) -> Action {
+        let client = self.client.clone();
+        let Credential::Source(source) = &client.0.credential else { return self.send(None) };
+        if let Some(token) = self.fresh.take() {
+            return self.send(Some(token));
+        }
+        match source.ask(false) {
+            Ok(asked) => {
+                self.at = At::Token(None);
+                Action::Await(asked)
+            }
+            Err(cause) => self.end(token_failed(false).with_cause(cause)),
+        }
     }
 
-    /// The attempt's request headers, one `Headers` built from the settings: `Accept`,
-    /// `Content-Type`, the extra ones (checked by `Config::check`) and the `Idempotency-Key`, then
-    /// what the before hook adds, then `Authorization`.
-    fn headers(&self, settings: &Settings, token: &Token) -> Result<Headers, Draft> {
-        let headers = Headers::new().map_err(|cause| self.failed(Failure::Threw(cause)))?;
-        let json = "application/json";
-        let _ = headers.set("Accept", json);
-        let _ = headers.set("Content-Type", json);
-        for (name, value) in &settings.config.headers {
-            let _ = headers.set(name, value);
-        }
+    /// The attempt's request, with `token` when it is a source's (else the fixed one): `Accept`,
+    /// `Content-Type`, the extra headers (checked by `Config::check`), the `Idempotency-Key`, then
+    /// `Authorization`, which the before hook does not see.
+    fn send(&mut self, token: Option<Token>) -> Action {
+        let settings = &self.client.0;
+        let bearer = match (&token, &settings.credential) {
+            (Some(token), _) | (None, Credential::Fixed(token)) => token.expose(),
+            (None, Credential::Source(_)) => "",
+        };
+        let json = || String::from("application/json");
+        let mut headers = Vec::from([("Accept".into(), json()), ("Content-Type".into(), json())]);
+        headers.extend(settings.config.headers.iter().cloned());
         if let IdempotencyKey::Given(key) = &self.key {
-            let _ = headers.set("Idempotency-Key", &["\"", key, "\""].concat());
+            headers.push(("Idempotency-Key".into(), ["\"", key, "\""].concat()));
         }
-        if let Some(before) = &settings.config.before {
-            let attempt = Attempt { url: &settings.url, number: self.sent + 1, headers: &headers };
-            before.0(&attempt).map_err(|cause| hooks::threw("options.beforeAttempt", cause))?;
-            let content_type = headers.get("content-type").ok().flatten();
-            if headers.has("authorization").unwrap_or(true) || content_type.as_deref() != Some(json)
-            {
-                let message =
-                    "options.beforeAttempt may not set Authorization or change Content-Type";
-                return Err(Draft::config(message));
+        let authorization = ["Bearer ", bearer].concat();
+        if let Some(token) = &token {
+            self.tokens.push(token.clone());
+        }
+        self.at = At::Fetch(token, (self.clock.now)());
+        Action::Fetch { headers, authorization, attempt_ms: self.retry.attempt_timeout_ms }
+    }
+
+    /// After an attempt that came to `outcome` (and learnt what the decision reads): the Plant, or
+    /// the error, and what comes next: the token refreshed, a wait, or the end. The after hooks see
+    /// each attempt that sent a request, with the answer's `headers`.
+    fn attempted(
+        &mut self,
+        outcome: Result<Plant, Draft>,
+        learnt: Learnt,
+        headers: JsValue,
+        token: Option<Token>,
+        began: f64,
+    ) -> Action {
+        let client = self.client.clone();
+        self.sent += u32::from(learnt.sent);
+        // Only a 4xx, a 503 or a connection never made says that the store did not create it.
+        self.maybe_created |= learnt.sent
+            && !learnt.refused
+            && outcome.is_err()
+            && !matches!(learnt.status, Some(400..=499 | 503));
+        let (next, outcome) = match outcome {
+            Ok(plant) => (Next::Stop(None), Ok(plant)),
+            Err(draft) => {
+                let budget = Budget {
+                    retry: self.retry,
+                    sent: self.sent,
+                    refreshable: matches!(client.0.credential, Credential::Source(_)),
+                    refreshed: self.refreshed,
+                    ends_at: self.ends_at,
+                };
+                let next = answer::next(&draft, &learnt, &budget, self.clock);
+                let asked = if let Next::Stop(asked) = next { asked } else { None };
+                (next, Err(self.fail(draft.with_retry_after(asked))))
+            }
+        };
+        let after = self.after.clone();
+        let hooks = [&client.0.config.after, &after];
+        if learnt.sent && hooks.iter().any(|hook| hook.is_some()) {
+            let seen = AttemptOutcome {
+                url: &client.0.url,
+                number: self.sent,
+                duration_ms: (self.clock.now)() - began,
+                status: learnt.status,
+                headers: headers.dyn_ref(),
+                error: outcome.as_ref().err(),
+            };
+            if let Err(cause) = hooks.into_iter().flatten().try_for_each(|hook| hook.0(&seen)) {
+                // The plant exists after a Plant; the attempt's error is the earlier one.
+                self.maybe_created |= outcome.is_ok();
+                self.last = outcome.err();
+                return self.end(hooks::threw("options.afterAttempt", cause));
             }
         }
-        let _ = headers.set("Authorization", &["Bearer ", token.expose()].concat());
-        Ok(headers)
+        let error = match outcome {
+            Ok(plant) => return Action::Done(Ok(plant)),
+            Err(error) => error,
+        };
+        match (next, &client.0.credential, token) {
+            (Next::Refresh, Credential::Source(source), Some(stale)) => {
+                self.last = Some(error);
+                self.refreshed = true;
+                let asked = source.refreshed(&stale);
+                self.at = At::Token(Some(stale));
+                Action::Await(asked)
+            }
+            (Next::Wait(ms), _, _) => {
+                self.last = Some(error);
+                self.at = At::Wait;
+                Action::Wait(ms)
+            }
+            _ => Action::Done(Err(error)),
+        }
+    }
+
+    /// The refresh for `stale` failed with `draft`: it is forgotten, so that a later 401 asks
+    /// again, and the call ends.
+    fn forget(&mut self, stale: Option<Token>, draft: Draft) -> Action {
+        if let (Some(stale), Credential::Source(source)) = (&stale, &self.client.0.credential) {
+            source.forget(stale);
+        }
+        self.end(draft)
+    }
+
+    /// The call ends with `draft`.
+    fn end(&mut self, draft: Draft) -> Action {
+        self.at = At::Done;
+        Action::Done(Err(self.fail(draft)))
+    }
+
+    /// The error of a call, or an attempt, that stopped.
+    fn stopped(&self, stop: Stop) -> Draft {
+        let message = match stop {
+            Stop::Aborted(reason) => return aborted(reason),
+            Stop::TimedOut => {
+                let ms = decimal(self.client.0.config.timeout_ms.into());
+                ["no answer from the Plant Store within ", &ms, " ms"].concat()
+            }
+            Stop::AttemptTimedOut => {
+                "no answer to the attempt within retry.attemptTimeoutMs".into()
+            }
+        };
+        Draft::new(Kind::Timeout, message)
     }
 
     /// The request headers a browser asks the server's CORS preflight to allow: every one the
     /// call sets but `Accept` (CORS-safelisted). A `beforeAttempt` hook may add more.
-    fn preflight(&self, settings: &Settings) -> String {
+    fn preflight(&self) -> String {
         let mut names = String::from("Authorization, Content-Type");
-        for (name, _) in &settings.config.headers {
+        for (name, _) in &self.client.0.config.headers {
             names.push_str(", ");
             names.push_str(name);
         }
@@ -348,17 +500,6 @@ impl Call {
             names.push_str(", Idempotency-Key");
         }
         names
-    }
-
-    /// The error of a failed exchange or wait.
-    fn failed(&self, failure: Failure) -> Draft {
-        match failure {
-            Failure::Threw(cause) => {
-                let (why, _) = answer::why(exchange::said(&cause).as_deref());
-                answer::unreachable(&self.client.0.url, &why, cause, None)
-            }
-            Failure::Stopped(stop) => self.stops.draft(stop),
-        }
     }
 
     /// The one way out for an error of the call: redacted against every token it sent, with the
@@ -371,6 +512,35 @@ impl Call {
         let error = draft.redact(&secrets);
         error.in_call(self.sent, self.maybe_created, self.last.take())
     }
+}
+
+/// The error of a call a signal aborted, with its reason as the cause.
+pub(crate) fn aborted(reason: Option<JsValue>) -> Draft {
+    let draft = Draft::new(Kind::Aborted, "the call was aborted by its AbortSignal");
+    match reason {
+        Some(reason) => draft.with_cause(reason),
+        None => draft,
+    }
+}
+
+/// The source's token, checked; the error never holds it.
+fn returned(value: Value) -> Result<Token, Draft> {
+    let Some(token) = value.text else {
+        let got =
+            ["options.getToken returned ", &value.kind, "; it must return the token, a string"];
+        return Err(Draft::config(got.concat()));
+    };
+    Token::new(token).map_err(|e| Draft::config(["options.getToken: ", e.reason()].concat()))
+}
+
+/// The error of a token source that threw or rejected: before a request, or for a refresh.
+fn token_failed(refresh: bool) -> Draft {
+    if !refresh {
+        return Draft::config("options.getToken failed; the call stopped before its next request");
+    }
+    let message =
+        "the Plant Store refused the token (401), and options.getToken({ refresh: true }) failed";
+    Draft::new(Kind::Unauthorized, message).with_status(401)
 }
 
 /// A fresh plain object `{ id, name, tag }`, the one builder of a plant for JavaScript: the
@@ -406,4 +576,290 @@ extern "C" {
     fn set_name(this: &Named, name: &str);
     #[wasm_bindgen(method, setter)]
     fn set_tag(this: &Named, tag: &str);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Retry;
+    use alloc::boxed::Box;
+    use alloc::format;
+    use alloc::string::ToString;
+    use core::cell::Cell;
+
+    /// A clock stopped at 1,000 s, whose jitter is one half.
+    const CLOCK: Clock = Clock { now: || 1_000_000.0, random: || 0.5, parse_date: |_| f64::NAN };
+
+    /// A call of `config` sending the plant `{ id: 7, name: "Fern" }`, on CLOCK, natively: no
+    /// fetch is read, no JS value is made.
+    fn call(config: Config, options: &CallOptions) -> Call {
+        let client = Client::new(config).map_err(|e| e.to_string()).unwrap();
+        let (retry, key) =
+            options.check(&client.0.config).map_err(|d| d.redact(&[]).to_string()).unwrap();
+        let plant = NewPlant { id: 7, name: "Fern".into(), tag: None };
+        let ends_at = (CLOCK.now)() + f64::from(client.0.config.timeout_ms);
+        Call {
+            body: plant.to_json(),
+            echoed: 4,
+            fetch: JsValue::UNDEFINED.unchecked_into(),
+            signals: Vec::new(),
+            cross_origin: false,
+            client,
+            retry,
+            key,
+            after: options.after.clone(),
+            clock: &CLOCK,
+            ends_at,
+            sent: 0,
+            maybe_created: false,
+            refreshed: false,
+            fresh: None,
+            tokens: Vec::new(),
+            last: None,
+            at: At::Start,
+        }
+    }
+
+    fn fixed() -> Config {
+        Config::new("https://plants.example/api").token("s3cret-token")
+    }
+
+    fn start() -> Input {
+        Input::Value(Value { text: None, kind: "undefined".into() })
+    }
+
+    fn token(text: &str) -> Input {
+        Input::Value(Value { text: Some(text.into()), kind: "string".into() })
+    }
+
+    fn answer(status: f64) -> Input {
+        Input::Answer(Some(Head {
+            status: Some(status),
+            kind: None,
+            headers: JsValue::UNDEFINED,
+            retry_after: None,
+        }))
+    }
+
+    fn body(text: &str) -> Input {
+        Input::Body(text.as_bytes().to_vec(), true)
+    }
+
+    /// An action, in words: `fetch Bearer …`, `read 65560`, `wait 50`, `await`, `plant Fern`,
+    /// `error <kind> <attempts> <maybe created>: <message>`.
+    fn said(action: Action) -> String {
+        match action {
+            Action::Await(_) => "await".into(),
+            Action::Fetch { authorization, .. } => ["fetch ", &authorization].concat(),
+            Action::Read(limit) => format!("read {limit}"),
+            Action::Wait(ms) => format!("wait {ms}"),
+            Action::Done(Ok(plant)) => ["plant ", &plant.name].concat(),
+            Action::Done(Err(e)) => format!(
+                "error {} {} {}: {}",
+                e.kind(),
+                e.attempts(),
+                e.maybe_created(),
+                e.message()
+            ),
+        }
+    }
+
+    /// Steps `call` through `inputs`, and what it said after each.
+    fn run(mut call: Call, inputs: Vec<Input>) -> Vec<String> {
+        inputs.into_iter().map(|input| said(call.step(input))).collect()
+    }
+
+    const FERN: &str = r#"{"name":"Fern"}"#;
+    const UNAVAILABLE: &str = r#"{"error":1,"message":"try later"}"#;
+
+    #[test]
+    fn a_call_that_succeeds_sends_the_bearer_token_and_reads_the_plant() {
+        let steps = run(
+            call(fixed(), &CallOptions::new()),
+            Vec::from([start(), answer(200.0), body(FERN)]),
+        );
+        assert_eq!(steps, ["fetch Bearer s3cret-token", "read 65560", "plant Fern"]);
+        let mut c = call(
+            fixed().header("X-Trace", "t-1"),
+            &CallOptions::new().idempotency_key(IdempotencyKey::Given("k-1".into())),
+        );
+        let Action::Fetch { headers, .. } = c.step(start()) else { panic!() };
+        let names: Vec<String> =
+            headers.iter().map(|(name, value)| [name.as_str(), ": ", value].concat()).collect();
+        assert_eq!(
+            names,
+            [
+                "Accept: application/json",
+                "Content-Type: application/json",
+                "X-Trace: t-1",
+                "Idempotency-Key: \"k-1\""
+            ]
+        );
+    }
+
+    #[test]
+    fn a_503_is_waited_for_and_sent_again_when_retries_are_on() {
+        let retried = CallOptions::new().retry(Retry::new(3));
+        let steps = run(
+            call(fixed(), &retried),
+            Vec::from([
+                start(),
+                answer(503.0),
+                body(UNAVAILABLE),
+                Input::Waited,
+                answer(200.0),
+                body(FERN),
+            ]),
+        );
+        assert_eq!(
+            steps,
+            [
+                "fetch Bearer s3cret-token",
+                "read 4096",
+                "wait 50",
+                "fetch Bearer s3cret-token",
+                "read 65560",
+                "plant Fern"
+            ]
+        );
+        let steps = run(
+            call(fixed(), &CallOptions::new()),
+            Vec::from([start(), answer(503.0), body(UNAVAILABLE)]),
+        );
+        assert_eq!(
+            steps[2],
+            "error unexpected_status 1 false: the Plant Store answered 503 (error 1): try later"
+        );
+    }
+
+    #[test]
+    fn no_answer_may_have_created_the_plant_and_a_refused_connection_did_not() {
+        let said = |levels: &[(&str, &str)]| {
+            Some(levels.iter().map(|(m, c)| (m.to_string(), c.to_string())).collect())
+        };
+        let reset = Input::Threw(
+            JsValue::UNDEFINED,
+            said(&[("fetch failed", ""), ("other side closed", "UND_ERR_SOCKET")]),
+        );
+        let steps = run(call(fixed(), &CallOptions::new()), Vec::from([start(), reset]));
+        let reset = "error network 1 true: could not reach the Plant Store at https://plants.example/api/plants: fetch failed (other side closed)";
+        assert_eq!(steps[1], reset);
+        let refused = Input::Threw(
+            JsValue::UNDEFINED,
+            said(&[("fetch failed", ""), ("connect ECONNREFUSED", "ECONNREFUSED")]),
+        );
+        let steps = run(call(fixed(), &CallOptions::new()), Vec::from([start(), refused]));
+        assert!(steps[1].starts_with("error network 1 false: "), "{}", steps[1]);
+    }
+
+    #[test]
+    fn what_stops_a_call_ends_it_and_what_stops_an_attempt_is_retried() {
+        let aborted = || Input::Stopped(Stop::Aborted(None));
+        let steps = run(call(fixed(), &CallOptions::new()), Vec::from([aborted()]));
+        assert_eq!(steps, ["error aborted 0 false: the call was aborted by its AbortSignal"]);
+        let timed = CallOptions::new().retry(Retry::new(2).attempt_timeout_ms(100));
+        let steps = run(
+            call(fixed(), &timed),
+            Vec::from([
+                start(),
+                Input::Stopped(Stop::AttemptTimedOut),
+                Input::Waited,
+                answer(200.0),
+                Input::Stopped(Stop::TimedOut),
+            ]),
+        );
+        assert_eq!(steps[1], "wait 50");
+        assert_eq!(
+            steps[4],
+            "error timeout 2 true: no answer from the Plant Store within 10000 ms"
+        );
+    }
+
+    #[test]
+    fn a_forgery_or_a_redirect_is_judged_without_reading_its_body() {
+        let forged = Input::Answer(Some(Head {
+            status: Some(200.5),
+            kind: None,
+            headers: JsValue::UNDEFINED,
+            retry_after: None,
+        }));
+        for (head, expected) in [
+            (Input::Answer(None), "error invalid_response 1 true: fetch resolved to a value that is not a Response"),
+            (forged, "error invalid_response 1 true: fetch resolved to a value that is not a Response"),
+            (answer(302.0), "error unexpected_status 1 true: the Plant Store answered with a redirect, which this client does not follow"),
+        ] {
+            assert_eq!(run(call(fixed(), &CallOptions::new()), Vec::from([start(), head]))[1], expected);
+        }
+    }
+
+    /// A config whose token source counts how often it is asked, and gives `undefined` (the token
+    /// it resolves to is told to the call apart).
+    fn counted_source(asked: &Rc<Cell<u32>>) -> Config {
+        let counted = asked.clone();
+        let ask = move |_refresh: bool| {
+            counted.set(counted.get() + 1);
+            Ok(JsValue::UNDEFINED)
+        };
+        let mut config = Config::new("https://plants.example/api");
+        config.auth = Some(crate::config::Auth::Source(Callback(Rc::new(ask))));
+        config
+    }
+
+    #[test]
+    fn a_token_source_is_asked_before_each_request_and_once_more_after_a_401_shared_by_the_client()
+    {
+        let asked = Rc::new(Cell::new(0));
+        let mut first = call(counted_source(&asked), &CallOptions::new());
+        let mut second = Call {
+            client: first.client.clone(),
+            ..call(counted_source(&asked), &CallOptions::new())
+        };
+        let refused = r#"{"error":4,"message":"bad token"}"#;
+        let steps = run_on(
+            &mut first,
+            Vec::from([start(), token("stale-token"), answer(401.0), body(refused)]),
+        );
+        assert_eq!(steps, ["await", "fetch Bearer stale-token", "read 4096", "await"]);
+        let steps = run_on(
+            &mut second,
+            Vec::from([start(), token("stale-token"), answer(401.0), body(refused)]),
+        );
+        assert_eq!(steps[3], "await");
+        assert_eq!(
+            asked.get(),
+            3,
+            "a token for each call, and one refresh for both, refused with one token"
+        );
+        let steps =
+            run_on(&mut first, Vec::from([token("fresh-token"), answer(200.0), body(FERN)]));
+        assert_eq!(steps, ["fetch Bearer fresh-token", "read 65560", "plant Fern"]);
+        let wrong = Input::Value(Value { text: None, kind: "number".into() });
+        let steps =
+            run(call(counted_source(&asked), &CallOptions::new()), Vec::from([start(), wrong]));
+        let expected = "error config 0 false: options.getToken returned number; it must return the token, a string";
+        assert_eq!(steps, ["await", expected]);
+    }
+
+    fn run_on(call: &mut Call, inputs: Vec<Input>) -> Vec<String> {
+        inputs.into_iter().map(|input| said(call.step(input))).collect()
+    }
+
+    #[test]
+    fn a_before_hook_that_refuses_ends_the_call_before_any_request() {
+        let mut c = call(fixed(), &CallOptions::new());
+        assert!(matches!(c.step(start()), Action::Fetch { .. }));
+        let refused = Draft::config("options.beforeAttempt threw; the call was stopped");
+        assert_eq!(
+            said(c.step(Input::Refused(refused))),
+            "error config 0 false: options.beforeAttempt threw; the call was stopped"
+        );
+    }
+
+    #[test]
+    fn every_error_is_redacted_against_the_token_sent() {
+        let echo = body(r#"{"error":1,"message":"token s3cret-token is not welcome"}"#);
+        let steps =
+            run(call(fixed(), &CallOptions::new()), Vec::from([start(), answer(403.0), echo]));
+        assert_eq!(steps[2], "error unexpected_status 1 false: the Plant Store answered 403 (error 1): token [redacted] is not welcome");
+    }
 }

@@ -3,7 +3,7 @@
 //! checked in one place whose messages name the JS options: [`Config::check`] gives [`Settings`].
 
 use crate::error::{decimal, Draft, Error};
-use crate::hooks::{After, Ask, Attempt, AttemptOutcome, Before, Callback, Fetch};
+use crate::hooks::{After, Ask, Attempt, AttemptOutcome, Before, Callback};
 use crate::redact::theirs;
 use crate::token::{Credential, TokenSource};
 use alloc::rc::Rc;
@@ -12,7 +12,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::future::Future;
 use js_sys::futures::future_to_promise;
-use js_sys::Promise;
+use js_sys::{Function, Promise};
 use plant_store_model::{Token, TokenError};
 use wasm_bindgen::prelude::*;
 use web_sys::{AbortSignal, RequestInit};
@@ -35,7 +35,7 @@ pub const MAX_TIMEOUT_MS: u32 = 2_147_483_647;
 pub struct Config {
     pub(crate) base_url: Option<String>,
     pub(crate) auth: Option<Auth>,
-    pub(crate) fetch: Option<Callback<Fetch>>,
+    pub(crate) fetch: Option<Function>,
     pub(crate) signal: Option<AbortSignal>,
     pub(crate) timeout_ms: u32,
     pub(crate) headers: Vec<(String, String)>,
@@ -112,10 +112,9 @@ impl Config {
     /// A fetch to call instead of the global one, with the URL and the init, for its promise of a
     /// `Response` (a JS function of your own: `move |url, init| f.call2(..)`, `Promise::resolve`).
     pub fn fetch(mut self, fetch: impl Fn(&str, &RequestInit) -> Promise + 'static) -> Config {
-        let fetch = move |url: &JsValue, init: &RequestInit| {
-            Ok(fetch(&url.as_string().unwrap_or_default(), init).into())
-        };
-        self.fetch = Some(Callback(Rc::new(fetch)));
+        let fetch = move |url: String, init: RequestInit| fetch(&url, &init);
+        let fetch = Closure::<dyn Fn(String, RequestInit) -> Promise>::new(fetch).into_js_value();
+        self.fetch = Some(fetch.unchecked_into());
         self
     }
 

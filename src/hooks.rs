@@ -1,16 +1,15 @@
-//! The caller's functions a client calls, each kept as a Rust closure ([`Callback`]; a JS
-//! function is wrapped by `js::callbacks`, or by `exchange::calling` for fetch): the token source,
-//! fetch, and the hooks around each attempt, with what `beforeAttempt` and `afterAttempt` are
-//! given and the error of one that fails. The call runs the hooks (`call.rs`); a call without
-//! hooks runs nothing of this file.
+//! The caller's functions a call calls, each kept as a Rust closure ([`Callback`]; a JS function
+//! is wrapped by `js::callbacks`): the token source and the hooks around each attempt, with what
+//! `beforeAttempt` and `afterAttempt` are given and the error of one that fails. They are the
+//! caller's synchronous code, which Rust calls where it decides (`call.rs`, `shell.rs`); the shell
+//! awaits what a token source returns. A call without hooks runs nothing of this file.
 
 use crate::error::{Draft, Error};
 use alloc::rc::Rc;
 use core::fmt;
 use wasm_bindgen::JsValue;
-use web_sys::RequestInit;
 
-/// A function the caller gave (a token source, a fetch, a hook), shown as `..` by `Debug`.
+/// A function the caller gave (a token source, a hook), shown as `..` by `Debug`.
 pub(crate) struct Callback<F: ?Sized>(pub(crate) Rc<F>);
 
 impl<F: ?Sized> Clone for Callback<F> {
@@ -28,9 +27,6 @@ impl<F: ?Sized> fmt::Debug for Callback<F> {
 /// A token source as a client asks it, with `refresh`: the token or a promise of it, or what it
 /// threw.
 pub(crate) type Ask = dyn Fn(bool) -> Result<JsValue, JsValue>;
-/// fetch as a client calls it, `fetch(url, init)`: what it returned (a promise of a Response), or
-/// what it threw.
-pub(crate) type Fetch = dyn Fn(&JsValue, &RequestInit) -> Result<JsValue, JsValue>;
 
 /// What [`Config::before_attempt`](crate::Config::before_attempt)'s hook is given.
 #[derive(Debug)]

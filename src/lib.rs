@@ -27,13 +27,13 @@ mod answer;
 mod call;
 mod config;
 mod error;
-mod exchange;
 mod hooks;
 #[cfg(feature = "js")]
 mod js;
 #[cfg(feature = "outbox")]
 pub mod outbox;
 mod redact;
+mod shell;
 mod token;
 // Native only: proptest does not build for wasm32 (see Cargo.toml).
 #[cfg(all(test, not(target_arch = "wasm32")))]

@@ -10,14 +10,13 @@
 use crate::call::{plant_object, Client};
 use crate::config::{Auth, CallOptions, Config, IdempotencyKey, Retry, DEFAULT_TIMEOUT_MS};
 use crate::error::{Draft, Error};
-use crate::exchange;
 use crate::js::callbacks;
 use crate::js::error::issues_to_js;
 use crate::redact::theirs;
 use alloc::string::String;
 use alloc::vec::Vec;
 use js_sys::{Array, Function, JsString, Object, Promise, Reflect};
-use plant_store_model::{suggest, validate, Field, Issue, IssueCode, NewPlant, RawNewPlant};
+use plant_store_model::{suggest, validate, Field, Issue, IssueCode, NewPlant, Plant, RawNewPlant};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::AbortSignal;
@@ -84,13 +83,12 @@ fn submit(client: &Client, plant: &JsValue, options: &CallOptions) -> Promise {
     let started = new_plant(plant)
         .map_err(|issues| client.redact(Draft::validation(issues)))
         .and_then(|(plant, _)| client.start(&plant, options));
+    let end = |outcome: Result<Plant, Error>| match outcome {
+        Ok(plant) => Ok(plant_object(None, &plant.name, plant.tag.as_deref()).into()),
+        Err(error) => Err(error.to_js()),
+    };
     match started {
-        Ok(call) => js_sys::futures::future_to_promise(async move {
-            match call.run().await {
-                Ok(plant) => Ok(plant_object(None, &plant.name, plant.tag.as_deref()).into()),
-                Err(error) => Err(error.to_js()),
-            }
-        }),
+        Ok(call) => crate::shell::run(call, end),
         Err(error) => Promise::reject(&error.to_js()),
     }
 }
@@ -175,7 +173,7 @@ pub(super) fn config(o: &Options, more: &[&str]) -> Result<Config, Error> {
             config.auth = Some(Auth::Source(callbacks::token_source(get)));
         }
         config.base_url = o.get::<String>("baseUrl")?;
-        config.fetch = o.get::<Function>("fetch")?.map(exchange::calling);
+        config.fetch = o.get::<Function>("fetch")?;
         config.signal = o.get::<AbortSignal>("signal")?;
         config.timeout_ms = o.get::<u32>("timeoutMs")?.unwrap_or(DEFAULT_TIMEOUT_MS);
         if let Some(headers) = o.value("headers")? {

@@ -12,9 +12,8 @@ use crate::{CallOptions, Client, Error, IdempotencyKey, MAX_TIMEOUT_MS};
 use alloc::rc::Rc;
 use alloc::string::String;
 use core::cell::Cell;
-use js_sys::futures::future_to_promise;
 use js_sys::{Array, Date, Math, Object, Promise, Reflect};
-use plant_store_model::NewPlant;
+use plant_store_model::{NewPlant, Plant};
 use wasm_bindgen::prelude::*;
 use web_sys::AbortSignal;
 
@@ -66,25 +65,27 @@ impl Rules {
 
     /// Sends the entry `record` holds, with its key: the promise of its `settled` event. `signal`
     /// is the shell's, aborted when its tab lets go (the entry is then left for the next sender).
-    fn send(self: &Rc<Self>, record: &str, signal: AbortSignal) -> Promise {
+    fn send(&self, record: &str, signal: AbortSignal) -> Promise {
         let Held::Entry(entry) = record::read(record) else {
             return Promise::reject(&"the outbox cannot send a record it cannot read".into());
         };
-        let rules = self.clone();
-        future_to_promise(async move {
-            let requests = Rc::new(Cell::new(0));
-            let counted = requests.clone();
-            let options = CallOptions::new()
-                .idempotency_key(IdempotencyKey::Given(entry.key.clone()))
-                .signal(signal.clone())
-                .after_attempt(move |attempt| {
-                    counted.set(attempt.number);
-                    Ok(())
-                });
-            let outcome = rules.client.create_plant_with(&entry.plant, &options).await;
+        let requests = Rc::new(Cell::new(0));
+        let counted = requests.clone();
+        let options = CallOptions::new()
+            .idempotency_key(IdempotencyKey::Given(entry.key.clone()))
+            .signal(signal.clone())
+            .after_attempt(move |attempt| {
+                counted.set(attempt.number);
+                Ok(())
+            });
+        let settled = move |outcome: Result<Plant, Error>| {
             let sent = Sent::of(&outcome, requests.get());
             Ok(record::settled(entry.revision, signal.aborted(), &sent).into())
-        })
+        };
+        match self.client.start(&entry.plant, &options) {
+            Ok(call) => crate::shell::run(call, settled),
+            Err(error) => Promise::resolve(&settled.clone()(Err(error)).unwrap_or_default()),
+        }
     }
 }
 
