@@ -60,8 +60,7 @@ impl Client {
 
     /// Sends `plant` to `POST {baseUrl}/plants` and returns the Plant the store created.
     ///
-    /// Dropping the future before it is done lets the call run to its end (its timeout bounds it).
-    /// With a token source, a 401 makes the client ask it once for a new token (`{ refresh: true
+    /// Dropping the future before it is done aborts the call, and its request. With a token source, a 401 makes the client ask it once for a new token (`{ refresh: true
     /// }`), shared by every call of the client refused with the same token, and send the request
     /// once more with it.
     ///
@@ -90,7 +89,11 @@ impl Client {
             *kept.borrow_mut() = Some(result);
             Ok(JsValue::UNDEFINED)
         };
-        let running = crate::shell::run(self.start(plant, options)?, end);
+        let mut call = self.start(plant, options)?;
+        // Dropped, the future aborts the call, as reqwest's guard does.
+        let dropped = AbortOnDrop(web_sys::AbortController::new().ok());
+        call.signals.extend(dropped.0.as_ref().map(|controller| controller.signal()));
+        let running = crate::shell::run(call, end);
         let _ = js_sys::futures::JsFuture::from(running).await;
         let ended = outcome.borrow_mut().take();
         ended.unwrap_or_else(|| Err(Error::config("the call ended without an outcome")))
@@ -133,6 +136,17 @@ impl Client {
             last: None,
             at: At::Start,
         })
+    }
+}
+
+/// Aborts a call when dropped (the Rust API's future dropped before the call is over).
+struct AbortOnDrop(Option<web_sys::AbortController>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        if let Some(controller) = &self.0 {
+            controller.abort();
+        }
     }
 }
 
@@ -582,7 +596,6 @@ extern "C" {
 mod tests {
     use super::*;
     use crate::config::Retry;
-    use alloc::boxed::Box;
     use alloc::format;
     use alloc::string::ToString;
     use core::cell::Cell;
