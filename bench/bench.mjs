@@ -22,6 +22,7 @@ import { chromium } from 'playwright-core';
 import { startServer, TOKEN } from '../tests/js/support/server.mjs';
 import { measureOverhead, measurePeers, abba, median, callsPerSecond } from './overhead.js';
 import { sizes } from './sizes.mjs';
+import { lines } from './lines.mjs';
 import { outboxRows } from './outbox.mjs';
 import { serveStatic } from './static.mjs';
 import { buildPeers, findSpec } from './peers/build.mjs';
@@ -68,7 +69,7 @@ const progress = (what) => console.error(`bench: ${what}`);
 try {
   // 1. Size: gzip -9 of what each runtime loads, and twiggy's breakdown of the .wasm (sizes.mjs).
   progress('sizes');
-  rows.push(...sizes(PKG));
+  rows.push(...sizes(PKG), ...lines());
 
   const tmp = mkdtempSync(join(tmpdir(), 'plant-store-bench-'));
   started.push(async () => rmSync(tmp, { recursive: true, force: true }));

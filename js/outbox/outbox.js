@@ -5,6 +5,7 @@
 // back, another tab letting go, and a timer for the next entry due or created entry expiring.
 import { PlantStoreError } from '../error.js';
 import { failed, said, text } from './store.js';
+import { senders } from './tabs.js';
 
 /** An entry's view from Rust's JSON: a BigInt id comes as a string (JSON has no BigInt). */
 const view = (json) => {
@@ -35,15 +36,14 @@ export class PlantOutbox extends EventTarget {
   #listeners = new Set();
   #closed = false;
   #paused = false;
+  /** Frozen or left (the back/forward cache): nothing is sent or written until the page is back. */
   #suspended = false;
   /** Raised when the tab lets go: a round begun before takes nothing more. */
   #epoch = 0;
-  /** Aborts the calls of the round under way. */
-  #abort = null;
+  /** The round under way (`senders`, tabs.js): `feed()` reads into it what is due, `abort` ends its calls. */
+  #running = null;
   /** The round asked for and not begun (its `force` and `done`), and the last one begun. */
   #queued = null;
-  /** Reads what is due into the round under way. */
-  #feed = null;
   #last = Promise.resolve();
   #timer;
   /** When the next created entry expires. */
@@ -99,9 +99,7 @@ export class PlantOutbox extends EventTarget {
     return () => this.#listeners.delete(subscription);
   };
 
-  unreadable() {
-    return [...this.#aside.values()];
-  }
+  unreadable() { return [...this.#aside.values()]; }
 
   /** The entry of `key` as the store holds it now. */
   async get(key) {
@@ -111,40 +109,20 @@ export class PlantOutbox extends EventTarget {
     return kind === 'keep' ? view(entry) : undefined;
   }
 
-  flush() {
-    return this.#closed || this.#paused ? Promise.resolve() : this.#kick(true);
-  }
+  flush() { return this.#closed || this.#paused ? Promise.resolve() : this.#kick(true); }
 
   async retry(key) {
     await this.#act('retry', key);
     this.#kick();
   }
 
-  markCreated(key) {
-    return this.#act('resolve', key, 'markCreated');
-  }
+  markCreated(key) { return this.#act('resolve', key, 'markCreated'); }
+  remove(key) { return this.#act('remove', key); }
+  pause() { [this.#paused, this.#epoch] = [true, this.#epoch + 1]; }
+  resume() { this.#paused = false; this.#kick(); }
+  close() { this.#close(); }
 
-  remove(key) {
-    return this.#act('remove', key);
-  }
-
-  pause() {
-    this.#paused = true;
-    this.#epoch++;
-  }
-
-  resume() {
-    this.#paused = false;
-    this.#kick();
-  }
-
-  close() {
-    this.#close();
-  }
-
-  #usable(operation) {
-    if (this.#closed) throw new PlantStoreError('config', `outbox.${operation}: the outbox is closed`);
-  }
+  #usable(operation) { if (this.#closed) throw new PlantStoreError('config', `outbox.${operation}: the outbox is closed`); }
 
   async #insert(record) {
     this.#usable('add');
@@ -158,7 +136,8 @@ export class PlantOutbox extends EventTarget {
 
   async #act(event, key, operation = event) {
     this.#usable(operation);
-    const step = await this.#change(String(key), event).catch((cause) => { throw failed(operation, cause); });
+    const [{ step, error }] = await this.#changes([[String(key), event, '']]).catch((error) => [{ error }]);
+    if (error) throw failed(operation, error);
     if (step[0] === 'refused') throw new PlantStoreError('config', `outbox.${operation}: not now, ${step[1]}`);
   }
 
@@ -167,12 +146,6 @@ export class PlantOutbox extends EventTarget {
     const done = await this.#store.changes(changes);
     done.forEach(({ step }, i) => step && this.#took(changes[i][0], step));
     return done;
-  }
-
-  async #change(key, event, detail = '') {
-    const [{ step, error }] = await this.#changes([[key, event, detail]]);
-    if (error) throw error;
-    return step;
   }
 
   #took(key, step) {
@@ -228,7 +201,7 @@ export class PlantOutbox extends EventTarget {
 
   /** Asks for a round (`force`: every entry that waits, but on the server); resolves when it has run. */
   #kick(force = false) {
-    this.#feed?.();
+    this.#running?.feed();
     if (this.#queued) {
       this.#queued.force ||= force;
       return this.#queued.done;
@@ -242,9 +215,7 @@ export class PlantOutbox extends EventTarget {
     return next.done;
   }
 
-  #sends() {
-    return !this.#closed && !this.#paused && !this.#suspended && globalThis.navigator?.onLine !== false;
-  }
+  #sends() { return !this.#closed && !this.#paused && !this.#suspended && globalThis.navigator?.onLine !== false; }
 
   /** A round: holding the lock, what Rust says to take is sent, `concurrency` at once; then the retention. */
   async #round(force) {
@@ -253,57 +224,19 @@ export class PlantOutbox extends EventTarget {
     if (going()) {
       await this.#tabs.withLock(async (locked) => {
         if (!going()) return;
-        await this.#pool([locked && 'lock', force && 'force'].filter(Boolean).join(' '), going);
+        const take = [locked && 'lock', force && 'force'].filter(Boolean).join(' ');
+        const abort = new AbortController();
+        this.#running = senders({
+          take, going, signal: abort.signal, concurrency: this.#concurrency, warn,
+          due: (take) => this.#store.due(take), changes: (list) => this.#changes(list),
+          send: (record, signal) => this.#rules.send(record, signal), unrecorded: (key, cause) => this.#unrecorded(key, cause),
+        });
+        this.#running.abort = abort;
+        await this.#running.done;
         if (going()) await this.#purge();
       });
     }
     this.#schedule();
-  }
-
-  /**
-   * Sends what is due, `concurrency` at once, until nothing is left; what is added meanwhile is read
-   * (`#feed`) and sent in the same round, beside a slow call. Each sender writes an entry's answer
-   * with the mark of its next entry, in one transaction.
-   */
-  #pool(take, going) {
-    const abort = (this.#abort = new AbortController());
-    const [queue, tried] = [[], new Set()];
-    let [senders, reading] = [0, 0];
-    return new Promise((resolve) => {
-      const sender = async () => {
-        senders++;
-        for (let answer; ;) {
-          const key = going() ? queue.shift() : undefined;
-          const changes = [answer, key && [key, 'take', take]].filter(Boolean);
-          if (!changes.length) break;
-          const done = await this.#changes(changes).catch((error) => changes.map(() => ({ error })));
-          if (answer && done[0].error) this.#unrecorded(answer[0], done[0].error);
-          const taken = key && done.at(-1);
-          answer = undefined;
-          if (taken?.error) warn(`its store could not take entry ${key}`, taken.error);
-          if (taken?.step?.[0] !== 'put' || abort.signal.aborted) continue;
-          answer = [key, 'settled', await this.#rules.send(taken.step[1], abort.signal)];
-        }
-        senders--;
-        fill();
-      };
-      const fill = () => {
-        while (senders < this.#concurrency && queue.length && going()) sender();
-        if (senders || reading) return;
-        if (this.#feed === feed) this.#feed = null;
-        resolve();
-      };
-      const feed = (this.#feed = () => {
-        reading++;
-        this.#store.due(take).then((keys) => {
-          for (const key of keys) if (!tried.has(key)) tried.add(key) && queue.push(key);
-        }, () => {}).finally(() => {
-          reading--;
-          fill();
-        });
-      });
-      feed();
-    });
   }
 
   /** The store could not record the answer to `key`: it stays sending, and the next round sends it again, with its key. */
@@ -333,7 +266,7 @@ export class PlantOutbox extends EventTarget {
   /** The page hides (`suspend` false), or freezes or leaves: the round stops and the lock is given back now. */
   #leave(suspend) {
     this.#epoch++;
-    this.#abort?.abort('the page let go of the outbox');
+    this.#running?.abort.abort('the page let go of the outbox');
     this.#tabs.letGo();
     // Hidden, it sends on, once a visible tab had the time to take over what it left.
     if (!suspend) return setTimeout(() => this.#kick(), AGAIN_MS);
@@ -353,7 +286,7 @@ export class PlantOutbox extends EventTarget {
   #close(why) {
     if (this.#closed) return;
     [this.#closed, this.#epoch] = [true, this.#epoch + 1];
-    this.#abort?.abort('the outbox was closed');
+    this.#running?.abort.abort('the outbox was closed');
     this.#tabs.letGo();
     this.#tabs.close();
     clearTimeout(this.#timer);

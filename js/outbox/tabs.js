@@ -1,4 +1,4 @@
-// How the tabs of one outbox share the sending, and when a tab lets go:
+// How the tabs of one outbox share the sending, and when a tab lets go (and, last, one round of a tab):
 // - one round at a time across them: the Web Lock `plant-store-outbox:<name>`, held only while a
 //   round runs and given back at once when the page hides, freezes or leaves;
 // - hints of what changed, over a BroadcastChannel: the keys to read again from the store (typed
@@ -85,4 +85,52 @@ export function tabs(name, shared) {
       channel?.close();
     },
   };
+}
+
+/**
+ * One round of a tab: sends what `due(take)` reads, `concurrency` at once, until nothing is left or
+ * `going()` turns false; `signal` aborts its calls. `feed()` reads again what is due into the round
+ * under way (until it ends), so that what is added meanwhile is sent beside a slow call. Each
+ * sender writes an entry's answer with the mark of its next entry, in one `changes` transaction.
+ */
+export function senders({ take, going, signal, concurrency, due, changes, send, unrecorded, warn }) {
+  const [queue, tried] = [[], new Set()];
+  let [running, reading, over] = [0, 0, false];
+  let resolve;
+  const done = new Promise((settle) => { resolve = settle; });
+  const sender = async () => {
+    running++;
+    for (let answer; ;) {
+      const key = going() ? queue.shift() : undefined;
+      const list = [answer, key && [key, 'take', take]].filter(Boolean);
+      if (!list.length) break;
+      const written = await changes(list).catch((error) => list.map(() => ({ error })));
+      if (answer && written[0].error) unrecorded(answer[0], written[0].error);
+      const taken = key && written.at(-1);
+      answer = undefined;
+      if (taken?.error) warn(`its store could not take entry ${key}`, taken.error);
+      if (taken?.step?.[0] !== 'put' || signal.aborted) continue;
+      answer = [key, 'settled', await send(taken.step[1], signal)];
+    }
+    running--;
+    fill();
+  };
+  const fill = () => {
+    while (running < concurrency && queue.length && going()) sender();
+    if (running || reading) return;
+    over = true;
+    resolve();
+  };
+  const feed = () => {
+    if (over) return;
+    reading++;
+    due(take).then((keys) => {
+      for (const key of keys) if (!tried.has(key)) tried.add(key) && queue.push(key);
+    }, () => {}).finally(() => {
+      reading--;
+      fill();
+    });
+  };
+  feed();
+  return { done, feed };
 }
