@@ -53,7 +53,7 @@ pub(crate) fn redirect(status: u16) -> Draft {
 }
 
 /// What the runtime said of a failed fetch in words, from what it said down the cause chain
-/// (`exchange::said`: each level's message and code), and whether it says that no connection was
+/// (`shell::said`: each level's message and code), and whether it says that no connection was
 /// made, so that nothing reached the store. fetch's own message says little ("fetch failed",
 /// "Failed to fetch"): Node and Bun name the reason in a `code`, Node and Deno in the message of a
 /// `cause` (Deno's connect failures read "client error (Connect)"); browsers tell nothing more, on

@@ -1,154 +1,23 @@
-//! The client and its one call, sans IO: [`Call::step`] takes what happened ([`Input`]) and says
+//! One call, sans IO: [`Call::step`] takes what happened ([`Input`]) and says
 //! what to do next ([`Action`]), synchronously, so that `cargo test` runs a whole call natively. It
 //! reads top to bottom as ureq's loop does: an attempt gets its token, is sent, its answer read up to
 //! a bound and judged (`answer.rs`); after a failed one, [`answer::next`] says whether to refresh
 //! the token, wait and try again, or stop. Every error the call ends with leaves through
-//! [`Call::fail`]. What does the IO is the JS shell (`js/call.js`, driven by `shell.rs`). Also here:
-//! [`plant_object`], a plant as the JS object its callers hand on.
+//! [`Call::fail`]. What does the IO is the JS shell (`js/call.js`, driven by `shell.rs`); what
+//! starts a call and runs it there is the client (`client.rs`).
 
-use crate::answer::{self, Budget, Clock, Learnt, Next, PLATFORM};
-use crate::config::{CallOptions, Config, IdempotencyKey, Retry, Settings};
+use crate::answer::{self, Budget, Clock, Learnt, Next};
+use crate::config::{IdempotencyKey, Retry, Settings};
 use crate::error::{decimal, Draft, Error, Kind};
 use crate::hooks::{self, After, AttemptOutcome, Callback};
-use crate::token::Credential;
+use crate::token::{self, Credential};
 use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
-use js_sys::{Function, Object};
+use js_sys::Function;
 use plant_store_model::{NewPlant, Plant, Token};
 use wasm_bindgen::prelude::*;
 use web_sys::AbortSignal;
-
-/// A Plant Store client: checked settings, shared by its clones and by every call.
-///
-/// ```no_run
-/// use plant_store_client::{Client, Config, Kind, NewPlant};
-///
-/// # async fn run() -> Result<(), plant_store_client::Error> {
-/// let config = Config::new("https://plants.example/api/v1").token("my-access-token");
-/// let client = Client::new(config)?;
-/// let plant = NewPlant { id: 9_007_199_254_740_993, name: "Monstera".into(), tag: None };
-/// match client.create_plant(&plant).await {
-///     Ok(created) => assert_eq!(created.name, "Monstera"),
-///     Err(e) if e.kind() == Kind::Rejected => { /* the store said no: e.code(), e.message() */ }
-///     Err(e) => return Err(e),
-/// }
-/// # Ok(())
-/// # }
-/// ```
-#[derive(Clone)]
-pub struct Client(pub(crate) Rc<Settings>);
-
-impl core::fmt::Debug for Client {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Client")
-            .field("url", &self.0.url)
-            .field("timeout_ms", &self.0.config.timeout_ms)
-            .finish_non_exhaustive()
-    }
-}
-
-impl Client {
-    /// A client for the Plant Store `config` names.
-    ///
-    /// # Errors
-    /// A [`Kind::Config`](crate::Kind::Config) error naming the first wrong setting: the base URL,
-    /// a missing or malformed token, the timeout, an extra header, or the retries.
-    pub fn new(config: Config) -> Result<Client, Error> {
-        Ok(Client(Rc::new(config.check()?)))
-    }
-
-    /// Sends `plant` to `POST {baseUrl}/plants` and returns the Plant the store created.
-    ///
-    /// Dropping the future before it is done aborts the call, and its request. With a token source, a 401 makes the client ask it once for a new token (`{ refresh: true
-    /// }`), shared by every call of the client refused with the same token, and send the request
-    /// once more with it.
-    ///
-    /// # Errors
-    /// An [`Error`] of kind `network` (fetch failed), `timeout`, `aborted` (the client's signal),
-    /// `rejected` (a 400 with an Error body), `unauthorized` (a 401, or a failed refresh),
-    /// `unexpected_status` (any other status but 200, a redirect), `invalid_response` (an
-    /// answer that breaks the contract) or `config` (a token source or a hook that failed, or no
-    /// fetch to call). [`Error::attempts`] says how many requests were sent.
-    pub async fn create_plant(&self, plant: &NewPlant) -> Result<Plant, Error> {
-        self.create_plant_with(plant, &CallOptions::new()).await
-    }
-
-    /// [`Client::create_plant`] with this call's signal, retries, idempotency key or hook.
-    ///
-    /// # Errors
-    /// As [`Client::create_plant`]; a `config` error for a wrong [`Retry`] or key.
-    pub async fn create_plant_with(
-        &self,
-        plant: &NewPlant,
-        options: &CallOptions,
-    ) -> Result<Plant, Error> {
-        let outcome = Rc::new(core::cell::RefCell::new(None));
-        let kept = outcome.clone();
-        let end = move |result| {
-            *kept.borrow_mut() = Some(result);
-            Ok(JsValue::UNDEFINED)
-        };
-        let mut call = self.start(plant, options)?;
-        // Dropped, the future aborts the call, as reqwest's guard does.
-        let dropped = AbortOnDrop(web_sys::AbortController::new().ok());
-        call.signals.extend(dropped.0.as_ref().map(|controller| controller.signal()));
-        let running = crate::shell::run(call, end);
-        let _ = js_sys::futures::JsFuture::from(running).await;
-        let ended = outcome.borrow_mut().take();
-        ended.unwrap_or_else(|| Err(Error::config("the call ended without an outcome")))
-    }
-
-    /// `draft` as an error of this client before any request: redacted against its fixed token.
-    pub(crate) fn redact(&self, draft: Draft) -> Error {
-        match &self.0.credential {
-            Credential::Fixed(token) => draft.redact(&[token.expose()]),
-            Credential::Source(_) => draft.redact(&[]),
-        }
-    }
-
-    /// Starts a call, at once (its timeout counts from here): the request body, the fetch to call,
-    /// the retries and the key, the signals. Fails without sending when an option of the call is
-    /// wrong or there is no fetch.
-    pub(crate) fn start(&self, plant: &NewPlant, options: &CallOptions) -> Result<Call, Error> {
-        let config = &self.0.config;
-        let redact = |draft| self.redact(draft);
-        let (retry, key) = options.check(config).map_err(redact)?;
-        let fetch = crate::shell::fetch_of(config.fetch.as_ref()).map_err(redact)?;
-        let signals = [config.signal.as_ref(), options.signal.as_ref()];
-        Ok(Call {
-            client: self.clone(),
-            body: plant.to_json(),
-            echoed: plant.name.len() + plant.tag.as_ref().map_or(0, String::len),
-            fetch,
-            signals: signals.into_iter().flatten().cloned().collect(),
-            cross_origin: crate::shell::cross_origin(&self.0.url),
-            retry,
-            key,
-            after: options.after.clone(),
-            clock: &PLATFORM,
-            ends_at: (PLATFORM.now)() + f64::from(config.timeout_ms),
-            sent: 0,
-            maybe_created: false,
-            refreshed: false,
-            fresh: None,
-            tokens: Vec::new(),
-            last: None,
-            at: At::Start,
-        })
-    }
-}
-
-/// Aborts a call when dropped (the Rust API's future dropped before the call is over).
-struct AbortOnDrop(Option<web_sys::AbortController>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        if let Some(controller) = &self.0 {
-            controller.abort();
-        }
-    }
-}
 
 /// What happened, as the shell tells it.
 pub(crate) enum Input {
@@ -229,17 +98,17 @@ enum At {
 
 /// One call, started: step it to its Plant or its error.
 pub(crate) struct Call {
-    client: Client,
+    pub(crate) settings: Rc<Settings>,
     /// The NewPlant as JSON, sent by every attempt.
     pub(crate) body: String,
     /// The bytes of the name and tag, which a 200 echoes.
     echoed: usize,
-    /// The fetch to call: `options.fetch`, or the global one.
+    /// What the call reads of the world as it starts (`Client::start`): the fetch to call
+    /// (`options.fetch`, or the global one), the caller's signals that abort the call, and whether
+    /// the page is on another origin than the store (a failed fetch may be its CORS).
     pub(crate) fetch: Function,
-    /// The caller's signals that abort the call.
     pub(crate) signals: Vec<AbortSignal>,
-    /// The page is on another origin than the store: a failed fetch may be its CORS.
-    cross_origin: bool,
+    pub(crate) cross_origin: bool,
     retry: Retry,
     /// `Off`, or the key every attempt sends.
     key: IdempotencyKey,
@@ -264,9 +133,35 @@ pub(crate) struct Call {
 }
 
 impl Call {
-    /// The client the call is of.
-    pub(crate) fn client(&self) -> &Client {
-        &self.client
+    /// A call of `settings` sending `plant`, with the call's checked retries and key and its own
+    /// after hook, on `clock`: its timeout counts from now.
+    pub(crate) fn new(
+        settings: Rc<Settings>,
+        plant: &NewPlant,
+        (retry, key): (Retry, IdempotencyKey),
+        after: Option<Callback<After>>,
+        clock: &'static Clock,
+    ) -> Call {
+        Call {
+            body: plant.to_json(),
+            echoed: plant.name.len() + plant.tag.as_ref().map_or(0, String::len),
+            fetch: JsValue::UNDEFINED.unchecked_into(),
+            signals: Vec::new(),
+            cross_origin: false,
+            retry,
+            key,
+            after,
+            clock,
+            ends_at: (clock.now)() + f64::from(settings.config.timeout_ms),
+            settings,
+            sent: 0,
+            maybe_created: false,
+            refreshed: false,
+            fresh: None,
+            tokens: Vec::new(),
+            last: None,
+            at: At::Start,
+        }
     }
 
     /// The number of the attempt being sent (1 for the first).
@@ -276,19 +171,21 @@ impl Call {
 
     /// What to do after `input`.
     pub(crate) fn step(&mut self, input: Input) -> Action {
-        let url = self.client.0.url.clone();
+        let url = self.settings.url.clone();
         match (core::mem::replace(&mut self.at, At::Done), input) {
             (At::Start, Input::Value(_)) | (At::Wait, Input::Waited) => self.begin(),
-            (At::Token(stale), Input::Value(value)) => match returned(value) {
-                Ok(token) if stale.is_none() => self.send(Some(token)),
-                Ok(token) => {
-                    self.fresh = Some(token);
-                    self.begin()
+            (At::Token(stale), Input::Value(value)) => {
+                match token::returned(value.text, &value.kind) {
+                    Ok(token) if stale.is_none() => self.send(Some(token)),
+                    Ok(token) => {
+                        self.fresh = Some(token);
+                        self.begin()
+                    }
+                    Err(draft) => self.forget(stale, draft),
                 }
-                Err(draft) => self.forget(stale, draft),
-            },
+            }
             (At::Token(stale), Input::Threw(cause, _)) => {
-                let draft = token_failed(stale.is_some()).with_cause(cause);
+                let draft = token::failed(stale.is_some()).with_cause(cause);
                 self.forget(stale, draft)
             }
             (At::Fetch(..), Input::Refused(draft)) => self.end(draft),
@@ -363,8 +260,8 @@ impl Call {
     /// Begins an attempt: its token (a fixed one, the refreshed one, or a source's, awaited), then
     /// its request.
     fn begin(&mut self) -> Action {
-        let client = self.client.clone();
-        let Credential::Source(source) = &client.0.credential else { return self.send(None) };
+        let settings = self.settings.clone();
+        let Credential::Source(source) = &settings.credential else { return self.send(None) };
         if let Some(token) = self.fresh.take() {
             return self.send(Some(token));
         }
@@ -373,7 +270,7 @@ impl Call {
                 self.at = At::Token(None);
                 Action::Await(asked)
             }
-            Err(cause) => self.end(token_failed(false).with_cause(cause)),
+            Err(cause) => self.end(token::failed(false).with_cause(cause)),
         }
     }
 
@@ -381,7 +278,7 @@ impl Call {
     /// `Content-Type`, the extra headers (checked by `Config::check`), the `Idempotency-Key`, then
     /// `Authorization`, which the before hook does not see.
     fn send(&mut self, token: Option<Token>) -> Action {
-        let settings = &self.client.0;
+        let settings = &self.settings;
         let bearer = match (&token, &settings.credential) {
             (Some(token), _) | (None, Credential::Fixed(token)) => token.expose(),
             (None, Credential::Source(_)) => "",
@@ -411,7 +308,7 @@ impl Call {
         token: Option<Token>,
         began: f64,
     ) -> Action {
-        let client = self.client.clone();
+        let settings = self.settings.clone();
         self.sent += u32::from(learnt.sent);
         // Only a 4xx, a 503 or a connection never made says that the store did not create it.
         self.maybe_created |= learnt.sent
@@ -424,7 +321,7 @@ impl Call {
                 let budget = Budget {
                     retry: self.retry,
                     sent: self.sent,
-                    refreshable: matches!(client.0.credential, Credential::Source(_)),
+                    refreshable: matches!(settings.credential, Credential::Source(_)),
                     refreshed: self.refreshed,
                     ends_at: self.ends_at,
                 };
@@ -434,10 +331,10 @@ impl Call {
             }
         };
         let after = self.after.clone();
-        let hooks = [&client.0.config.after, &after];
+        let hooks = [&settings.config.after, &after];
         if learnt.sent && hooks.iter().any(|hook| hook.is_some()) {
             let seen = AttemptOutcome {
-                url: &client.0.url,
+                url: &settings.url,
                 number: self.sent,
                 duration_ms: (self.clock.now)() - began,
                 status: learnt.status,
@@ -455,7 +352,7 @@ impl Call {
             Ok(plant) => return Action::Done(Ok(plant)),
             Err(error) => error,
         };
-        match (next, &client.0.credential, token) {
+        match (next, &settings.credential, token) {
             (Next::Refresh, Credential::Source(source), Some(stale)) => {
                 self.last = Some(error);
                 self.refreshed = true;
@@ -475,7 +372,7 @@ impl Call {
     /// The refresh for `stale` failed with `draft`: it is forgotten, so that a later 401 asks
     /// again, and the call ends.
     fn forget(&mut self, stale: Option<Token>, draft: Draft) -> Action {
-        if let (Some(stale), Credential::Source(source)) = (&stale, &self.client.0.credential) {
+        if let (Some(stale), Credential::Source(source)) = (&stale, &self.settings.credential) {
             source.forget(stale);
         }
         self.end(draft)
@@ -492,7 +389,7 @@ impl Call {
         let message = match stop {
             Stop::Aborted(reason) => return aborted(reason),
             Stop::TimedOut => {
-                let ms = decimal(self.client.0.config.timeout_ms.into());
+                let ms = decimal(self.settings.config.timeout_ms.into());
                 ["no answer from the Plant Store within ", &ms, " ms"].concat()
             }
             Stop::AttemptTimedOut => {
@@ -506,7 +403,7 @@ impl Call {
     /// call sets but `Accept` (CORS-safelisted). A `beforeAttempt` hook may add more.
     fn preflight(&self) -> String {
         let mut names = String::from("Authorization, Content-Type");
-        for (name, _) in &self.client.0.config.headers {
+        for (name, _) in &self.settings.config.headers {
             names.push_str(", ");
             names.push_str(name);
         }
@@ -520,7 +417,7 @@ impl Call {
     /// requests made, whether one may have created the plant, and the error of the attempt before.
     fn fail(&mut self, draft: Draft) -> Error {
         let mut secrets: Vec<&str> = self.tokens.iter().map(Token::expose).collect();
-        if let Credential::Fixed(token) = &self.client.0.credential {
+        if let Credential::Fixed(token) = &self.settings.credential {
             secrets.push(token.expose());
         }
         let error = draft.redact(&secrets);
@@ -537,65 +434,10 @@ pub(crate) fn aborted(reason: Option<JsValue>) -> Draft {
     }
 }
 
-/// The source's token, checked; the error never holds it.
-fn returned(value: Value) -> Result<Token, Draft> {
-    let Some(token) = value.text else {
-        let got =
-            ["options.getToken returned ", &value.kind, "; it must return the token, a string"];
-        return Err(Draft::config(got.concat()));
-    };
-    Token::new(token).map_err(|e| Draft::config(["options.getToken: ", e.reason()].concat()))
-}
-
-/// The error of a token source that threw or rejected: before a request, or for a refresh.
-fn token_failed(refresh: bool) -> Draft {
-    if !refresh {
-        return Draft::config("options.getToken failed; the call stopped before its next request");
-    }
-    let message =
-        "the Plant Store refused the token (401), and options.getToken({ refresh: true }) failed";
-    Draft::new(Kind::Unauthorized, message).with_status(401)
-}
-
-/// A fresh plain object `{ id, name, tag }`, the one builder of a plant for JavaScript: the
-/// created Plant and a checked NewPlant of the JS API, the outbox's records, a Rust app's plant
-/// handed on. `id` when given (a number, a BigInt or a string, as the reader needs it), `tag`
-/// when there is one.
-///
-/// ```no_run
-/// # use plant_store_client::plant_object;
-/// let fern = plant_object(Some(&42.into()), "Fern", None); // { id: 42, name: "Fern" }
-/// ```
-pub fn plant_object(id: Option<&JsValue>, name: &str, tag: Option<&str>) -> Object {
-    let object = Object::new().unchecked_into::<Named>();
-    if let Some(id) = id {
-        object.set_id(id);
-    }
-    object.set_name(name);
-    if let Some(tag) = tag {
-        object.set_tag(tag);
-    }
-    object.into()
-}
-
-#[wasm_bindgen]
-extern "C" {
-    /// A plant being made, through setters whose property names are in the glue rather than
-    /// passed on each call.
-    #[wasm_bindgen(extends = Object)]
-    type Named;
-    #[wasm_bindgen(method, setter)]
-    fn set_id(this: &Named, id: &JsValue);
-    #[wasm_bindgen(method, setter)]
-    fn set_name(this: &Named, name: &str);
-    #[wasm_bindgen(method, setter)]
-    fn set_tag(this: &Named, tag: &str);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Retry;
+    use crate::config::{CallOptions, Config, Retry};
     use alloc::format;
     use alloc::string::ToString;
     use core::cell::Cell;
@@ -606,31 +448,11 @@ mod tests {
     /// A call of `config` sending the plant `{ id: 7, name: "Fern" }`, on CLOCK, natively: no
     /// fetch is read, no JS value is made.
     fn call(config: Config, options: &CallOptions) -> Call {
-        let client = Client::new(config).map_err(|e| e.to_string()).unwrap();
-        let (retry, key) =
-            options.check(&client.0.config).map_err(|d| d.redact(&[]).to_string()).unwrap();
+        let settings = Rc::new(config.check().map_err(|e| e.to_string()).unwrap());
+        let checked =
+            options.check(&settings.config).map_err(|d| d.redact(&[]).to_string()).unwrap();
         let plant = NewPlant { id: 7, name: "Fern".into(), tag: None };
-        let ends_at = (CLOCK.now)() + f64::from(client.0.config.timeout_ms);
-        Call {
-            body: plant.to_json(),
-            echoed: 4,
-            fetch: JsValue::UNDEFINED.unchecked_into(),
-            signals: Vec::new(),
-            cross_origin: false,
-            client,
-            retry,
-            key,
-            after: options.after.clone(),
-            clock: &CLOCK,
-            ends_at,
-            sent: 0,
-            maybe_created: false,
-            refreshed: false,
-            fresh: None,
-            tokens: Vec::new(),
-            last: None,
-            at: At::Start,
-        }
+        Call::new(settings, &plant, checked, options.after.clone(), &CLOCK)
     }
 
     fn fixed() -> Config {
@@ -824,7 +646,7 @@ mod tests {
         let asked = Rc::new(Cell::new(0));
         let mut first = call(counted_source(&asked), &CallOptions::new());
         let mut second = Call {
-            client: first.client.clone(),
+            settings: first.settings.clone(),
             ..call(counted_source(&asked), &CallOptions::new())
         };
         let refused = r#"{"error":4,"message":"bad token"}"#;

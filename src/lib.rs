@@ -4,15 +4,15 @@
 #![deny(missing_docs, missing_debug_implementations, unsafe_code)]
 
 // One createPlant runs through five files, the spine: `js/api.rs` (the exports, JS values in and
-// out), `config.rs` (the options, checked once into `Settings`), `call.rs` (`Client` and the loop of
-// attempts), `exchange.rs` (one request and its answer's body; what ends a call) and `answer.rs`
-// (what the answer means, what comes next). Read bottom up, each file uses only those before it
-// (`module-graph src`): `redact.rs` (text from outside made safe to show), `error.rs` (the error),
-// `hooks.rs` (the caller's functions), `exchange.rs`, `token.rs` (the token and its refresh),
-// `config.rs`, `answer.rs`, `call.rs`, then `js/callbacks.rs` (a caller's JS functions as
-// closures), `js/error.rs` (the error in JS) and `js/api.rs`, whose TypeScript is `js/types.d.ts`.
-// `error.rs`, `hooks.rs` and `token.rs` supply types: a plain success with a fixed token runs
-// nothing of them. The outbox (the `outbox` feature, `outbox/mod.rs` has its reading order) is a
+// out), `config.rs` (the options, checked once into `Settings`), `client.rs` (`Client`: it starts a
+// call and runs it), `call.rs` (the call sans IO: `Call::step` takes what happened and says what to
+// do) and `answer.rs` (what an answer means, what comes next); `shell.rs` carries what crosses to
+// the JS shell, `js/call.js`, which does the IO. Read bottom up, each file uses only those before
+// it (`module-graph src`): `redact.rs` (text from outside made safe to show), `error.rs` (the
+// error), `hooks.rs` (the caller's functions), `token.rs` (the token and its refresh), `config.rs`,
+// `answer.rs`, `call.rs`, `shell.rs`, `client.rs`, then `js/callbacks.rs` (a caller's JS functions
+// as closures), `js/error.rs` (the error in JS) and `js/api.rs`, whose TypeScript is
+// `js/types.d.ts`. The outbox (the `outbox` feature, `outbox/mod.rs` has its reading order) is a
 // layer on the public client, with its JS exports in `js/outbox.rs`.
 
 extern crate alloc;
@@ -25,6 +25,7 @@ mod bare;
 
 mod answer;
 mod call;
+mod client;
 mod config;
 mod error;
 mod hooks;
@@ -40,7 +41,7 @@ mod token;
 mod proptests;
 
 pub use answer::{BODY_SLACK, ERROR_BODY_LIMIT};
-pub use call::{plant_object, Client};
+pub use client::{plant_object, Client};
 pub use config::{CallOptions, Config, IdempotencyKey, Retry, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS};
 pub use error::{Error, Kind, UnknownKind};
 pub use hooks::{Attempt, AttemptOutcome};

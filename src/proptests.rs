@@ -7,7 +7,7 @@
 //! JSON-escaped (`\uXXXX` in either case of hex, `\/`), at an offset chosen near the start, across
 //! the excerpt's cut (300 characters), across the read limit (`ERROR_BODY_LIMIT` for any status but
 //! 200, `limit(200, echoed)` for a 200; the body is then cut there and `complete` is false, as
-//! `exchange::Guard::read` does), or anywhere. The body is plain text, an Error whose message quotes
+//! the shell, `js/call.js`, reads it), or anywhere. The body is plain text, an Error whose message quotes
 //! it, a JSON string value of something that is not a Plant, the token bare inside JSON, a member
 //! name, or the token alone; the status 200, 400 or another. The search is independent of
 //! `error.rs`: the exposed text is searched as it is and with its JSON escapes decoded once, and
@@ -96,7 +96,7 @@ struct Plan {
     code: i32,
 }
 
-/// One hostile answer, as `exchange::Guard::read` would hand it to `outcome`.
+/// One hostile answer, as the shell (`js/call.js`) would hand it to `outcome`.
 struct Case {
     token: String,
     status: u16,

@@ -24,7 +24,7 @@ pub(crate) fn run(
     mut end: impl FnMut(Result<Plant, Error>) -> Result<JsValue, JsValue> + 'static,
 ) -> Promise {
     let signals: Array = call.signals.iter().collect();
-    let timeout_ms = call.client().0.config.timeout_ms;
+    let timeout_ms = call.settings.config.timeout_ms;
     let step = move |kind: u32, a: JsValue, b: JsValue, c: JsValue, d: JsValue, e: JsValue| {
         let mut input = decode(kind, a, b, c, d, e);
         loop {
@@ -33,7 +33,7 @@ pub(crate) fn run(
                 Action::Fetch { headers, authorization, attempt_ms } => {
                     match request(&call, headers, &authorization) {
                         Ok(init) => {
-                            let url = JsValue::from(call.client().0.url.as_str());
+                            let url = JsValue::from(call.settings.url.as_str());
                             let attempt_ms = attempt_ms.map_or(JsValue::UNDEFINED, JsValue::from);
                             let read = JsValue::from("retry-after");
                             let fetch: &JsValue = &call.fetch;
@@ -105,7 +105,7 @@ fn request(
     for (name, value) in &pairs {
         let _ = headers.set(name, value);
     }
-    let settings = &call.client().0;
+    let settings = &call.settings;
     if let Some(before) = &settings.config.before {
         let attempt = Attempt { url: &settings.url, number: call.attempt(), headers: &headers };
         before.0(&attempt).map_err(|cause| hooks::threw("options.beforeAttempt", cause))?;

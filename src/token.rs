@@ -1,8 +1,11 @@
 //! Where a call's token comes from: a fixed one, or a source (`getToken`) asked before every
 //! request and, after a 401, once more with `{ refresh: true }`: one refresh shared by every call
-//! of the client refused with the same token. The calls ask; the shell awaits what they are given.
+//! of the client refused with the same token. The calls ask; the shell awaits what they are given;
+//! what a source gave is checked here, and what its failure means.
 
+use crate::error::{Draft, Kind};
 use crate::hooks::{Ask, Callback};
+use alloc::string::String;
 use core::cell::RefCell;
 use js_sys::Promise;
 use plant_store_model::Token;
@@ -52,4 +55,24 @@ impl TokenSource {
             *refresh = None;
         }
     }
+}
+
+/// The token a source gave (its `text` when a string, else its `kind`), checked; the error never
+/// holds it.
+pub(crate) fn returned(text: Option<String>, kind: &str) -> Result<Token, Draft> {
+    let Some(token) = text else {
+        let got = ["options.getToken returned ", kind, "; it must return the token, a string"];
+        return Err(Draft::config(got.concat()));
+    };
+    Token::new(token).map_err(|e| Draft::config(["options.getToken: ", e.reason()].concat()))
+}
+
+/// The error of a token source that threw or rejected: before a request, or for a refresh.
+pub(crate) fn failed(refresh: bool) -> Draft {
+    if !refresh {
+        return Draft::config("options.getToken failed; the call stopped before its next request");
+    }
+    let message =
+        "the Plant Store refused the token (401), and options.getToken({ refresh: true }) failed";
+    Draft::new(Kind::Unauthorized, message).with_status(401)
 }

@@ -7,7 +7,7 @@
 //! failure as `cause`. Not serde-wasm-bindgen: it reads through the prototype chain, never sees
 //! unknown keys, replaces a lone surrogate with U+FFFD silently, and stops at the first error.
 
-use crate::call::{plant_object, Client};
+use crate::client::{plant_object, Client};
 use crate::config::{Auth, CallOptions, Config, IdempotencyKey, Retry, DEFAULT_TIMEOUT_MS};
 use crate::error::{Draft, Error};
 use crate::js::callbacks;

@@ -1,6 +1,6 @@
 //! A caller's JS functions as the Rust closures a client keeps (`hooks::Callback`): the token
-//! source and the hooks, each called with a fresh plain object. (fetch's is `exchange::calling`,
-//! which the global fetch needs too.)
+//! source and the hooks, each called with a fresh plain object. (fetch needs none: the shell,
+//! `js/call.js`, calls it.)
 
 use crate::error::Error;
 use crate::hooks::{After, Attempt, AttemptOutcome, Before};

@@ -1,6 +1,7 @@
 //! A durable outbox (cargo feature `outbox`): plants added while offline, across reloads and tabs,
 //! each sent until the store answers, with one `Idempotency-Key` per plant, so that a server that
 //! honours it creates each plant once. Rust decides, the browser does; read in this order:
+//! - `config.rs`: how an outbox is opened, and what it tells;
 //! - `entry.rs`: an entry and its state;
 //! - `table.rs`: the one table of rules that changes what the store holds;
 //! - `record.rs`: a record, an entry's view and an event, as the JSON text Rust and the shell trade;
@@ -8,16 +9,18 @@
 //!   it is handed;
 //! - this file: the Rust API over the shell.
 
+mod config;
 mod entry;
 mod record;
 mod shell;
 mod table;
 
+pub use config::{Change, OutboxConfig, Store, DEFAULT_CONCURRENCY, DEFAULT_RETENTION_MS};
 pub use entry::{Entry, EntryError, State};
 pub(crate) use shell::{start, Rules};
 pub use table::RETRY_AFTER_CEILING_MS;
 
-use crate::{Client, Config, Error};
+use crate::{Client, Error};
 use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -29,45 +32,6 @@ use shell::{held, insert, stored, Shell};
 use table::Held;
 use wasm_bindgen::prelude::*;
 
-/// The default number of entries sent at once.
-pub const DEFAULT_CONCURRENCY: u32 = 4;
-/// How long a created entry is kept by default: 24 hours.
-pub const DEFAULT_RETENTION_MS: u32 = 86_400_000;
-
-/// What changed in an outbox.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum Change<'a> {
-    /// An entry was added, or changed (here or in another tab): as it now is.
-    Entry(&'a Entry),
-    /// The entry of this key was removed (by the app, or after its retention).
-    Removed(&'a str),
-    /// The outbox closed on its own, for this reason: another page opened a newer version of its
-    /// database, or the browser closed it. Its entries are safe in the store.
-    Closed(&'a str),
-}
-
-/// A listener of an outbox's changes.
-#[derive(Clone)]
-struct OnChange(Rc<dyn Fn(Change<'_>)>);
-
-impl fmt::Debug for OnChange {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("..")
-    }
-}
-
-/// Where an outbox keeps its entries.
-#[derive(Clone, Debug, Default)]
-pub enum Store {
-    /// The IndexedDB database `plant-store-outbox:{name}`, shared by the tabs of the origin.
-    #[default]
-    IndexedDb,
-    /// A JS object of one outbox, with the methods `getAll()`, `put(record)` and `delete(key)` (and
-    /// `get(key)`, if it has one), each returning a promise or a value; JS's `MemoryStore` is one.
-    Js(JsValue),
-}
-
 /// A record of the store the outbox cannot read, set aside: listed, and removable by its key.
 #[derive(Clone, Debug)]
 pub struct Unreadable {
@@ -77,57 +41,6 @@ pub struct Unreadable {
     pub reason: String,
     /// The record as the store gave it.
     pub record: JsValue,
-}
-
-/// How to open an [`Outbox`].
-#[derive(Clone, Debug)]
-pub struct OutboxConfig {
-    client: Config,
-    name: String,
-    store: Store,
-    concurrency: u32,
-    retention_ms: u32,
-    on_change: Option<OnChange>,
-}
-
-impl OutboxConfig {
-    /// The outbox `name` (one database each), sending through a client of `client`.
-    pub fn new(client: Config, name: impl Into<String>) -> OutboxConfig {
-        OutboxConfig {
-            client,
-            name: name.into(),
-            store: Store::default(),
-            concurrency: DEFAULT_CONCURRENCY,
-            retention_ms: DEFAULT_RETENTION_MS,
-            on_change: None,
-        }
-    }
-
-    /// Where the entries are kept (IndexedDB unless told).
-    pub fn store(mut self, store: Store) -> OutboxConfig {
-        self.store = store;
-        self
-    }
-
-    /// How many entries are sent at once, from 1 to 64 ([`DEFAULT_CONCURRENCY`] unless told).
-    pub fn concurrency(mut self, concurrency: u32) -> OutboxConfig {
-        self.concurrency = concurrency;
-        self
-    }
-
-    /// How long a created entry stays in the store, in milliseconds from when it was created, up to
-    /// [`MAX_TIMEOUT_MS`](crate::MAX_TIMEOUT_MS) ([`DEFAULT_RETENTION_MS`] unless told; 0 removes it at
-    /// the next round).
-    pub fn retention_ms(mut self, retention_ms: u32) -> OutboxConfig {
-        self.retention_ms = retention_ms;
-        self
-    }
-
-    /// Called after every change, this tab's and those it learns of from the others.
-    pub fn on_change(mut self, listener: impl Fn(Change<'_>) + 'static) -> OutboxConfig {
-        self.on_change = Some(OnChange(Rc::new(listener)));
-        self
-    }
 }
 
 /// A durable outbox of plants: see the module. Its clones share it.

@@ -42,8 +42,7 @@ pub(crate) fn write(entry: &Entry) -> String {
 /// The entry as JavaScript sees it (`OutboxEntry`): its `plant.id` a JSON number, or for a BigInt
 /// a string (JSON has no BigInt), which the shell turns back into one.
 pub(crate) fn view(entry: &Entry) -> String {
-    let mut out = Json::new();
-    let mut id = Json::new();
+    let (mut out, mut id) = (Json::new(), Json::new());
     match entry.bigint {
         true => id.str("id", &decimal(entry.plant.id)),
         false => id.int("id", entry.plant.id),

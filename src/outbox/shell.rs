@@ -4,10 +4,10 @@
 //! tabs, outbox), which is also what makes wasm-bindgen ship each: it ships the snippets Rust
 //! imports from.
 
+use super::config::{Change, OnChange, OutboxConfig, Store};
 use super::entry::Entry;
 use super::record;
 use super::table::{self, Clock, Held, Sent, Step};
-use super::{Change, OnChange, OutboxConfig, Store};
 use crate::{CallOptions, Client, Error, IdempotencyKey, MAX_TIMEOUT_MS};
 use alloc::rc::Rc;
 use alloc::string::String;
