@@ -199,7 +199,7 @@ try {
       await context.close();
     }
   };
-  // Each section also times cold/preload.html: ours.html with the README's preload link for the
+  // Each section also times cold/preload.html: ours.html with the preload link of docs/runtimes.md for the
   // .wasm, so that its request starts with the page's instead of after index.js has run.
   const coldChromium = async (section, origin, [ours, theirs]) => {
     const figure = coldRow(section, 'navigation start → first call done', await abba(coldPage(origin, ours), coldPage(origin, theirs), PAIRS), 'called');

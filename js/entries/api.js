@@ -1,6 +1,6 @@
 // The API of every entry, over the glue, and the state of the .wasm's load. Each entry starts the
 // load its runtime's way: loaded() at once, loading() in the background, or manual() for init().
-// Before the load is done (README, "Before the .wasm has loaded"):
+// Before the load is done (docs/runtimes.md, "Before the .wasm has loaded"):
 // - init(), createPlant and a client's createPlant wait for it; new PlantStoreClient answers at
 //   once and checks its options when the load is done (its first call rejects if one is wrong).
 //   With plant-store-client/manual there is nothing to wait for until init(source) is called.

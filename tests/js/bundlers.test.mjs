@@ -3,10 +3,10 @@
 // whose script imports the package and makes one real createPlant against the reference server on
 // loopback, and one validation failure (tests/runtimes/check.mjs), in one headless Chromium:
 // webpack 5, Parcel 2 and Vite 5, 6, 7 and 8 at their default configuration (nothing to do: they
-// emit the .wasm; Vite also gives its URL to the README's preload, and emits it once), esbuild,
+// emit the .wasm; Vite also gives its URL to the preload of docs/runtimes.md, and emits it once), esbuild,
 // Rollup 4 and `bun build` (the .wasm copied next to the bundle, the README's one line), Next.js (a
 // client component, and route handlers on the Node and edge runtimes, after `next build` and
-// `next start`), the Bun runtime, and the README's React recipe (with TanStack Query and the outbox)
+// `next start`), the Bun runtime, and the React recipe of docs/react.md (with TanStack Query and the outbox)
 // in a Vite app, used in Chromium (artifacts/react.png). (Vite with Web Workers: runtimes.test.mjs.) Then a failed load in Chromium (404, an HTML page served as the
 // .wasm, a CSP without 'wasm-unsafe-eval'): the import succeeds and every export fails with a
 // `config` PlantStoreError naming the URL; the right bytes with the wrong MIME type still load.
@@ -169,11 +169,11 @@ describe('the packed package in each bundler and framework', { timeout: 600_000 
     });
   }
 
-  // The README's React recipe, its block written out as it is (the suite builds that code), in an
+  // The React recipe of docs/react.md, its block written out as it is (the suite builds that code), in an
   // app of its own (tests/bundlers/react/: TanStack Query's provider, a Suspense boundary, an outbox)
   // built by Vite 8 at its default configuration, then used in Chromium as a person would.
-  it("React with Vite: the README's recipe validates as you type, creates a plant with useMutation, shows the outbox's entries live, their errors and actions, through a reload", async () => {
-    const recipe = readFileSync(join(ROOT, 'README.md'), 'utf8').match(/^```jsx\n([\s\S]*?)^```$/m)[1];
+  it("React with Vite: the recipe of docs/react.md validates as you type, creates a plant with useMutation, shows the outbox's entries live, their errors and actions, through a reload", async () => {
+    const recipe = readFileSync(join(ROOT, 'docs/react.md'), 'utf8').match(/^```jsx\n([\s\S]*?)^```$/m)[1];
     assert.ok(recipe.split('\n').length - 1 < 30, `the recipe is under 30 lines:\n${recipe}`);
     writeFileSync(join(WORK, 'react/recipe.jsx'), recipe);
     await run(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', 'react', '--base', './',

@@ -3,9 +3,14 @@
 // look at: artifacts/demo.png (a refusal), demo-401.png, demo-queue.png (paused),
 // demo-queue-refused.png (a duplicate id in the queue), demo-queue-offline.png and
 // demo-queue-misconfigured.png (the queue's .wasm not loaded), demo-phone.png (375 px wide).
+// Last, `scripts/demo` itself: its first start, the package not yet built, shows each step with its
+// time before the banner; its second start, the banner alone.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launchChromium } from './support/browser.mjs';
 import { startServer, ROOT, PKG, TOKEN } from './support/server.mjs';
@@ -291,5 +296,69 @@ describe("the demo's queue when its .wasm does not load, and the package before 
     } finally {
       await context.close();
     }
+  });
+});
+
+describe('scripts/demo: the first start shows its progress, the second only the banner', { timeout: 900_000 }, () => {
+  let pkg;
+
+  before(() => { pkg = mkdtempSync(join(tmpdir(), 'plant-store-demo-pkg-')); });
+  after(() => { if (pkg) rmSync(pkg, { recursive: true, force: true }); });
+
+  /**
+   * Runs `scripts/demo` with its package in `pkg` (PORT=0: a free port) until its banner; then
+   * stops it, the script and the server it started (their process group). Resolves to what it
+   * printed before the banner, and whether the page's package was served.
+   */
+  async function start() {
+    const demo = spawn(join(ROOT, 'scripts/demo'), [], {
+      env: { ...process.env, PKG_DIR: pkg, PORT: '0', TOKEN }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+    });
+    let output = '';
+    demo.stdout.on('data', (chunk) => { output += chunk; });
+    demo.stderr.on('data', (chunk) => { output += chunk; });
+    const exited = once(demo, 'exit');
+    try {
+      const url = await new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no banner within 14 min:\n${output}`)), 840_000);
+        demo.on('exit', (code) => { clearTimeout(timer); reject(new Error(`scripts/demo exited with ${code}:\n${output}`)); });
+        demo.stdout.on('data', () => {
+          const match = output.match(/page: +(http:\/\/127\.0\.0\.1:\d+)\/[^]*Ctrl-C stops the server/);
+          if (match) { clearTimeout(timer); resolve(match[1]); }
+        });
+      });
+      const served = (await fetch(`${url}/pkg/index.js`)).status;
+      return { before: output.slice(0, output.indexOf('\n  Plant Store demo')), served };
+    } finally {
+      if (demo.exitCode === null) { process.kill(-demo.pid, 'SIGTERM'); await exited; }
+    }
+  }
+
+  it('first start (the package not built yet): a line per step as it begins, its time when it ends, then the whole time', async () => {
+    const { before, served } = await start();
+    const steps = [
+      'the JS API: compiling the crate to wasm', 'the JS API: its JS bindings (wasm-bindgen)',
+      'the JS API: shrinking the .wasm (wasm-opt)', 'the outbox: compiling the crate to wasm',
+      'the outbox: its JS bindings (wasm-bindgen)', 'the outbox: shrinking the .wasm (wasm-opt)',
+      'the entries, their types and package.json (finish-pkg.mjs)',
+    ];
+    const lines = before.split('\n');
+    assert.match(lines[0], /^building the package into \S+ \(scripts\/build-pkg\), reused by later starts until its sources change:$/, before);
+    let at = 0;
+    for (const step of steps) {
+      const found = lines.findIndex((line, i) => i > at && line.startsWith(`  ${step}`));
+      assert.ok(found > at, `"${step}" after the step before it:\n${before}`);
+      assert.match(lines[found], /… done \(\d+ s\)$/, lines[found]);
+      at = found;
+    }
+    assert.match(lines.at(-2), /^ready in \d+ s$/, before);
+    assert.ok(!/^\s+Compiling /m.test(before), `no compiler output:\n${before}`);
+    assert.equal(served, 200, 'the server serves the package it built');
+  });
+
+  it('second start: the banner alone', async () => {
+    const { before, served } = await start();
+    assert.equal(before, '', 'nothing before the banner');
+    assert.equal(served, 200);
   });
 });

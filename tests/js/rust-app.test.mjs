@@ -4,11 +4,15 @@
 // and serves its page with a reference Plant Store. In Chromium the page sends a fern: created,
 // then refused the second time, as the app logs them; a store that cannot be reached rejects the
 // app's promise with the crate's message. Its bindings hold its own export only: none of the
-// crate's (createPlant, PlantStoreClient, validateNewPlant, PlantStoreError).
+// crate's (createPlant, PlantStoreClient, validateNewPlant, PlantStoreError), and of its JS files
+// only the call's shell (js/call.js). `wasm-pack build --target web`, the README's build, works
+// both ways the README gives where wasm-pack cannot download binaryen: npm's wasm-opt on PATH, or
+// wasm-opt turned off.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launchChromium, openPage } from './support/browser.mjs';
 import { ROOT, TOKEN } from './support/server.mjs';
@@ -68,7 +72,10 @@ test("the app's bindings hold its own export only", () => {
   const types = readFileSync(join(BUILT, 'plant_app.d.ts'), 'utf8');
   const exported = [...types.matchAll(/^export (?:function|class|const) (\w+)/gm)].map((m) => m[1]).filter((name) => name !== 'initSync');
   assert.deepEqual(exported, ['add_fern'], types);
-  assert.deepEqual(readdirSync(BUILT).filter((name) => name === 'snippets'), [], 'no JS snippet (js/error.js) of the crate');
+  // One JS snippet of the crate: the call's shell (js/call.js, src/shell.rs), which does the fetch;
+  // none of the JS API's (js/error.js).
+  const snippets = readdirSync(join(BUILT, 'snippets'), { recursive: true }).filter((name) => name.endsWith('.js'));
+  assert.deepEqual(snippets.map((name) => name.replace(/^[^/]+\//, '')), ['js/call.js'], snippets.join('\n'));
   const glue = readFileSync(join(BUILT, 'plant_app.js'), 'utf8');
   for (const name of ['createPlant', 'PlantStoreClient', 'validateNewPlant', 'PlantStoreError']) assert.ok(!glue.includes(name), name);
 });
@@ -84,4 +91,30 @@ test('in Chromium the page sends a fern: created, then refused for the same id',
   // Another error rejects the app's promise with the crate's message (Display).
   const refused = await page({ token: 'not-the-token', id });
   assert.match(refused.result, /^failed: the Plant Store answered 401 \(error 4\): /);
+});
+
+test("wasm-pack build --target web, where it cannot download binaryen: with npm's wasm-opt on PATH, or with wasm-opt off", async () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'plant-app-wasm-pack-'));
+  try {
+    // PATH without a wasm-opt, so that wasm-pack would download one; and what `npm install --global
+    // binaryen` adds to it: a link to the package's wasm-opt.
+    const bare = process.env.PATH.split(':').filter((dir) => !existsSync(join(dir, 'wasm-opt')));
+    const npmGlobal = join(tmp, 'bin');
+    mkdirSync(npmGlobal);
+    symlinkSync(join(ROOT, 'node_modules/binaryen/bin/wasm-opt'), join(npmGlobal, 'wasm-opt'));
+    const [, off] = blocks('toml'); // the README's [package.metadata.wasm-pack.profile.release]
+    assert.match(off, /^wasm-opt = false$/m);
+    for (const [name, path, extra] of [['on-path', [npmGlobal, ...bare], ''], ['off', bare, `\n${off}`]]) {
+      // The app as scripts/demo rust laid it out (the checkout's crate by path, its Cargo.lock).
+      const app = join(tmp, name);
+      cpSync(join(ROOT, 'target/rust-app/crate'), app, { recursive: true, filter: (from) => !from.endsWith('/pkg') });
+      appendFileSync(join(app, 'Cargo.toml'), extra);
+      const env = { ...process.env, PATH: path.join(':'), CARGO_TARGET_DIR: join(ROOT, 'target/rust-app/target') };
+      await new Promise((resolve, reject) => execFile('wasm-pack', ['--log-level', 'warn', 'build', '--target', 'web'], { cwd: app, env, timeout: 600_000 },
+        (err, out, errOut) => err ? reject(new Error(`wasm-pack build (${name}): ${err.message}\n${out}${errOut}`)) : resolve()));
+      assert.ok(existsSync(join(app, 'pkg/plant_app_bg.wasm')), `${name}: pkg/plant_app_bg.wasm`);
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
 });

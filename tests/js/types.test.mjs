@@ -93,7 +93,7 @@ describe('the types of the packed package', { timeout: 300_000 }, () => {
     });
   });
 
-  it('node16, a CommonJS file: TS1479 (require of an ES module), as the README says; nodenext is the fix', async () => {
+  it('node16, a CommonJS file: TS1479 (require of an ES module), as docs/runtimes.md says; nodenext is the fix', async () => {
     const { code, output } = await check('cjs-node16', { ...NODE16, ...NODE }, ['consumer.cts']);
     assert.notEqual(code, 0);
     const errors = output.split('\n').filter((line) => /error TS\d+/.test(line));

@@ -1,6 +1,6 @@
-// The React app of the bundler suite: the README's recipe (recipe.jsx, which the suite writes from
-// README.md's block) rendered inside TanStack Query's provider and a Suspense boundary, as the
-// README says, with the options of the page's query (`base`, `token`) and an outbox opened on them.
+// The React app of the bundler suite: the recipe of docs/react.md (recipe.jsx, which the suite
+// writes from its block) rendered inside TanStack Query's provider and a Suspense boundary, as the
+// page says, with the options of the page's query (`base`, `token`) and an outbox opened on them.
 import { Suspense } from 'react';
 import { createRoot } from 'react-dom/client';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';

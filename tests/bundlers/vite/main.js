@@ -1,6 +1,6 @@
-// The page each Vite version builds at its default configuration: the README's preload of the
-// .wasm through the package's `./wasm` subpath (`?url` gives the URL Vite emitted), then the same
-// call as every bundler's page (check.mjs). `wasmUrl` is reported, to compare with the URL the
+// The page each Vite version builds at its default configuration: the preload of the .wasm that
+// docs/runtimes.md gives, through the package's `./wasm` subpath (`?url` gives the URL Vite
+// emitted), then the same call as every bundler's page (check.mjs). `wasmUrl` is reported, to compare with the URL the
 // package loaded.
 import wasmUrl from 'plant-store-client/wasm?url';
 import * as api from 'plant-store-client';
