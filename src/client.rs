@@ -73,7 +73,7 @@ impl Client {
     /// [`Client::create_plant`] with this call's signal, retries, idempotency key or hook.
     ///
     /// # Errors
-    /// As [`Client::create_plant`]; a `config` error for a wrong [`Retry`] or key.
+    /// As [`Client::create_plant`]; a `config` error for a wrong [`crate::Retry`] or key.
     pub async fn create_plant_with(
         &self,
         plant: &NewPlant,

@@ -47,7 +47,7 @@ pub enum Store {
     Js(JsValue),
 }
 
-/// How to open an [`Outbox`].
+/// How to open an [`Outbox`](super::Outbox).
 #[derive(Clone, Debug)]
 pub struct OutboxConfig {
     pub(crate) client: Config,
