@@ -94,38 +94,23 @@ fn read_object(bytes: &[u8], names: &[&str], found: &mut [Member]) -> Result<(),
         r.end()?;
         return Err(BodyError::Shape("not a JSON object"));
     }
-    let mut key = String::new();
-    r.ws();
-    if !r.eat(b'}') {
-        loop {
-            r.expect(b'"')?;
-            key.clear();
-            r.string(Some(&mut key))?;
-            r.ws();
-            r.expect(b':')?;
-            r.ws();
-            match names.iter().position(|name| *name == key) {
-                Some(i) => {
-                    let member = r.member()?;
-                    if let Some(slot) = found.get_mut(i) {
-                        *slot = match slot {
-                            Member::Absent => member,
-                            _ => Member::Repeated,
-                        };
-                    }
-                }
-                None => {
-                    r.value(1)?;
+    r.members(|r, key| {
+        match names.iter().position(|name| *name == key) {
+            Some(i) => {
+                let member = r.member()?;
+                if let Some(slot) = found.get_mut(i) {
+                    *slot = match slot {
+                        Member::Absent => member,
+                        _ => Member::Repeated,
+                    };
                 }
             }
-            r.ws();
-            if r.eat(b'}') {
-                break;
+            None => {
+                r.value(1)?;
             }
-            r.expect(b',')?;
-            r.ws();
         }
-    }
+        Ok(())
+    })?;
     r.end()
 }
 
@@ -135,6 +120,34 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
+    /// Reads an object's members up to its closing `}` (its `{` already read), giving each key to
+    /// `each`, which reads the value after it.
+    fn members(
+        &mut self,
+        mut each: impl FnMut(&mut Self, &str) -> Result<(), BodyError>,
+    ) -> Result<(), BodyError> {
+        let mut key = String::new();
+        self.ws();
+        if self.eat(b'}') {
+            return Ok(());
+        }
+        loop {
+            self.expect(b'"')?;
+            key.clear();
+            self.string(Some(&mut key))?;
+            self.ws();
+            self.expect(b':')?;
+            self.ws();
+            each(self, &key)?;
+            self.ws();
+            if self.eat(b'}') {
+                return Ok(());
+            }
+            self.expect(b',')?;
+            self.ws();
+        }
+    }
+
     fn peek(&self) -> Option<u8> {
         self.text.as_bytes().get(self.at).copied()
     }
@@ -395,32 +408,17 @@ fn read_raw<'a>(
     let mut r = Reader { text, at: 0 };
     r.ws();
     r.expect(b'{')?;
-    let mut key = String::new();
-    r.ws();
-    if !r.eat(b'}') {
-        loop {
-            r.expect(b'"')?;
-            key.clear();
-            r.string(Some(&mut key))?;
-            r.ws();
-            r.expect(b':')?;
-            r.ws();
-            let start = r.at;
-            r.value(1)?;
-            let slot = names.iter().position(|name| *name == key).and_then(|i| found.get_mut(i));
-            if let Some(slot) = slot {
-                if slot.replace(text.get(start..r.at).unwrap_or_default()).is_some() {
-                    return Err(BodyError::Shape("a member appears more than once"));
-                }
+    r.members(|r, key| {
+        let start = r.at;
+        r.value(1)?;
+        let slot = names.iter().position(|name| *name == key).and_then(|i| found.get_mut(i));
+        if let Some(slot) = slot {
+            if slot.replace(text.get(start..r.at).unwrap_or_default()).is_some() {
+                return Err(BodyError::Shape("a member appears more than once"));
             }
-            r.ws();
-            if r.eat(b'}') {
-                break;
-            }
-            r.expect(b',')?;
-            r.ws();
         }
-    }
+        Ok(())
+    })?;
     r.end()
 }
 
