@@ -111,11 +111,13 @@ async fn a_plant_added_offline_is_kept_then_created_once_the_network_is_back() {
 async fn an_outbox_closed_while_its_request_is_out_sends_it_again_with_the_same_key() {
     let (up, keys) = (Rc::new(Cell::new(true)), Rc::new(RefCell::new(Vec::new())));
     let name = name("closed");
-    // The server creates the plant at once and answers 1.5 s later.
-    let held = format!("{SERVER}/__test/hold/1500");
-    let client = Config::new(held).token(TOKEN).fetch(network(up, keys.clone()));
+    // The server creates the plant at once and answers a minute later, long after the outbox closed
+    // on any machine; the next page's request is answered at once.
+    let held = format!("{SERVER}/__test/hold/60000");
+    let first = Config::new(held).token(TOKEN).fetch(network(up.clone(), keys.clone()));
+    let client = Config::new(SERVER).token(TOKEN).fetch(network(up, keys.clone()));
     let before = plants_on_server().await;
-    let outbox = Outbox::open(OutboxConfig::new(client.clone(), &name)).await.unwrap();
+    let outbox = Outbox::open(OutboxConfig::new(first, &name)).await.unwrap();
     let fern = NewPlant { id: uid(), name: "Interrupted fern".into(), tag: Some("held".into()) };
     let added = outbox.add(&fern).await.unwrap();
     stored(fern.id).await; // the server created it, and holds its answer
