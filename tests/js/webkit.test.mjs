@@ -220,11 +220,10 @@ describe('WebKit (WebKitGTK MiniBrowser): createPlant and the outbox against the
   it('the page closed while the server holds the answer: sent again with the same key, one plant', async () => {
     const id = '3000';
     const before = await server.stats();
-    // Long enough that the page is closed before the answer comes, on a loaded machine too.
-    const options = { baseUrl: `${proxy.url}/__test/hold/8000` };
+    // Held far longer than any machine takes to close the page; the next page's is answered at once.
     const second = await session.newWindow();
     await load();
-    await open('closed', options);
+    await open('closed', { baseUrl: `${proxy.url}/__test/hold/60000` });
     await session.run((id) => { outbox.add({ id: Number(id), name: 'Closed' }); }, id);
     assert.equal((await server.stored(id)).name, 'Closed', 'the server created it, and holds its answer');
     await session.closeWindow(); // its answer never comes back to this page
@@ -232,7 +231,7 @@ describe('WebKit (WebKitGTK MiniBrowser): createPlant and the outbox against the
 
     await session.switchTo(second);
     await load();
-    await open('closed', options);
+    await open('closed');
     const [entry] = await settled(1);
     assert.equal(entry.attempts, 2);
     const sent = postsOf([id]);
@@ -248,19 +247,18 @@ describe('WebKit (WebKitGTK MiniBrowser): createPlant and the outbox against the
 
   it('the sending page goes into the back/forward cache: another page takes over at once, and the page, back, sends nothing without the lock', async () => {
     const id = '4000';
-    const options = { baseUrl: `${proxy.url}/__test/hold/4000` };
     const before = await server.stats();
     const cached = await session.window();
     const other = await session.newWindow();
     await load();
-    await open('cached', options);
+    await open('cached', { baseUrl: `${proxy.url}/__test/hold/60000` }); // its answer comes long after it left
     await session.run((id) => { outbox.add({ id: Number(id), name: 'Cached' }); }, id);
     assert.equal((await server.stored(id)).name, 'Cached', 'the server created it, and holds its answer');
     await session.navigate(`${pages.url}/plain`); // a link followed mid-send: WebKit keeps the page in its cache
 
     await session.switchTo(other);
     await load();
-    await open('cached', options); // its IndexedDB answers: the cached page left no transaction open
+    await open('cached'); // its IndexedDB answers: the cached page left no transaction open
     const [entry] = await settled(1);
     const sent = postsOf([id]);
     assert.deepEqual([sent.length, new Set(sent.map((p) => p.key)).size, entry.attempts], [2, 1, 2], 'sent again at once, with its key');
