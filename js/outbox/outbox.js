@@ -247,7 +247,8 @@ export class PlantOutbox extends EventTarget {
   }
 
   async #purge() {
-    const { removed, next } = await this.#store.purge().catch(() => ({ removed: [] }));
+    // A purge that failed keeps the expiry known before: its timer runs the purge again.
+    const { removed, next } = await this.#store.purge().catch(() => ({ removed: [], next: this.#expiry }));
     for (const key of removed) this.#read(key, undefined);
     if (removed.length) this.#tabs.told(removed);
     this.#expiry = next;
