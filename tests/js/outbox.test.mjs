@@ -240,10 +240,11 @@ describe('the outbox, in headless Chromium and in Node, against the reference se
     assert.match(missing.message, /store/, 'and says to pass a store');
 
     const framed = await context.newPage();
-    const answer = new Promise((resolve) => framed.exposeFunction('answered', resolve));
-    await framed.addInitScript(() => addEventListener('message', (e) => window.answered(e.data)));
+    // The frame's answer is kept on the page (a listener there before any script runs) and waited for, bounded.
+    await framed.addInitScript(() => addEventListener('message', (e) => { window.answer = e.data; }));
+    framed.on('pageerror', (err) => console.log(`framed page error: ${err}`));
     await framed.goto(`${ORIGIN}/framed`);
-    const refused = await answer;
+    const refused = await (await framed.waitForFunction(() => window.answer, null, { timeout: 60_000 })).jsonValue();
     assert.equal(refused.kind, 'config', JSON.stringify(refused));
     assert.match(refused.message, /IndexedDB refused to open: SecurityError/);
     console.log(`missing: ${missing.message}\nrefused: ${refused.message}`);
