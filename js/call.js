@@ -26,6 +26,10 @@ export function run(step, signals, timeoutMs) {
     let turn = 0; // the number of the wait under way: what settles an older one is ignored
     let waiting; // its timer
     let attempt; // the attempt under way: { controller, timer, body, reader, complete }
+    // Rust's step is never entered again while it runs: a stop told meanwhile (a hook of the
+    // caller's, run by the step, that aborts the call) is told once its action is under way.
+    let stepping = false;
+    let stopped;
     const onAbort = ({ target }) => interrupt(ABORTED, read(() => target.reason)[1]);
     const timer = setTimeout(() => interrupt(TIMED_OUT), timeoutMs);
 
@@ -44,7 +48,16 @@ export function run(step, signals, timeoutMs) {
       for (const signal of signals) signal.removeEventListener('abort', onAbort);
       (action[0] === DONE ? resolve : reject)(action[1]);
     };
-    const tell = (...input) => over || act(step(...input));
+    const tell = (...input) => {
+      if (over) return;
+      stepping = true;
+      let action;
+      try { action = step(...input); } finally { stepping = false; }
+      act(action);
+      const told = stopped;
+      stopped = undefined;
+      if (told) interrupt(...told);
+    };
     /** What `thing` (a value, a promise, or a function that makes one) settles with, told to `then` unless a stop came first. */
     const wait = (thing, then) => {
       const me = ++turn;
@@ -54,6 +67,7 @@ export function run(step, signals, timeoutMs) {
     /** The call, or its attempt, stops now: what it awaited is let go of, and Rust is told why. */
     const interrupt = (why, reason) => {
       if (over) return;
+      if (stepping) return void (stopped ??= [why, reason]);
       turn++;
       clearTimeout(waiting);
       endAttempt(why === ABORTED ? reason : new DOMException('timed out', 'TimeoutError'));

@@ -147,6 +147,17 @@ const CASES = [
     },
   },
   {
+    name: 'afterAttempt aborts the call it sees: aborted, no retry, nothing thrown outside the call', browser: true,
+    // The abort fires while Rust's step runs the hook: it is told once that step is done.
+    body: `const abort = new AbortController();
+      return call(api, base, '503,ok', id, { retry: { attempts: 3, baseDelayMs: 10 },
+        afterAttempt: () => abort.abort(new Error('seen enough')) }, { signal: abort.signal });`,
+    check: (r, server, id) => {
+      assert.deepEqual([r.kind, r.attempts, r.cause], ['aborted', 1, 'seen enough']);
+      assert.equal(server.requests(id).length, 1, 'no request after the abort');
+    },
+  },
+  {
     name: 'the deadline running out mid-retry: timeout after 2 attempts, the 503 as cause',
     body: `return call(api, base, '503,hang', id, { retry: { baseDelayMs: 10 }, timeoutMs: 600 });`,
     check: async (r, server, id) => {
