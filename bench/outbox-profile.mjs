@@ -8,26 +8,21 @@
 // BroadcastChannel), the .wasm, idle. A figure, not a test.   node bench/outbox-profile.mjs [PKG_DIR]
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import http from 'node:http';
-import { once } from 'node:events';
-import { startServer } from '../tests/js/support/server.mjs';
-import { launchChromium } from '../tests/js/support/browser.mjs';
-import { sendFile } from '../tests/js/support/static.mjs';
-import { html } from '../tests/js/support/outbox-page.mjs';
+import { inPage, TOKEN } from './outbox.mjs';
 
-const TOKEN = 'bench-token-0123';
-const PAGE = html(`import init, * as api from '/pkg/outbox/plant_store_client.js';
+const SCRIPT = `import init, * as api from '/pkg/outbox/plant_store_client.js';
   await init();
   Object.assign(window, api);
-  window.ready = true;`);
-const IDB = new Set(['put', 'get', 'getAll', 'delete', 'transaction', 'objectStore', 'index', 'openCursor', 'continue', 'result']);
+  window.ready = true;`;
+/** IndexedDB's functions and getters, as the profiler names them. */
+const IDB = new Set(['put', 'get', 'getAll', 'delete', 'transaction', 'objectStore', 'index', 'openCursor', 'continue', 'get result']);
 
 /** The row a profile node's self time goes to. */
 function bucket({ functionName: name, url }) {
   if (!url) {
     if (name === '(idle)' || name === '(program)' || name === '(garbage collector)') return name;
     if (name === 'fetch') return 'fetch (native)';
-    if (IDB.has(name) || name.startsWith('get ')) return 'IndexedDB (native)';
+    if (IDB.has(name)) return 'IndexedDB (native)';
     if (name === 'postMessage') return 'BroadcastChannel (native)';
     return `other native (${name || 'anonymous'})`;
   }
@@ -47,60 +42,43 @@ function spent(profile) {
   return out;
 }
 
-export async function drainProfile(pkg) {
-  const server = await startServer({ token: TOKEN });
-  const pages = http.createServer((req, res) => {
-    const path = new URL(req.url, 'http://x').pathname;
-    if (path === '/') return res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
-    sendFile(res, pkg, path.replace(/^\/pkg\//, ''));
-  }).listen(0, '127.0.0.1');
-  await once(pages, 'listening');
-  const browser = await launchChromium();
-  try {
-    const page = await browser.newPage();
-    await page.goto(`http://127.0.0.1:${pages.address().port}/`);
-    await page.waitForFunction(() => window.ready);
-    const cdp = await page.context().newCDPSession(page);
-    await cdp.send('Profiler.enable');
-    const profiled = async (work, arg) => {
-      await cdp.send('Profiler.start');
-      const ms = await page.evaluate(work, arg);
-      const { profile } = await cdp.send('Profiler.stop');
-      return { ms, by: spent(profile) };
-    };
-    const base = `${server.url}/__test/delay/20`;
-    await page.evaluate(() => { window.ids = { next: Date.now() * 1000 }; });
-    const plain = await profiled(async ({ base, token }) => {
-      const t = performance.now();
-      await Promise.all([0, 1, 2, 3].map(async () => {
-        for (let i = 0; i < 250; i++) await createPlant({ id: ids.next++, name: 'Plain' }, { baseUrl: base, token });
-      }));
-      return performance.now() - t;
-    }, { base, token: TOKEN });
-    await page.evaluate(async ({ base, token }) => {
-      window.outbox = await openOutbox({ baseUrl: base, token, name: `drain-${Date.now()}` });
-      outbox.pause();
-      await Promise.all(Array.from({ length: 1000 }, () => outbox.add({ id: ids.next++, name: 'Queued' })));
-    }, { base, token: TOKEN });
-    const drain = await profiled(async () => {
-      let created = 0;
-      const done = new Promise((resolve) => outbox.addEventListener('change', (e) => {
-        if (e.detail.state === 'created' && ++created === 1000) resolve();
-      }));
-      const t = performance.now();
-      outbox.resume();
-      await done;
-      const ms = performance.now() - t;
-      outbox.close();
-      return ms;
-    });
-    return { plain, drain };
-  } finally {
-    await browser.close();
-    pages.close();
-    await server.stop();
-  }
-}
+export const drainProfile = (pkg) => inPage(pkg, SCRIPT, async ({ page, server }) => {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Profiler.enable');
+  const profiled = async (work, arg) => {
+    await cdp.send('Profiler.start');
+    const ms = await page.evaluate(work, arg);
+    const { profile } = await cdp.send('Profiler.stop');
+    return { ms, by: spent(profile) };
+  };
+  const base = `${server.url}/__test/delay/20`;
+  await page.evaluate(() => { window.ids = { next: Date.now() * 1000 }; });
+  const plain = await profiled(async ({ base, token }) => {
+    const t = performance.now();
+    await Promise.all([0, 1, 2, 3].map(async () => {
+      for (let i = 0; i < 250; i++) await createPlant({ id: ids.next++, name: 'Plain' }, { baseUrl: base, token });
+    }));
+    return performance.now() - t;
+  }, { base, token: TOKEN });
+  await page.evaluate(async ({ base, token }) => {
+    window.outbox = await openOutbox({ baseUrl: base, token, name: `drain-${Date.now()}` });
+    outbox.pause();
+    await Promise.all(Array.from({ length: 1000 }, () => outbox.add({ id: ids.next++, name: 'Queued' })));
+  }, { base, token: TOKEN });
+  const drain = await profiled(async () => {
+    let created = 0;
+    const done = new Promise((resolve) => outbox.addEventListener('change', (e) => {
+      if (e.detail.state === 'created' && ++created === 1000) resolve();
+    }));
+    const t = performance.now();
+    outbox.resume();
+    await done;
+    const ms = performance.now() - t;
+    outbox.close();
+    return ms;
+  });
+  return { plain, drain };
+});
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const pkg = resolve(process.argv[2] ?? fileURLToPath(new URL('../pkg', import.meta.url)));
