@@ -246,6 +246,11 @@ impl Call {
                 let draft = self.stopped(stop);
                 self.attempted(Err(draft), learnt, JsValue::UNDEFINED, token, began)
             }
+            (At::Token(_), Input::Stopped(Stop::TimedOut)) => {
+                let ms = decimal(self.settings.config.timeout_ms.into());
+                let said = ["options.getToken gave no token within timeoutMs (", &ms, " ms)"];
+                self.end(Draft::new(Kind::Timeout, said.concat()))
+            }
             (_, Input::Stopped(stop)) => {
                 let draft = self.stopped(stop);
                 self.end(draft)
@@ -608,6 +613,15 @@ mod tests {
             steps[4],
             "error timeout 2 true: no answer from the Plant Store within 10000 ms"
         );
+        // The time ran out before any request: the token source's, which the message names.
+        let asked = Rc::new(Cell::new(0));
+        let steps = run(
+            call(counted_source(&asked), &CallOptions::new()),
+            Vec::from([start(), Input::Stopped(Stop::TimedOut)]),
+        );
+        let expected =
+            "error timeout 0 false: options.getToken gave no token within timeoutMs (10000 ms)";
+        assert_eq!(steps, ["await", expected]);
     }
 
     #[test]
