@@ -8,15 +8,12 @@ import { failed, said, text } from './store.js';
 import { senders } from './tabs.js';
 
 /** An entry's view from Rust's JSON: a BigInt id comes as a string (JSON has no BigInt). */
-const view = (json) => {
-  const entry = JSON.parse(json);
-  if (typeof entry.plant.id == 'string') entry.plant.id = BigInt(entry.plant.id);
-  return entry;
-};
+const view = (json) => JSON.parse(json, (name, value) => (name === 'id' && typeof value == 'string' ? BigInt(value) : value));
 /** The least wait for an entry already due: one a round left, or that the tab that added it is taking. */
 const AGAIN_MS = 1_000;
 const OPENING = Symbol('PlantOutbox.open');
 const warn = (what, cause) => console.warn(`plant-store-client/outbox: ${what} (${said(cause)})`);
+const report = globalThis.reportError ?? ((error) => setTimeout(() => { throw error; }));
 
 /** Opens the outbox over the promise of its store (store.js) and its tabs (tabs.js); Rust composes them. */
 export let open;
@@ -89,8 +86,8 @@ export class PlantOutbox extends EventTarget {
   }
 
   /** The entries this tab holds, in the order they were added: the same array until one changes. */
-  entries = () => (this.#list ??= [...this.#entries.values()].map(({ entry }) => entry)
-    .sort((a, b) => a.addedAt - b.addedAt || (a.key < b.key ? -1 : 1)));
+  entries = () => (this.#list ??= Object.freeze([...this.#entries.values()].map(({ entry }) => entry)
+    .sort((a, b) => a.addedAt - b.addedAt || (a.key < b.key ? -1 : 1))));
 
   /** Calls `listener` after each change; returns what stops it (React's `useSyncExternalStore`). */
   subscribe = (listener) => {
@@ -104,7 +101,7 @@ export class PlantOutbox extends EventTarget {
   /** The entry of `key` as the store holds it now. */
   async get(key) {
     this.#usable('get');
-    const raw = await this.#store.get(String(key));
+    const raw = await this.#store.get(String(key)).catch((cause) => { throw failed('read its store', cause); });
     const [kind, , entry] = raw === undefined ? [] : this.#rules.apply(text(raw), 'check', '');
     return kind === 'keep' ? view(entry) : undefined;
   }
@@ -162,10 +159,10 @@ export class PlantOutbox extends EventTarget {
       this.#entries.set(key, { record, entry: view(entry), due });
       return this.#changed(key, record, this.#entries.get(key).entry);
     }
+    const wasAside = this.#aside.delete(key);
     if (kind === 'aside') this.#aside.set(key, { key, reason: record, record: raw });
-    else this.#aside.delete(key);
     if (held && this.#entries.delete(key)) this.#changed(key, undefined, { key, removed: true });
-    else if (kind === 'aside') this.#changed(key);
+    else if (kind === 'aside' || wasAside) this.#changed(key);
   }
 
   #changed(key, record, detail) {
@@ -174,7 +171,8 @@ export class PlantOutbox extends EventTarget {
       this.#rules.changed?.(key, record);
       this.dispatchEvent(new CustomEvent('change', { detail }));
     }
-    for (const { listener } of [...this.#listeners]) listener();
+    // A listener that throws is reported as an event listener's error is, and stops nothing.
+    for (const { listener } of [...this.#listeners]) try { listener(); } catch (error) { report(error); }
   }
 
   /** A record read from the store (`raw`; undefined once gone). */

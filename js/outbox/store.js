@@ -48,9 +48,7 @@ export async function openStore(name, store, rules) {
     /** Adds a new entry's record, or gives back the entry the store holds of its plant's id. */
     insert: (record) => run('strict', async (s) => {
       const { key, id } = JSON.parse(record);
-      let step = apply(await s.byId(id), 'add', record);
-      // A record of that id that cannot be read does not stand in the new entry's way.
-      if (step[0] === 'aside') step = apply(undefined, 'add', record);
+      const step = apply(await s.byId(id), 'add', record);
       await write(s, key, step);
       return step;
     }),
@@ -189,13 +187,15 @@ function app(store) {
     return records;
   };
   const s = {
-    get: async (key) => (store.get ? store.get(key) : (await all()).find((record) => record?.key === key)),
+    // A get that answers null for no record (as some stores do) answers as the interface says.
+    get: async (key) => (store.get ? (await store.get(key)) ?? undefined : (await all()).find((record) => record?.key === key)),
     byId: async (id) => (await all()).find((record) => record?.id === id),
     put: (record) => store.put(record),
     delete: (key) => store.delete(key),
     active: all,
     expired: all,
-    next: () => undefined,
+    /** The earliest expiry held, as IndexedDB's index gives it. */
+    next: async () => (await all()).map((record) => record?.expiresAt).filter(Number.isFinite).reduce((a, b) => Math.min(a, b), Infinity),
     load: all,
   };
   let last = Promise.resolve();

@@ -21,7 +21,7 @@ export function tabs(name, shared) {
   const warn = (why) => console.warn(`plant-store-client/outbox: ${why}, so every tab of the outbox sends: an entry ` +
     'being sent when its tab closes is sent again once its call has surely ended, with the same Idempotency-Key');
   let told = !shared || locks;
-  const channel = shared && typeof BroadcastChannel == 'function' ? new BroadcastChannel(channelName) : null;
+  let channel = shared && typeof BroadcastChannel == 'function' ? new BroadcastChannel(channelName) : null;
   const post = (hint) => channel?.postMessage({ type: HINT, v: 1, ...hint });
   const listeners = [];
   return {
@@ -82,7 +82,8 @@ export function tabs(name, shared) {
     told: (keys) => post({ keys }),
     close() {
       for (const [target, type, listener] of listeners) target.removeEventListener(type, listener);
-      channel?.close();
+      // A change written before close() was called and told after it has no one to tell.
+      channel = channel?.close();
     },
   };
 }

@@ -21,7 +21,7 @@ export interface OutboxEntry {
    *   store, then `markCreated(key)` if it is there, else `retry(key)` or `remove(key)`.
    */
   state: OutboxEntryState;
-  /** The requests sent for it (a send cut short by its tab counts one). */
+  /** The requests sent for it (a send cut short by its tab counts one, and so does one that failed before its request went out). */
   attempts: number;
   /** A request may have created the plant unseen; never true of a created entry. */
   maybeCreated: boolean;
@@ -100,15 +100,19 @@ export declare class PlantOutbox extends EventTarget {
   /**
    * Validates `plant` (a `validation` error stores nothing), then resolves once its entry is durably stored. A plant
    * whose id the outbox holds (in any tab, within the retention) is not added twice: the same plant resolves to its
-   * entry as it is, another one with that id is a `config` error.
+   * entry as it is, another one with that id is a `config` error (as is one whose id a record set aside holds).
    */
   add(plant: NewPlant): Promise<OutboxEntry>;
   /**
    * Every entry not created, and the created ones (the newest 100 at open, and all created since, until the
-   * retention), in the order they were added: the same array until something changes. A bound function.
+   * retention), in the order they were added: the same frozen array until something changes. A bound function.
    */
   readonly entries: () => readonly OutboxEntry[];
-  /** Calls `listener` after each change; returns the function that stops it. A bound function: `useSyncExternalStore(outbox.subscribe, outbox.entries)`. */
+  /**
+   * Calls `listener` after each change, a record set aside or removed included (one that throws is reported, as an
+   * event listener's error is, and stops nothing); returns the function that stops it. A bound function:
+   * `useSyncExternalStore(outbox.subscribe, outbox.entries)`.
+   */
   readonly subscribe: (listener: () => void) => () => void;
   /** The entry of `key` as the store holds it now, whatever this tab lists; undefined when there is none. */
   get(key: string): Promise<OutboxEntry | undefined>;

@@ -71,7 +71,8 @@ pub struct Entry {
     pub plant: NewPlant,
     /// Where it stands.
     pub state: State,
-    /// The requests sent for it (a send cut short by its tab counts one).
+    /// The requests sent for it (a send cut short by its tab counts one, and so does one that
+    /// failed before its request went out).
     pub attempts: u32,
     /// A request may have created the plant unseen; never true of a created entry.
     pub maybe_created: bool,

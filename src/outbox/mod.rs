@@ -78,7 +78,8 @@ impl Outbox {
     ///
     /// # Errors
     /// [`Kind::Config`](crate::Kind::Config) when the outbox is closed, holds another plant with
-    /// that id, or the store refuses the entry; nothing was added.
+    /// that id (or a record it cannot read holds the id), or the store refuses the entry; nothing
+    /// was added.
     pub async fn add(&self, plant: &NewPlant) -> Result<Entry, Error> {
         let record = self.rules.record(plant.clone(), false)?;
         let stored = JsFuture::from(insert(&self.shell, &record)).await.map_err(from_js)?;

@@ -136,6 +136,12 @@ pub(crate) fn apply(held: Held, event: Event, clock: &Clock) -> Step {
         (Held::None, Event::Add(new)) => return Step::Put(new),
         (Held::None, _) => return refused("the outbox holds no entry of this key"),
         (Held::Unreadable(_), Event::Remove) => return Step::Delete,
+        // Maybe a newer release's entry of that plant: it stands until the app removes it.
+        (Held::Unreadable(why), Event::Add(_)) => {
+            let message = "a record of this plant's id that the outbox cannot read is in the way (";
+            let fix = "); remove it, listed by unreadable() with its key, to add the plant";
+            return Step::Refused([message, &why, fix].concat());
+        }
         (Held::Unreadable(why), _) => return Step::Aside(why),
         (Held::Entry(entry), event) => (entry, event),
     };
@@ -229,7 +235,9 @@ fn created(entry: &mut Entry, plant: Plant, clock: &Clock) {
 ///   longer.
 fn failed(entry: &mut Entry, sent: &Sent, clock: &Clock) {
     let Err(error) = &sent.outcome else { return };
-    entry.attempts = entry.attempts.saturating_add(sent.requests);
+    // A send that failed before its request went out (its token source failed) counts one, so
+    // that the backoff grows for it too.
+    entry.attempts = entry.attempts.saturating_add(sent.requests.max(1));
     entry.maybe_created |= sent.maybe_created;
     (entry.error, entry.sending_until) = (Some(error.clone()), None);
     let refused = match (error.kind, error.status) {
@@ -473,6 +481,14 @@ mod tests {
         fourth.attempts = 40;
         let most = put(apply(Held::Entry(fourth), timeout(1), &at(0.0, 1.0))).next_attempt_at;
         assert_eq!(most, Some(BACKOFF_MAX_MS), "at most 5 minutes");
+        // No request went out (the token source failed): the wait still doubles, try after try.
+        let mut unsent = entry(State::Sending);
+        unsent.attempts = 0;
+        for (tried, wait) in [(1, 1_000.0), (2, 2_000.0), (3, 4_000.0)] {
+            let e = put(apply(Held::Entry(unsent.clone()), timeout(0), &at(0.0, 1.0)));
+            assert_eq!((e.attempts, e.next_attempt_at), (tried, Some(wait)));
+            (unsent.attempts, unsent.revision) = (e.attempts, 3);
+        }
         for status in [401, 408, 409, 425, 429, 500, 502, 503, 504] {
             let kind = if status == 401 { Kind::Unauthorized } else { Kind::UnexpectedStatus };
             let event = settled(Err(failure(kind, Some(status))), false);

@@ -278,6 +278,54 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
     assert.ok(!(new Error('x') instanceof PlantStoreError));
     outbox.close();
   });
+
+  it('a token source that fails, so that no request goes out: the wait still doubles, try after try', async () => {
+    const signedOut = async () => { throw new Error('signed out'); };
+    const { outbox } = await outboxOf('ok', { token: undefined, getToken: signedOut });
+    await outbox.add({ id: 9710, name: 'Signed out' });
+    const seen = [];
+    for (let flushes = 0; seen.length < 3 && flushes < 10; flushes++) {
+      await outbox.flush(); // its own timer may try too: each try is checked
+      const { attempts, nextAttemptAt, updatedAt, state } = only(outbox);
+      if (attempts !== seen.at(-1)?.attempts) seen.push({ attempts, wait: nextAttemptAt - updatedAt, state });
+    }
+    assert.deepEqual(seen.map((s) => s.state), ['pending', 'pending', 'pending'], 'each flush tried it again');
+    for (const { attempts, wait } of seen) {
+      // 1 s doubling, equal jitter: from half the doubled wait to all of it.
+      const doubled = 1000 * 2 ** (attempts - 1);
+      assert.ok(attempts >= 1 && wait >= doubled / 2 && wait <= doubled, JSON.stringify(seen));
+    }
+    assert.equal(scripted.requests(9710).length, 0, 'nothing was sent');
+    outbox.close();
+  });
+
+  it('a store of its own: the retention removes a created entry on its own timer, no round asked', async () => {
+    const { outbox, store, changes } = await outboxOf('ok', { retentionMs: 300 });
+    const { key } = await outbox.add({ id: 9711, name: 'Brief' });
+    await until(() => changes.some((c) => c.key === key && c.removed), 'removed by its timer', 15_000);
+    assert.deepEqual(await store.getAll(), []);
+    outbox.close();
+  });
+
+  it('a store whose get throws, or answers null for none: a config error, nothing set aside; each removal told', async () => {
+    const store = new api.MemoryStore();
+    await store.put({ key: 'junk', state: 'flying' });
+    const odd = {
+      getAll: () => store.getAll(), put: (record) => store.put(record), delete: (key) => store.delete(key),
+      get: async (key) => { if (key === 'boom') throw new Error('disk gone.'); return (await store.get(key)) ?? null; },
+    };
+    const { outbox } = await outboxOf('ok', { store: odd });
+    await assert.rejects(outbox.get('boom'),
+      (e) => e instanceof PlantStoreError && e.kind === 'config' && e.message === 'the outbox could not read its store: Error: disk gone');
+    await assert.rejects(outbox.remove('nope'), { kind: 'config', message: 'outbox.remove: not now, the outbox holds no entry of this key' });
+    assert.deepEqual(outbox.unreadable().map((u) => u.key), ['junk'], 'no record made up of a null');
+    let told = 0;
+    outbox.subscribe(() => told++);
+    await outbox.remove('junk');
+    assert.deepEqual([outbox.unreadable(), told], [[], 1], 'the removal of a record set aside is told');
+    assert.ok(Object.isFrozen(outbox.entries()), 'the snapshot cannot be changed by its reader');
+    outbox.close();
+  });
 });
 
 describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_000 }, () => {
@@ -529,6 +577,72 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
     const twice = warnings.filter((w) => w.includes('loaded twice'));
     assert.equal(twice.length, 1, warnings.join('\n'));
     assert.match(twice[0], /imports everything \(createPlant, PlantStoreError, …\) from 'plant-store-client\/outbox'/);
+    await page.close();
+  });
+
+  it('an add or a removal followed at once by close(): each resolves, and was done', async () => {
+    const page = await chromium.tab();
+    await open(page, 'closed-at-once');
+    const key = await page.evaluate(async () => {
+      const adding = outbox.add({ id: 9930, name: 'Closed at once' });
+      outbox.close(); // before the store has written it, and so before its hint to the other tabs
+      return adding.then((entry) => entry.key, (error) => `${error.name}: ${error.message}`);
+    });
+    assert.match(key, /^[0-9a-f]{8}-/, 'add resolved to its entry');
+    await open(page, 'closed-at-once');
+    assert.equal(await page.evaluate((key) => outbox.get(key).then((entry) => entry?.key), key), key, 'it was stored');
+    const removed = await page.evaluate(async (key) => {
+      const removing = outbox.remove(key);
+      outbox.close();
+      return removing.then(() => 'removed', (error) => `${error.name}: ${error.message}`);
+    }, key);
+    assert.equal(removed, 'removed');
+    await open(page, 'closed-at-once');
+    assert.equal(await page.evaluate((key) => outbox.get(key), key), undefined, 'it was removed');
+    await page.close();
+  });
+
+  it('a record it cannot read that holds a plant\'s id: adding that plant is a config error that says how to fix it', async () => {
+    const page = await chromium.tab();
+    await open(page, 'aside-id');
+    await page.evaluate(() => outbox.close());
+    // A newer release's entry of plant 9931, written as that release would (with its due time).
+    await page.evaluate(() => new Promise((resolve, reject) => {
+      const request = indexedDB.open('plant-store-outbox:aside-id');
+      request.onsuccess = () => {
+        const tx = request.result.transaction('entries', 'readwrite');
+        tx.objectStore('entries').put({ v: 4, key: 'future-9931', id: '9931', plant: { id: '9931', name: 'Future' }, dueAt: 8.64e15 });
+        tx.oncomplete = () => { request.result.close(); resolve(); };
+        tx.onerror = () => reject(tx.error);
+      };
+    }));
+    await open(page, 'aside-id');
+    const said = await page.evaluate(() => outbox.add({ id: 9931, name: 'Future' }).then(() => 'added', (e) => [e.kind, e.message]));
+    assert.equal(said[0], 'config');
+    assert.match(said[1], /^a record of this plant's id that the outbox cannot read is in the way \(it was written by a newer release of plant-store-client \(schema 4\).*\); remove it, listed by unreadable\(\) with its key, to add the plant$/);
+    assert.deepEqual(await page.evaluate(() => outbox.unreadable().map((u) => u.key)), ['future-9931']);
+    await page.evaluate(() => outbox.remove('future-9931'));
+    const added = await page.evaluate(() => outbox.add({ id: 9931, name: 'Future' }).then((entry) => entry.plant.id));
+    assert.equal(added, 9931);
+    await page.close();
+  });
+
+  it('a subscriber that throws stops nothing: it is reported, the add resolves, the entry is sent, the others are told', async () => {
+    const page = await chromium.tab();
+    await open(page, 'throwing-subscriber');
+    const key = await page.evaluate(async () => {
+      window.reported = [];
+      window.addEventListener('error', (event) => { reported.push(event.message); event.preventDefault(); });
+      window.told = 0;
+      outbox.subscribe(() => { if (outbox.entries().some((e) => e.state !== 'created')) throw new Error('render bug'); });
+      outbox.subscribe(() => { told++; });
+      return (await outbox.add({ id: 9932, name: 'Subscribed' })).key;
+    });
+    await settled(page, 1);
+    assert.deepEqual(await page.evaluate(() => outbox.entries().map((e) => e.key)), [key]);
+    const { reported, told } = await page.evaluate(() => ({ reported, told }));
+    assert.ok(told >= 3, `the other subscriber was told each change: pending, sending, created (${told})`);
+    assert.ok(reported.length >= 2 && reported.every((m) => /render bug/.test(m)), JSON.stringify(reported));
     await page.close();
   });
 });
