@@ -267,8 +267,8 @@ export class PlantOutbox extends EventTarget {
     this.#epoch++;
     this.#running?.abort.abort('the page let go of the outbox');
     this.#tabs.letGo();
-    // Hidden, it sends on, once a visible tab had the time to take over what it left.
-    if (!suspend) return setTimeout(() => this.#kick(), AGAIN_MS);
+    // Hidden, it sends on once a visible tab had the time to take over (tabs.js tells it: `released`).
+    if (!suspend) return;
     this.#suspended = true;
     clearTimeout(this.#timer);
     this.#store.leave();

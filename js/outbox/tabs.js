@@ -1,17 +1,21 @@
 // How the tabs of one outbox share the sending, and when a tab lets go (and, last, one round of a tab):
 // - one round at a time across them: the Web Lock `plant-store-outbox:<name>`, held only while a
-//   round runs and given back at once when the page hides, freezes or leaves;
+//   round runs and given back at once when the page hides, freezes or leaves (a page that hid
+//   leaves the sending to the visible tabs for a second, then sends on);
 // - hints of what changed, over a BroadcastChannel: the keys to read again from the store (typed
 //   and versioned; never the data), and that a tab let go;
 // - the page's lifecycle (hidden, frozen, cached, back) and the network coming back.
 
 const HINT = 'plant-store-outbox';
+/** How long a page that hid leaves the sending to the visible tabs, before it sends on. */
+const YIELD_MS = 1_000;
 
 /**
  * The coordination of the outbox `name` for one tab; `shared` when other tabs may open it (a store
  * of the app's serves one outbox). Its `listen(on)` is told: `on.heard(keys)`, another tab changed
- * these; `on.released()`, another tab let go; `on.leave(suspend)`, this page hides (false), or
- * freezes or leaves (true); `on.back()`, it runs again; `on.online()`, the network is back.
+ * these; `on.released()`, another tab let go, or this page's second after it hid is over;
+ * `on.leave(suspend)`, this page hides (false), or freezes or leaves (true); `on.back()`, it runs
+ * again; `on.online()`, the network is back.
  */
 export function tabs(name, shared) {
   const channelName = `plant-store-outbox:${name}`;
@@ -24,6 +28,8 @@ export function tabs(name, shared) {
   let channel = shared && typeof BroadcastChannel == 'function' ? new BroadcastChannel(channelName) : null;
   const post = (hint) => channel?.postMessage({ type: HINT, v: 1, ...hint });
   const listeners = [];
+  /** The timer of the second after the page hid: no round of its runs meanwhile, queued ones included. */
+  let yielding = null;
   return {
     listen(on) {
       if (channel) {
@@ -39,7 +45,12 @@ export function tabs(name, shared) {
         listeners.push([target, type, listener]);
       };
       const document = globalThis.document;
-      listen(document, 'visibilitychange', () => document.visibilityState === 'hidden' && on.leave(false));
+      listen(document, 'visibilitychange', () => {
+        if (document.visibilityState !== 'hidden') return;
+        on.leave(false);
+        clearTimeout(yielding);
+        yielding = setTimeout(() => { yielding = null; on.released(); }, YIELD_MS);
+      });
       listen(document, 'freeze', () => on.leave(true));
       listen(document, 'resume', () => on.back());
       listen(globalThis, 'pagehide', () => on.leave(true));
@@ -52,6 +63,7 @@ export function tabs(name, shared) {
      * active), the round runs without it, and the console says so once.
      */
     async withLock(round) {
+      if (yielding) return;
       if (!told) told = warn('this browser has no Web Locks API') ?? true;
       if (!locks) return round(!shared);
       let granted = false;
@@ -81,6 +93,7 @@ export function tabs(name, shared) {
     /** Tells the other tabs that the records of `keys` changed. */
     told: (keys) => post({ keys }),
     close() {
+      clearTimeout(yielding);
       for (const [target, type, listener] of listeners) target.removeEventListener(type, listener);
       // A change written before close() was called and told after it has no one to tell.
       channel = channel?.close();
@@ -106,10 +119,11 @@ export function senders({ take, going, signal, concurrency, due, changes, send, 
       const list = [answer, key && [key, 'take', take]].filter(Boolean);
       if (!list.length) break;
       const written = await changes(list).catch((error) => list.map(() => ({ error })));
-      if (answer && written[0].error) unrecorded(answer[0], written[0].error);
+      // A round its tab aborted (it left, or closed) leaves its entries sending: no failure to tell.
+      if (answer && written[0].error && !signal.aborted) unrecorded(answer[0], written[0].error);
       const taken = key && written.at(-1);
       answer = undefined;
-      if (taken?.error) warn(`its store could not take entry ${key}`, taken.error);
+      if (taken?.error && !signal.aborted) warn(`its store could not take entry ${key}`, taken.error);
       if (taken?.step?.[0] !== 'put' || signal.aborted) continue;
       answer = [key, 'settled', await send(taken.step[1], signal)];
     }

@@ -645,6 +645,42 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
     assert.ok(reported.length >= 2 && reported.every((m) => /render bug/.test(m)), JSON.stringify(reported));
     await page.close();
   });
+
+  it('a tab that hides mid-call, a round queued behind it: it leaves the entry to the visible tabs for a second', async () => {
+    const page = await chromium.tab();
+    await open(page, 'hidden-queued', { baseUrl: `${server.url}/__test/hold/4000` });
+    await page.evaluate(() => outbox.add({ id: 9933, name: 'Hidden' }));
+    await until(() => keysSent(9933).length === 1, 'it is sent');
+    const hid = Date.now();
+    await page.evaluate(() => {
+      outbox.flush(); // a round queued behind the one under way
+      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    await until(() => keysSent(9933).length === 2, 'alone, it sends the entry again', 10_000);
+    const after = chromium.posts.filter((p) => p.id === '9933')[1].at - hid;
+    assert.ok(after >= 900, `sent again ${after} ms after it hid`);
+    assert.equal(new Set(keysSent(9933)).size, 1, 'with the same key');
+    await page.close();
+  });
+
+  it('a page that leaves mid-call: its own call cut short is no failure to warn of', async () => {
+    const page = await chromium.tab();
+    const warnings = [];
+    page.on('console', (m) => m.type() === 'warning' && warnings.push(m.text()));
+    await open(page, 'left-quietly', { baseUrl: `${server.url}/__test/hold/4000` });
+    await page.evaluate(() => outbox.add({ id: 9934, name: 'Left' }));
+    await until(() => keysSent(9934).length === 1, 'it is sent');
+    // As a page going into the back/forward cache: the round is aborted and the store left.
+    const states = await page.evaluate(async () => {
+      window.dispatchEvent(new Event('pagehide'));
+      await outbox.flush(); // resolves once the aborted round, its answer's write included, is over
+      return outbox.entries().map((e) => e.state);
+    });
+    assert.deepEqual(states, ['sending'], 'left for the next sender');
+    assert.deepEqual(warnings.filter((w) => /could not (record|take)/.test(w)), []);
+    await page.close();
+  });
 });
 
 // A page that imports PlantStoreError from the default build and the outbox from its own.
