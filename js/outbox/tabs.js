@@ -60,7 +60,8 @@ export function tabs(name, shared) {
     /**
      * Runs `round(locked)` holding the lock, and gives it back when the round ends or `letGo()` is
      * called. Without Web Locks, or when a request for it fails (a document no longer fully
-     * active), the round runs without it, and the console says so once.
+     * active), the round runs without it, and the console says so once. In the second after the
+     * page hid, it does not run.
      */
     async withLock(round) {
       if (yielding) return;
