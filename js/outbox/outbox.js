@@ -7,7 +7,7 @@ import { PlantStoreError } from '../error.js';
 import { failed, said, text } from './store.js';
 import { senders } from './tabs.js';
 
-/** An entry's view from Rust's JSON: a BigInt id comes as a string (JSON has no BigInt). */
+/** An entry's view from Rust's JSON: a BigInt id (the view's only `id`, its plant's) comes as a string (JSON has no BigInt). */
 const view = (json) => JSON.parse(json, (name, value) => (name === 'id' && typeof value == 'string' ? BigInt(value) : value));
 /** The least wait for an entry already due: one a round left, or that the tab that added it is taking. */
 const AGAIN_MS = 1_000;
@@ -76,7 +76,7 @@ export class PlantOutbox extends EventTarget {
     };
     insert = (outbox, record) => outbox.#insert(record).then((step) => step[1]);
     held = (outbox) => [...outbox.#entries.values()].map((entry) => entry.record);
-    stored = (outbox, key) => outbox.#store.get(key).then(text);
+    stored = (outbox, key) => outbox.#store.get(key).then(text, (cause) => { throw failed('read its store', cause); });
   }
 
   /** Validates `plant`, then resolves to its entry once it is durably stored. */
@@ -101,8 +101,8 @@ export class PlantOutbox extends EventTarget {
   /** The entry of `key` as the store holds it now. */
   async get(key) {
     this.#usable('get');
-    const raw = await this.#store.get(String(key)).catch((cause) => { throw failed('read its store', cause); });
-    const [kind, , entry] = raw === undefined ? [] : this.#rules.apply(text(raw), 'check', '');
+    const record = await stored(this, String(key));
+    const [kind, , entry] = record === undefined ? [] : this.#rules.apply(record, 'check', '');
     return kind === 'keep' ? view(entry) : undefined;
   }
 
@@ -225,7 +225,7 @@ export class PlantOutbox extends EventTarget {
         const take = [locked && 'lock', force && 'force'].filter(Boolean).join(' ');
         const abort = new AbortController();
         this.#running = senders({
-          take, going, signal: abort.signal, concurrency: this.#concurrency, warn,
+          take, going, signal: abort.signal, concurrency: this.#concurrency, warn: (...why) => this.#suspended || warn(...why),
           due: (take) => this.#store.due(take), changes: (list) => this.#changes(list),
           send: (record, signal) => this.#rules.send(record, signal), unrecorded: (key, cause) => this.#unrecorded(key, cause),
         });
@@ -239,7 +239,7 @@ export class PlantOutbox extends EventTarget {
 
   /** The store could not record the answer to `key`: it stays sending, and the next round sends it again, with its key. */
   #unrecorded(key, cause) {
-    if (this.#closed) return;
+    if (this.#closed || this.#suspended) return; // a page that froze or left writes nothing, by design (nor warns: #round)
     warn(`its store could not record the answer to entry ${key}: it stays sending, and is sent again with the same Idempotency-Key`, cause);
     setTimeout(() => this.#kick(), AGAIN_MS);
   }

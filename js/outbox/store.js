@@ -57,13 +57,17 @@ export async function openStore(name, store, rules) {
     /** The keys of the entries that `take` (its detail) would take now, in the order they were added. */
     due: (take) => run(false, async (s) => (await s.active()).filter((raw) => apply(raw, 'take', take)[0] === 'put')
       .sort((a, b) => a.addedAt - b.addedAt).map((raw) => raw.key)),
-    /** Removes the created entries whose retention is over: their keys, and when the next one is. */
+    /**
+     * Removes the created entries whose retention is over at `now`: their keys, and the next expiry
+     * after `now` (one that came while the purge ran included; none that it let stay, which would
+     * bring it back at once).
+     */
     purge: () => run('relaxed', async (s) => {
-      const removed = [];
-      for (const raw of await s.expired()) {
+      const [removed, now] = [[], Date.now()];
+      for (const raw of await s.expired(now)) {
         if (apply(raw, 'expire')[0] === 'delete') removed.push((await s.delete(raw.key), raw.key));
       }
-      return { removed, next: await s.next() };
+      return { removed, next: await s.next(now) };
     }),
   });
 }
@@ -120,9 +124,9 @@ async function database(name, rules) {
         put: (record) => ask(entries.put(record)),
         delete: (key) => ask(entries.delete(key)),
         active: () => ask(entries.index('due').getAll(IDBKeyRange.upperBound(NEVER, true))),
-        expired: () => ask(entries.index('expires').getAll(IDBKeyRange.upperBound(Date.now()))),
-        /** The earliest expiry held. A purge asks after its deletes, so that one past its time read late is not skipped. */
-        next: async () => (await ask(index('expires')))?.key,
+        expired: (now) => ask(entries.index('expires').getAll(IDBKeyRange.upperBound(now))),
+        /** The earliest expiry after `now`, asked after the purge's deletes. */
+        next: async (now) => (await ask(index('expires', IDBKeyRange.lowerBound(now, true))))?.key,
         /** The entries not created, and the newest created ones. */
         load: () => new Promise((resolve, reject) => {
           const loaded = [];
@@ -194,8 +198,9 @@ function app(store) {
     delete: (key) => store.delete(key),
     active: all,
     expired: all,
-    /** The earliest expiry held, as IndexedDB's index gives it. */
-    next: async () => (await all()).map((record) => record?.expiresAt).filter(Number.isFinite).reduce((a, b) => Math.min(a, b), Infinity),
+    /** The earliest expiry after `now`, as IndexedDB's index gives it. */
+    next: async (now) => (await all()).map((record) => record?.expiresAt).filter((at) => Number.isFinite(at) && at > now)
+      .reduce((a, b) => Math.min(a, b), Infinity),
     load: all,
   };
   let last = Promise.resolve();

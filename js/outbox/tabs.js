@@ -45,11 +45,13 @@ export function tabs(name, shared) {
         listeners.push([target, type, listener]);
       };
       const document = globalThis.document;
+      const yielded = () => { clearTimeout(yielding); yielding = null; on.released(); };
       listen(document, 'visibilitychange', () => {
-        if (document.visibilityState !== 'hidden') return;
+        // Visible again within the second, it is a visible tab: it sends at once.
+        if (document.visibilityState !== 'hidden') return yielding && yielded();
         on.leave(false);
         clearTimeout(yielding);
-        yielding = setTimeout(() => { yielding = null; on.released(); }, YIELD_MS);
+        yielding = setTimeout(yielded, YIELD_MS);
       });
       listen(document, 'freeze', () => on.leave(true));
       listen(document, 'resume', () => on.back());
@@ -97,7 +99,8 @@ export function tabs(name, shared) {
       clearTimeout(yielding);
       for (const [target, type, listener] of listeners) target.removeEventListener(type, listener);
       // A change written before close() was called and told after it has no one to tell.
-      channel = channel?.close();
+      channel?.close();
+      channel = null;
     },
   };
 }
@@ -120,11 +123,10 @@ export function senders({ take, going, signal, concurrency, due, changes, send, 
       const list = [answer, key && [key, 'take', take]].filter(Boolean);
       if (!list.length) break;
       const written = await changes(list).catch((error) => list.map(() => ({ error })));
-      // A round its tab aborted (it left, or closed) leaves its entries sending: no failure to tell.
-      if (answer && written[0].error && !signal.aborted) unrecorded(answer[0], written[0].error);
+      if (answer && written[0].error) unrecorded(answer[0], written[0].error);
       const taken = key && written.at(-1);
       answer = undefined;
-      if (taken?.error && !signal.aborted) warn(`its store could not take entry ${key}`, taken.error);
+      if (taken?.error) warn(`its store could not take entry ${key}`, taken.error);
       if (taken?.step?.[0] !== 'put' || signal.aborted) continue;
       answer = [key, 'settled', await send(taken.step[1], signal)];
     }

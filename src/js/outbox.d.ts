@@ -21,7 +21,7 @@ export interface OutboxEntry {
    *   store, then `markCreated(key)` if it is there, else `retry(key)` or `remove(key)`.
    */
   state: OutboxEntryState;
-  /** The requests sent for it (a send cut short by its tab counts one, and so does one that failed before its request went out). */
+  /** The tries made for it: each request sent, a send cut short by its tab, a send that failed before its request. */
   attempts: number;
   /** A request may have created the plant unseen; never true of a created entry. */
   maybeCreated: boolean;
@@ -118,7 +118,10 @@ export declare class PlantOutbox extends EventTarget {
   get(key: string): Promise<OutboxEntry | undefined>;
   /** The records the outbox cannot read, set aside. */
   unreadable(): OutboxUnreadable[];
-  /** Sends every entry that waits now, whatever its wait but the server's; resolves once each was tried. */
+  /**
+   * Sends every entry that waits now, whatever its wait but the server's; resolves once each was tried (at once while
+   * paused, closed or offline, and in the second after the page hid, when it leaves the sending to the visible tabs).
+   */
   flush(): Promise<void>;
   /** Sends a `rejected`, `uncertain` or waiting entry again, now, with its key. */
   retry(key: string): Promise<void>;

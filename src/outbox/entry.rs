@@ -71,8 +71,8 @@ pub struct Entry {
     pub plant: NewPlant,
     /// Where it stands.
     pub state: State,
-    /// The requests sent for it (a send cut short by its tab counts one, and so does one that
-    /// failed before its request went out).
+    /// The tries made for it: each request sent, a send cut short by its tab, and a send that
+    /// failed before its request went out (its token source failed).
     pub attempts: u32,
     /// A request may have created the plant unseen; never true of a created entry.
     pub maybe_created: bool,

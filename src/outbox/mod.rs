@@ -118,7 +118,7 @@ impl Outbox {
     }
 
     /// Sends every entry that waits now, whatever its wait but the server's, and resolves once each
-    /// was tried (at once while paused, closed or offline).
+    /// was tried (at once while paused, closed or offline, and in the second after the page hid).
     pub async fn flush(&self) {
         let _ = JsFuture::from(self.shell.flush()).await;
     }

@@ -300,9 +300,11 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
   });
 
   it('a store of its own: the retention removes a created entry on its own timer, no round asked', async () => {
-    const { outbox, store, changes } = await outboxOf('ok', { retentionMs: 300 });
+    const { outbox, store, changes } = await outboxOf('ok', { retentionMs: 5_000 });
     const { key } = await outbox.add({ id: 9711, name: 'Brief' });
-    await until(() => changes.some((c) => c.key === key && c.removed), 'removed by its timer', 15_000);
+    await outbox.flush(); // created, and its round's purge over, which kept it
+    assert.equal(only(outbox).state, 'created');
+    await until(() => changes.some((c) => c.key === key && c.removed), 'removed by its timer', 30_000);
     assert.deepEqual(await store.getAll(), []);
     outbox.close();
   });
@@ -323,7 +325,20 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
     outbox.subscribe(() => told++);
     await outbox.remove('junk');
     assert.deepEqual([outbox.unreadable(), told], [[], 1], 'the removal of a record set aside is told');
-    assert.ok(Object.isFrozen(outbox.entries()), 'the snapshot cannot be changed by its reader');
+    assert.ok(Object.isFrozen(outbox.entries()), 'the snapshot\'s array cannot be changed by its reader');
+    outbox.close();
+  });
+
+  it('a record it cannot remove, its expiry passed, arms no timer: no round after round', async () => {
+    const store = new api.MemoryStore();
+    await store.put({ v: 4, key: 'future', plant: { id: '1', name: 'x' }, expiresAt: Date.now() - 1_000 });
+    let reads = 0;
+    const counted = { getAll: () => { reads++; return store.getAll(); }, put: (r) => store.put(r), delete: (k) => store.delete(k) };
+    const { outbox } = await outboxOf('ok', { store: counted });
+    await outbox.flush();
+    const after = reads;
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    assert.equal(reads, after, 'no round ran on its own');
     outbox.close();
   });
 });
@@ -651,16 +666,35 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
     await open(page, 'hidden-queued', { baseUrl: `${server.url}/__test/hold/4000` });
     await page.evaluate(() => outbox.add({ id: 9933, name: 'Hidden' }));
     await until(() => keysSent(9933).length === 1, 'it is sent');
-    const hid = Date.now();
-    await page.evaluate(() => {
+    const hid = await page.evaluate(() => {
       outbox.flush(); // a round queued behind the one under way
       Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
       document.dispatchEvent(new Event('visibilitychange'));
+      return Date.now(); // the clock of the posts' times
     });
     await until(() => keysSent(9933).length === 2, 'alone, it sends the entry again', 10_000);
     const after = chromium.posts.filter((p) => p.id === '9933')[1].at - hid;
     assert.ok(after >= 900, `sent again ${after} ms after it hid`);
     assert.equal(new Set(keysSent(9933)).size, 1, 'with the same key');
+    await page.close();
+  });
+
+  it('a tab visible again within the second after it hid is a visible tab: its flush tries its entries', async () => {
+    const page = await chromium.tab();
+    await open(page, 'back-in-sight');
+    const state = await page.evaluate(async () => {
+      outbox.pause();
+      await outbox.add({ id: 9935, name: 'In sight' });
+      let hidden = true;
+      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => (hidden ? 'hidden' : 'visible') });
+      document.dispatchEvent(new Event('visibilitychange'));
+      hidden = false;
+      document.dispatchEvent(new Event('visibilitychange'));
+      outbox.resume();
+      await outbox.flush();
+      return outbox.entries()[0].state;
+    });
+    assert.equal(state, 'created');
     await page.close();
   });
 
