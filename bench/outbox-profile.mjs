@@ -8,11 +8,12 @@
 // BroadcastChannel), the .wasm, idle. A figure, not a test.   node bench/outbox-profile.mjs [PKG_DIR]
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { inPage, TOKEN } from './outbox.mjs';
+import { inPage, TOKEN, plainCalls, queued, drained } from './outbox.mjs';
 
 const SCRIPT = `import init, * as api from '/pkg/outbox/plant_store_client.js';
   await init();
   Object.assign(window, api);
+  PlantOutbox.open = openOutbox; // as the entry adds it, for bench/outbox.mjs's steps
   window.ready = true;`;
 /** IndexedDB's functions and getters, as the profiler names them. */
 const IDB = new Set(['put', 'get', 'getAll', 'delete', 'transaction', 'objectStore', 'index', 'openCursor', 'continue', 'get result']);
@@ -52,31 +53,9 @@ export const drainProfile = (pkg) => inPage(pkg, SCRIPT, async ({ page, server }
     return { ms, by: spent(profile) };
   };
   const base = `${server.url}/__test/delay/20`;
-  await page.evaluate(() => { window.ids = { next: Date.now() * 1000 }; });
-  const plain = await profiled(async ({ base, token }) => {
-    const t = performance.now();
-    await Promise.all([0, 1, 2, 3].map(async () => {
-      for (let i = 0; i < 250; i++) await createPlant({ id: ids.next++, name: 'Plain' }, { baseUrl: base, token });
-    }));
-    return performance.now() - t;
-  }, { base, token: TOKEN });
-  await page.evaluate(async ({ base, token }) => {
-    window.outbox = await openOutbox({ baseUrl: base, token, name: `drain-${Date.now()}` });
-    outbox.pause();
-    await Promise.all(Array.from({ length: 1000 }, () => outbox.add({ id: ids.next++, name: 'Queued' })));
-  }, { base, token: TOKEN });
-  const drain = await profiled(async () => {
-    let created = 0;
-    const done = new Promise((resolve) => outbox.addEventListener('change', (e) => {
-      if (e.detail.state === 'created' && ++created === 1000) resolve();
-    }));
-    const t = performance.now();
-    outbox.resume();
-    await done;
-    const ms = performance.now() - t;
-    outbox.close();
-    return ms;
-  });
+  const plain = await profiled(plainCalls, { base, token: TOKEN });
+  await page.evaluate(queued, { base, token: TOKEN });
+  const drain = await profiled(drained);
   return { plain, drain };
 });
 
