@@ -175,9 +175,11 @@ export class PlantOutbox extends EventTarget {
     for (const { listener } of [...this.#listeners]) try { listener(); } catch (error) { report(error); }
   }
 
-  /** A record read from the store (`raw`; undefined once gone). */
+  /** A record read from the store (`raw`; undefined once gone), unless older than the entry held: a read that came in late. */
   #read(key, raw) {
-    this.#take(key, raw === undefined ? ['delete'] : this.#rules.apply(text(raw), 'check', ''), raw);
+    const step = raw === undefined ? ['delete'] : this.#rules.apply(text(raw), 'check', '');
+    if (step[0] === 'keep' && JSON.parse(step[2]).revision < this.#entries.get(key)?.entry.revision) return;
+    this.#take(key, step, raw);
   }
 
   /** Another tab changed `key`: the store is read again. */
