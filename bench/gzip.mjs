@@ -4,4 +4,5 @@
 import { execFileSync } from 'node:child_process';
 
 /** The bytes of `bytes` compressed by `gzip -9`. */
-export const gzip9 = (bytes) => execFileSync('gzip', ['-9', '-c', '-n'], { input: bytes, maxBuffer: 64 << 20 }).length;
+export const gzip9 = (bytes) =>
+  execFileSync('gzip', ['-9', '-c', '-n'], { input: bytes, maxBuffer: 64 << 20 }).length;

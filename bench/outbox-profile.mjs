@@ -16,7 +16,18 @@ const SCRIPT = `import init, * as api from '/pkg/outbox/plant_store_client.js';
   PlantOutbox.open = openOutbox; // as the entry adds it, for bench/outbox.mjs's steps
   window.ready = true;`;
 /** IndexedDB's functions and getters, as the profiler names them. */
-const IDB = new Set(['put', 'get', 'getAll', 'delete', 'transaction', 'objectStore', 'index', 'openCursor', 'continue', 'get result']);
+const IDB = new Set([
+  'put',
+  'get',
+  'getAll',
+  'delete',
+  'transaction',
+  'objectStore',
+  'index',
+  'openCursor',
+  'continue',
+  'get result',
+]);
 
 /** The row a profile node's self time goes to. */
 function bucket({ functionName: name, url }) {
@@ -29,7 +40,9 @@ function bucket({ functionName: name, url }) {
   }
   if (url.endsWith('.wasm')) return 'the .wasm (Rust)';
   // A snippet (`…/snippets/plant-store-client-<hash>/js/outbox/store.js`) by its path in the crate.
-  return url.includes('/snippets/') ? `js/${url.split('/js/').slice(1).join('/js/')}` : url.split('/').pop();
+  return url.includes('/snippets/')
+    ? `js/${url.split('/js/').slice(1).join('/js/')}`
+    : url.split('/').pop();
 }
 
 /** Milliseconds of self time by bucket. */
@@ -43,34 +56,43 @@ function spent(profile) {
   return out;
 }
 
-export const drainProfile = (pkg) => inPage(pkg, SCRIPT, async ({ page, server }) => {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('Profiler.enable');
-  const profiled = async (work, arg) => {
-    await cdp.send('Profiler.start');
-    const ms = await page.evaluate(work, arg);
-    const { profile } = await cdp.send('Profiler.stop');
-    return { ms, by: spent(profile) };
-  };
-  const base = `${server.url}/__test/delay/20`;
-  const plain = await profiled(plainCalls, { base, token: TOKEN });
-  await page.evaluate(queued, { base, token: TOKEN });
-  const drain = await profiled(drained);
-  return { plain, drain };
-});
+export const drainProfile = (pkg) =>
+  inPage(pkg, SCRIPT, async ({ page, server }) => {
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Profiler.enable');
+    const profiled = async (work, arg) => {
+      await cdp.send('Profiler.start');
+      const ms = await page.evaluate(work, arg);
+      const { profile } = await cdp.send('Profiler.stop');
+      return { ms, by: spent(profile) };
+    };
+    const base = `${server.url}/__test/delay/20`;
+    const plain = await profiled(plainCalls, { base, token: TOKEN });
+    await page.evaluate(queued, { base, token: TOKEN });
+    const drain = await profiled(drained);
+    return { plain, drain };
+  });
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const pkg = resolve(process.argv[2] ?? fileURLToPath(new URL('../pkg', import.meta.url)));
   const { plain, drain } = await drainProfile(pkg);
   const ms = (x) => `${x.toFixed(0)} ms`;
   const busy = (side) => side.ms - (side.by.get('(idle)') ?? 0);
-  console.log(`the drain ${ms(drain.ms)} against the same plain calls ${ms(plain.ms)} (${(drain.ms / plain.ms).toFixed(2)}x);`);
-  console.log(`the main thread busy ${ms(busy(drain))} against ${ms(busy(plain))}: +${((busy(drain) - busy(plain)) / 1000).toFixed(2)} ms an entry`);
+  console.log(
+    `the drain ${ms(drain.ms)} against the same plain calls ${ms(plain.ms)} (${(drain.ms / plain.ms).toFixed(2)}x);`,
+  );
+  console.log(
+    `the main thread busy ${ms(busy(drain))} against ${ms(busy(plain))}: +${((busy(drain) - busy(plain)) / 1000).toFixed(2)} ms an entry`,
+  );
   console.log('\n| self time, ms | plain calls | the drain | difference |\n|---|---|---|---|');
-  const keys = [...new Set([...plain.by.keys(), ...drain.by.keys()])]
-    .sort((a, b) => (drain.by.get(b) ?? 0) - (drain.by.get(a) ?? 0));
+  const keys = [...new Set([...plain.by.keys(), ...drain.by.keys()])].sort(
+    (a, b) => (drain.by.get(b) ?? 0) - (drain.by.get(a) ?? 0),
+  );
   for (const key of keys) {
     const [p, d] = [plain.by.get(key) ?? 0, drain.by.get(key) ?? 0];
-    if (Math.max(p, d) >= 10) console.log(`| ${key} | ${p.toFixed(0)} | ${d.toFixed(0)} | ${d - p >= 0 ? '+' : ''}${(d - p).toFixed(0)} |`);
+    if (Math.max(p, d) >= 10)
+      console.log(
+        `| ${key} | ${p.toFixed(0)} | ${d.toFixed(0)} | ${d - p >= 0 ? '+' : ''}${(d - p).toFixed(0)} |`,
+      );
   }
 }

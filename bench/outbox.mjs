@@ -25,9 +25,12 @@ const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
 export const plainCalls = async ({ base, token }) => {
   window.ids ??= { next: Date.now() * 1000 };
   const t = performance.now();
-  await Promise.all([0, 1, 2, 3].map(async () => {
-    for (let i = 0; i < 250; i++) await createPlant({ id: ids.next++, name: 'Plain' }, { baseUrl: base, token });
-  }));
+  await Promise.all(
+    [0, 1, 2, 3].map(async () => {
+      for (let i = 0; i < 250; i++)
+        await createPlant({ id: ids.next++, name: 'Plain' }, { baseUrl: base, token });
+    }),
+  );
   return performance.now() - t;
 };
 /** A paused outbox (`window.outbox`) that 1,000 entries are added to. */
@@ -35,14 +38,18 @@ export const queued = async ({ base, token }) => {
   window.ids ??= { next: Date.now() * 1000 };
   window.outbox = await PlantOutbox.open({ baseUrl: base, token, name: `drain-${Date.now()}` });
   outbox.pause();
-  await Promise.all(Array.from({ length: 1000 }, () => outbox.add({ id: ids.next++, name: 'Queued' })));
+  await Promise.all(
+    Array.from({ length: 1000 }, () => outbox.add({ id: ids.next++, name: 'Queued' })),
+  );
 };
 /** The outbox resumed, until each of its 1,000 entries is created: how long it took. */
 export const drained = async () => {
   let created = 0;
-  const done = new Promise((resolve) => outbox.addEventListener('change', (e) => {
-    if (e.detail.state === 'created' && ++created === 1000) resolve();
-  }));
+  const done = new Promise((resolve) =>
+    outbox.addEventListener('change', (e) => {
+      if (e.detail.state === 'created' && ++created === 1000) resolve();
+    }),
+  );
   const t = performance.now();
   outbox.resume();
   await done;
@@ -59,11 +66,14 @@ export async function inPage(pkg, script, work) {
   const server = await startServer({ token: TOKEN });
   // The page from a server of its own on loopback (not Playwright's routing, which would take every
   // request of the page through the browser's interception, some ms each).
-  const pages = http.createServer((req, res) => {
-    const path = new URL(req.url, 'http://x').pathname;
-    if (path === '/') return res.writeHead(200, { 'content-type': 'text/html' }).end(html(script));
-    sendFile(res, pkg, path.replace(/^\/pkg\//, ''));
-  }).listen(0, '127.0.0.1');
+  const pages = http
+    .createServer((req, res) => {
+      const path = new URL(req.url, 'http://x').pathname;
+      if (path === '/')
+        return res.writeHead(200, { 'content-type': 'text/html' }).end(html(script));
+      sendFile(res, pkg, path.replace(/^\/pkg\//, ''));
+    })
+    .listen(0, '127.0.0.1');
   await once(pages, 'listening');
   const browser = await launchChromium();
   try {
@@ -78,56 +88,85 @@ export async function inPage(pkg, script, work) {
   }
 }
 
-export const outboxRows = (pkg) => inPage(pkg, SCRIPT, async ({ page, server }) => {
-  const base = `${server.url}/__test/delay/20`;
-  const drain = { plain: await page.evaluate(plainCalls, { base, token: TOKEN }) };
-  await page.evaluate(queued, { base, token: TOKEN });
-  drain.drained = await page.evaluate(drained);
+export const outboxRows = (pkg) =>
+  inPage(pkg, SCRIPT, async ({ page, server }) => {
+    const base = `${server.url}/__test/delay/20`;
+    const drain = { plain: await page.evaluate(plainCalls, { base, token: TOKEN }) };
+    await page.evaluate(queued, { base, token: TOKEN });
+    drain.drained = await page.evaluate(drained);
 
-  const kept = async (count) => page.evaluate(async ({ count, url, token }) => {
-    const name = `kept-${count}-${Date.now()}`;
-    // The database as the outbox makes it, then `count` created entries written straight in.
-    (await PlantOutbox.open({ baseUrl: url, token, name })).close();
-    await new Promise((resolve, reject) => {
-      const request = indexedDB.open(`plant-store-outbox:${name}`);
-      request.onsuccess = () => {
-        const tx = request.result.transaction('entries', 'readwrite');
-        const now = Date.now();
-        for (let i = 0; i < count; i++) {
-          tx.objectStore('entries').put({ v: 3, key: `kept-${i}`, id: String(i), plant: { id: String(i), name: `Kept ${i}` },
-            idType: 'number', state: 'created', revision: 3, attempts: 1, maybeCreated: false, addedAt: now, updatedAt: now,
-            created: { name: `Kept ${i}` }, expiresAt: now + 86_400_000 });
-        }
-        tx.oncomplete = () => { request.result.close(); resolve(); };
-        tx.onerror = () => reject(tx.error);
-      };
-    });
-    const opens = [];
-    const rounds = [];
-    for (let i = 0; i < 5; i++) {
-      let t = performance.now();
-      const outbox = await PlantOutbox.open({ baseUrl: url, token, name });
-      opens.push(performance.now() - t);
-      t = performance.now();
-      await outbox.flush();
-      rounds.push(performance.now() - t);
-      outbox.close();
-    }
-    return { opens, rounds };
-  }, { count, url: server.url, token: TOKEN });
-  const few = await kept(100);
-  const many = await kept(10_000);
-  const section = 'outbox, Chromium, IndexedDB, reference server on loopback';
-  const ratio = (a, b) => `${(median(a) / median(b)).toFixed(2)}x`;
-  return [
-    [section, 'drain: 1,000 entries, answers after 20 ms, concurrency 4 (bound 5 s)',
-      `${s(drain.drained)}; the same 1,000 plain createPlant calls, 4 at a time: ${s(drain.plain)} (${(drain.drained / drain.plain).toFixed(2)}x)`],
-    [section, 'open, with 100 / 10,000 created entries kept (median of 5)',
-      `${median(few.opens).toFixed(1)} ms / ${median(many.opens).toFixed(1)} ms = ${ratio(many.opens, few.opens)}`],
-    [section, 'one round (flush, nothing due), with 100 / 10,000 kept (median of 5)',
-      `${median(few.rounds).toFixed(1)} ms / ${median(many.rounds).toFixed(1)} ms = ${ratio(many.rounds, few.rounds)}`],
-  ];
-});
+    const kept = async (count) =>
+      page.evaluate(
+        async ({ count, url, token }) => {
+          const name = `kept-${count}-${Date.now()}`;
+          // The database as the outbox makes it, then `count` created entries written straight in.
+          (await PlantOutbox.open({ baseUrl: url, token, name })).close();
+          await new Promise((resolve, reject) => {
+            const request = indexedDB.open(`plant-store-outbox:${name}`);
+            request.onsuccess = () => {
+              const tx = request.result.transaction('entries', 'readwrite');
+              const now = Date.now();
+              for (let i = 0; i < count; i++) {
+                tx.objectStore('entries').put({
+                  v: 3,
+                  key: `kept-${i}`,
+                  id: String(i),
+                  plant: { id: String(i), name: `Kept ${i}` },
+                  idType: 'number',
+                  state: 'created',
+                  revision: 3,
+                  attempts: 1,
+                  maybeCreated: false,
+                  addedAt: now,
+                  updatedAt: now,
+                  created: { name: `Kept ${i}` },
+                  expiresAt: now + 86_400_000,
+                });
+              }
+              tx.oncomplete = () => {
+                request.result.close();
+                resolve();
+              };
+              tx.onerror = () => reject(tx.error);
+            };
+          });
+          const opens = [];
+          const rounds = [];
+          for (let i = 0; i < 5; i++) {
+            let t = performance.now();
+            const outbox = await PlantOutbox.open({ baseUrl: url, token, name });
+            opens.push(performance.now() - t);
+            t = performance.now();
+            await outbox.flush();
+            rounds.push(performance.now() - t);
+            outbox.close();
+          }
+          return { opens, rounds };
+        },
+        { count, url: server.url, token: TOKEN },
+      );
+    const few = await kept(100);
+    const many = await kept(10_000);
+    const section = 'outbox, Chromium, IndexedDB, reference server on loopback';
+    const ratio = (a, b) => `${(median(a) / median(b)).toFixed(2)}x`;
+    return [
+      [
+        section,
+        'drain: 1,000 entries, answers after 20 ms, concurrency 4 (bound 5 s)',
+        `${s(drain.drained)}; the same 1,000 plain createPlant calls, 4 at a time: ${s(drain.plain)} (${(drain.drained / drain.plain).toFixed(2)}x)`,
+      ],
+      [
+        section,
+        'open, with 100 / 10,000 created entries kept (median of 5)',
+        `${median(few.opens).toFixed(1)} ms / ${median(many.opens).toFixed(1)} ms = ${ratio(many.opens, few.opens)}`,
+      ],
+      [
+        section,
+        'one round (flush, nothing due), with 100 / 10,000 kept (median of 5)',
+        `${median(few.rounds).toFixed(1)} ms / ${median(many.rounds).toFixed(1)} ms = ${ratio(many.rounds, few.rounds)}`,
+      ],
+    ];
+  });
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const pkg = resolve(process.argv[2] ?? fileURLToPath(new URL('../pkg', import.meta.url)));

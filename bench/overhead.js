@@ -33,9 +33,11 @@ async function time(fn, n) {
 export async function callsPerSecond(call, { n, inFlight, ids }) {
   let left = n;
   const start = performance.now();
-  await Promise.all(Array.from({ length: inFlight }, async () => {
-    while (left-- > 0) await call(++ids.next);
-  }));
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (left-- > 0) await call(++ids.next);
+    }),
+  );
   return n / ((performance.now() - start) / 1000);
 }
 
@@ -68,7 +70,11 @@ export async function abba(a, b, rounds) {
 
 /** `a` against `b`: µs per call of each (medians of the rounds) and the median paired ratio a/b. */
 async function compare(a, b, rounds, perRound) {
-  const { as: aMs, bs: bMs } = await abba(() => time(a, perRound), () => time(b, perRound), rounds);
+  const { as: aMs, bs: bMs } = await abba(
+    () => time(a, perRound),
+    () => time(b, perRound),
+    rounds,
+  );
   return {
     aUs: (median(aMs) * 1000) / perRound,
     bUs: (median(bMs) * 1000) / perRound,
@@ -81,7 +87,8 @@ async function oursCall(api) {
   const client = new api.PlantStoreClient({ baseUrl: BASE, token: TOKEN, fetch: cannedFetch });
   const ours = (i) => client.createPlant({ id: i, name: 'Fern', tag: 'green' });
   const check = await ours(1);
-  if (check.name !== 'Fern' || check.tag !== 'green') throw new Error('createPlant returned ' + JSON.stringify(check));
+  if (check.name !== 'Fern' || check.tag !== 'green')
+    throw new Error('createPlant returned ' + JSON.stringify(check));
   return ours;
 }
 
@@ -117,12 +124,29 @@ async function peerCall(makeCreatePlant) {
   const call = makeCreatePlant({ baseUrl: BASE, token: TOKEN, fetch: cannedFetch });
   const peer = (i) => call({ id: i, name: 'Fern', tag: 'green' });
   const check = await peer(1);
-  if (check?.name !== 'Fern' || check.tag !== 'green') throw new Error('the peer returned ' + JSON.stringify(check));
-  const rejects = (promise) => promise.then(() => false, () => true);
-  const nameless = () => Promise.resolve(new Response('{"tag":"green"}', { status: 200, headers: { 'content-type': 'application/json' } }));
+  if (check?.name !== 'Fern' || check.tag !== 'green')
+    throw new Error('the peer returned ' + JSON.stringify(check));
+  const rejects = (promise) =>
+    promise.then(
+      () => false,
+      () => true,
+    );
+  const nameless = () =>
+    Promise.resolve(
+      new Response('{"tag":"green"}', {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+      }),
+    );
   const validates = {
     request: await rejects(call({ id: 1, tag: 'green' })),
-    response: await rejects(makeCreatePlant({ baseUrl: BASE, token: TOKEN, fetch: nameless })({ id: 1, name: 'Fern', tag: 'green' })),
+    response: await rejects(
+      makeCreatePlant({ baseUrl: BASE, token: TOKEN, fetch: nameless })({
+        id: 1,
+        name: 'Fern',
+        tag: 'green',
+      }),
+    ),
   };
   return { peer, validates };
 }

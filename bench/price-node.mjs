@@ -27,6 +27,14 @@ const caller = (api) => {
   const client = new api.PlantStoreClient({ baseUrl: server, token: TOKEN });
   return (i) => client.createPlant({ id: i, name: 'Fern' });
 };
-const { as, bs } = await abba(() => rate(caller(variant)), () => rate(caller(base)), 8);
-const loopback = { variant: median(as), base: median(bs), ratio: median(as.map((a, i) => bs[i] / a)) };
+const { as, bs } = await abba(
+  () => rate(caller(variant)),
+  () => rate(caller(base)),
+  8,
+);
+const loopback = {
+  variant: median(as),
+  base: median(bs),
+  ratio: median(as.map((a, i) => bs[i] / a)),
+};
 console.log(JSON.stringify({ inMemory, loopback }));

@@ -35,11 +35,24 @@ const SAME = 'resolution: HEAD itself';
 const run = promisify(execFile);
 
 const wanted = process.argv.slice(2);
-const variants = wanted.length ? wanted
-  : [SAME, ...readdirSync(PATCHES).filter((f) => f.endsWith('.patch')).map((f) => f.slice(0, -'.patch'.length)).sort()];
+const variants = wanted.length
+  ? wanted
+  : [
+      SAME,
+      ...readdirSync(PATCHES)
+        .filter((f) => f.endsWith('.patch'))
+        .map((f) => f.slice(0, -'.patch'.length))
+        .sort(),
+    ];
 
 mkdirSync(SCRATCH, { recursive: true });
-const sh = (cmd, args, cwd = ROOT) => execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20, timeout: 900_000 }).toString();
+const sh = (cmd, args, cwd = ROOT) =>
+  execFileSync(cmd, args, {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 64 << 20,
+    timeout: 900_000,
+  }).toString();
 const head = sh('git', ['rev-parse', '--short', 'HEAD']).trim();
 
 /** Builds HEAD, or HEAD with `name`'s patch, into its worktree's pkg/; returns the pkg dir, or throws why not. */
@@ -52,7 +65,9 @@ function build(name) {
   symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'));
   const pkg = join(tree, 'pkg');
   execFileSync('nice', ['scripts/build-pkg', pkg], {
-    cwd: tree, stdio: ['ignore', 'ignore', 'pipe'], timeout: 900_000,
+    cwd: tree,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: 900_000,
     env: { ...process.env, CARGO_TARGET_DIR: join(SCRATCH, 'target') },
   });
   return pkg;
@@ -60,7 +75,10 @@ function build(name) {
 
 function sizes(pkg) {
   const gz = (...files) => gzip9(Buffer.concat(files.map((f) => readFileSync(join(pkg, f)))));
-  return { browser: gz('index.js', 'plant_store_client_bg.wasm'), wasm: gz('plant_store_client_bg.wasm') };
+  return {
+    browser: gz('index.js', 'plant_store_client_bg.wasm'),
+    wasm: gz('plant_store_client_bg.wasm'),
+  };
 }
 
 /**
@@ -70,13 +88,25 @@ function sizes(pkg) {
 async function node(base, pkg, server) {
   const runs = [];
   for (const order of ['base-first', 'variant-first']) {
-    const { stdout } = await run(process.execPath, [join(BENCH, 'price-node.mjs'), base, pkg, server.url, order], { timeout: 300_000 });
+    const { stdout } = await run(
+      process.execPath,
+      [join(BENCH, 'price-node.mjs'), base, pkg, server.url, order],
+      { timeout: 300_000 },
+    );
     runs.push(JSON.parse(stdout));
   }
   const geo = (f) => Math.sqrt(f(runs[0]) * f(runs[1]));
   return {
-    inMemory: { ratio: geo((r) => r.inMemory.ratio), aUs: geo((r) => r.inMemory.aUs), bUs: geo((r) => r.inMemory.bUs) },
-    loopback: { ratio: geo((r) => r.loopback.ratio), variant: geo((r) => r.loopback.variant), base: geo((r) => r.loopback.base) },
+    inMemory: {
+      ratio: geo((r) => r.inMemory.ratio),
+      aUs: geo((r) => r.inMemory.aUs),
+      bUs: geo((r) => r.inMemory.bUs),
+    },
+    loopback: {
+      ratio: geo((r) => r.loopback.ratio),
+      variant: geo((r) => r.loopback.variant),
+      base: geo((r) => r.loopback.base),
+    },
   };
 }
 
@@ -88,16 +118,24 @@ async function browserPerCall(browser, base, pkg) {
     for (let i = 0; i < PAGES; i++) {
       const page = await browser.newPage();
       await page.goto(`${files.url}/blank.html`);
-      pages.push(await page.evaluate(async (variantFirst) => {
-        const first = await import(variantFirst ? '/variant/index.js' : '/base/index.js');
-        const second = await import(variantFirst ? '/base/index.js' : '/variant/index.js');
-        const [base, variant] = variantFirst ? [second, first] : [first, second];
-        const { measureVariant } = await import('/overhead.js');
-        return measureVariant(base, variant, { rounds: 16, perRound: 2000 });
-      }, i % 2 === 1));
+      pages.push(
+        await page.evaluate(
+          async (variantFirst) => {
+            const first = await import(variantFirst ? '/variant/index.js' : '/base/index.js');
+            const second = await import(variantFirst ? '/base/index.js' : '/variant/index.js');
+            const [base, variant] = variantFirst ? [second, first] : [first, second];
+            const { measureVariant } = await import('/overhead.js');
+            return measureVariant(base, variant, { rounds: 16, perRound: 2000 });
+          },
+          i % 2 === 1,
+        ),
+      );
       await page.close();
     }
-    const med = (f) => { const xs = pages.map(f).sort((a, b) => a - b); return (xs[(PAGES - 1) >> 1] + xs[PAGES >> 1]) / 2; };
+    const med = (f) => {
+      const xs = pages.map(f).sort((a, b) => a - b);
+      return (xs[(PAGES - 1) >> 1] + xs[PAGES >> 1]) / 2;
+    };
     return { ratio: med((p) => p.ratio), aUs: med((p) => p.aUs), bUs: med((p) => p.bUs) };
   } finally {
     await files.stop();
@@ -110,7 +148,13 @@ for (const name of ['HEAD', ...variants]) {
   try {
     built[name] = build(name);
   } catch (err) {
-    built[name] = new Error(String(err.stderr ?? err.message).trim().split('\n').slice(-3).join(' | '));
+    built[name] = new Error(
+      String(err.stderr ?? err.message)
+        .trim()
+        .split('\n')
+        .slice(-3)
+        .join(' | '),
+    );
   }
 }
 if (built.HEAD instanceof Error) throw built.HEAD;
@@ -118,12 +162,25 @@ if (built.HEAD instanceof Error) throw built.HEAD;
 const server = await startServer();
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+  ],
 });
 const base = sizes(built.HEAD);
-console.log(`price list at ${head}: each variant against HEAD's build in the same process (node ${process.version}, ${browser.version()}, nproc ${cpus().length})`);
-console.log(`HEAD: browser build (index.js + .wasm) ${base.browser} B gzip -9, .wasm ${base.wasm} B`);
-console.log('variant'.padEnd(34), '| browser gz Δ | .wasm gz Δ | Node in-memory        | Chromium in-memory    | Node loopback');
+console.log(
+  `price list at ${head}: each variant against HEAD's build in the same process (node ${process.version}, ${browser.version()}, nproc ${cpus().length})`,
+);
+console.log(
+  `HEAD: browser build (index.js + .wasm) ${base.browser} B gzip -9, .wasm ${base.wasm} B`,
+);
+console.log(
+  'variant'.padEnd(34),
+  '| browser gz Δ | .wasm gz Δ | Node in-memory        | Chromium in-memory    | Node loopback',
+);
 const signed = (n) => `${n >= 0 ? '+' : '−'}${Math.abs(n)}`;
 try {
   for (const name of variants) {
@@ -139,17 +196,34 @@ try {
       n = await node(built.HEAD, pkg, server);
       c = await browserPerCall(browser, built.HEAD, pkg);
     } catch (err) {
-      const why = String(err.stderr || err.message).trim().split('\n').filter((l) => !l.startsWith('import')).slice(0, 2).join(' | ');
-      console.log(name.padEnd(34), '|', `${signed(size.browser - base.browser)} B`.padStart(12), '|', `${signed(size.wasm - base.wasm)} B`.padStart(10), `| not measured: ${why.slice(0, 200)}`);
+      const why = String(err.stderr || err.message)
+        .trim()
+        .split('\n')
+        .filter((l) => !l.startsWith('import'))
+        .slice(0, 2)
+        .join(' | ');
+      console.log(
+        name.padEnd(34),
+        '|',
+        `${signed(size.browser - base.browser)} B`.padStart(12),
+        '|',
+        `${signed(size.wasm - base.wasm)} B`.padStart(10),
+        `| not measured: ${why.slice(0, 200)}`,
+      );
       continue;
     }
     const us = (x) => `${x.ratio.toFixed(2)}x ${x.aUs.toFixed(1)}/${x.bUs.toFixed(1)} µs`;
     console.log(
-      name.padEnd(34), '|',
-      `${signed(size.browser - base.browser)} B`.padStart(12), '|',
-      `${signed(size.wasm - base.wasm)} B`.padStart(10), '|',
-      us(n.inMemory).padEnd(21), '|',
-      us(c).padEnd(21), '|',
+      name.padEnd(34),
+      '|',
+      `${signed(size.browser - base.browser)} B`.padStart(12),
+      '|',
+      `${signed(size.wasm - base.wasm)} B`.padStart(10),
+      '|',
+      us(n.inMemory).padEnd(21),
+      '|',
+      us(c).padEnd(21),
+      '|',
       `${n.loopback.ratio.toFixed(3)}x (${n.loopback.variant.toFixed(0)}/s vs ${n.loopback.base.toFixed(0)}/s)`,
     );
   }

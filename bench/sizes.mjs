@@ -17,7 +17,13 @@ const WASM = 'plant_store_client_bg.wasm';
 const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
 
 /** Runs a build step to its end (killed after 5 min). */
-const sh = (command, args) => execFileSync(command, args, { cwd: ROOT, timeout: 300_000, maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+const sh = (command, args) =>
+  execFileSync(command, args, {
+    cwd: ROOT,
+    timeout: 300_000,
+    maxBuffer: 64 << 20,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }).toString();
 
 export function sizes(pkg) {
   const size = (...files) => {
@@ -31,21 +37,43 @@ export function sizes(pkg) {
     ['size', 'Node build: node.mjs + .wasm', size('node.mjs', WASM)],
     ['size', '.wasm alone', size(WASM)],
     // The outbox's entry, a build of its own (issue 33), and what it adds over the default entry.
-    ['size', 'outbox entry: outbox/index.js + its .wasm', size('outbox/index.js', `outbox/${WASM}`)],
-    ['size', 'outbox entry over the browser build', over(['outbox/index.js', `outbox/${WASM}`], ['index.js', WASM])],
+    [
+      'size',
+      'outbox entry: outbox/index.js + its .wasm',
+      size('outbox/index.js', `outbox/${WASM}`),
+    ],
+    [
+      'size',
+      'outbox entry over the browser build',
+      over(['outbox/index.js', `outbox/${WASM}`], ['index.js', WASM]),
+    ],
   ];
   const shipped = readFileSync(join(pkg, WASM)).length;
   const { buckets, total } = byCrate();
   // Code: the functions' bodies, every bucket but the data, the imports and the module's structure.
-  const code = [...buckets].filter(([bucket]) => !NOT_CODE.has(bucket)).reduce((n, [, bytes]) => n + bytes, 0);
-  const pct = (part, whole) => `${(100 * part / whole).toFixed(1).padStart(4)} %`;
+  const code = [...buckets]
+    .filter(([bucket]) => !NOT_CODE.has(bucket))
+    .reduce((n, [, bytes]) => n + bytes, 0);
+  const pct = (part, whole) => `${((100 * part) / whole).toFixed(1).padStart(4)} %`;
   const section = 'size: what each library adds to the .wasm (twiggy, shallow bytes)';
   for (const [bucket, bytes] of [...buckets].sort((a, b) => b[1] - a[1])) {
-    rows.push([section, bucket, `${String(bytes).padStart(6)} B  ${pct(bytes, total)} of the .wasm` +
-      (NOT_CODE.has(bucket) ? '' : `  ${pct(bytes, code)} of code`)]);
+    rows.push([
+      section,
+      bucket,
+      `${String(bytes).padStart(6)} B  ${pct(bytes, total)} of the .wasm` +
+        (NOT_CODE.has(bucket) ? '' : `  ${pct(bytes, code)} of code`),
+    ]);
   }
-  rows.push([section, 'code (the buckets with a \'% of code\')', `${String(code).padStart(6)} B  ${pct(code, total)} of the .wasm`]);
-  rows.push([section, 'total (the named copy without its custom sections)', `${String(total).padStart(6)} B  (the shipped .wasm: ${shipped} B)`]);
+  rows.push([
+    section,
+    "code (the buckets with a '% of code')",
+    `${String(code).padStart(6)} B  ${pct(code, total)} of the .wasm`,
+  ]);
+  rows.push([
+    section,
+    'total (the named copy without its custom sections)',
+    `${String(total).padStart(6)} B  (the shipped .wasm: ${shipped} B)`,
+  ]);
   return rows;
 }
 
@@ -55,18 +83,49 @@ function byCrate() {
   try {
     // The same crate build as wasm-pack's in scripts/build-pkg, with its toolchain and flags
     // (scripts/wasm-toolchain.sh), so, normally, nothing to do.
-    const wasm = sh('bash', ['-c', 'source scripts/wasm-toolchain.sh && ' +
-      'cargo build --release --quiet --target wasm32-unknown-unknown --no-default-features --features js -p plant-store-client && ' +
-      'echo "$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/plant_store_client.wasm"']).trim();
+    const wasm = sh('bash', [
+      '-c',
+      'source scripts/wasm-toolchain.sh && ' +
+        'cargo build --release --quiet --target wasm32-unknown-unknown --no-default-features --features js -p plant-store-client && ' +
+        'echo "$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/plant_store_client.wasm"',
+    ]).trim();
     sh('wasm-bindgen', ['--target', 'web', '--out-dir', tmp, wasm]);
     const named = join(tmp, 'named.wasm');
-    const features = ['--enable-bulk-memory', '--enable-nontrapping-float-to-int', '--enable-sign-ext',
-      '--enable-mutable-globals', '--enable-reference-types', '--enable-multivalue'];
-    sh('node_modules/.bin/wasm-opt', ['-Oz', '--converge', '-g', ...features, join(tmp, WASM), '-o', named]);
+    const features = [
+      '--enable-bulk-memory',
+      '--enable-nontrapping-float-to-int',
+      '--enable-sign-ext',
+      '--enable-mutable-globals',
+      '--enable-reference-types',
+      '--enable-multivalue',
+    ];
+    sh('node_modules/.bin/wasm-opt', [
+      '-Oz',
+      '--converge',
+      '-g',
+      ...features,
+      join(tmp, WASM),
+      '-o',
+      named,
+    ]);
     // As scripts/finish-pkg.mjs does to the shipped .wasm: imports, exports and the import module
     // renamed to one or two letters (-g keeps the function names all the same).
-    sh('node_modules/.bin/wasm-opt', ['--minify-imports-and-exports-and-modules', '-g', ...features, named, '-o', named]);
-    const csv = sh(process.env.TWIGGY ?? join(homedir(), '.cargo/bin/twiggy'), ['top', '-n', '100000', '-f', 'csv', named]);
+    sh('node_modules/.bin/wasm-opt', [
+      '--minify-imports-and-exports-and-modules',
+      '-g',
+      ...features,
+      named,
+      '-o',
+      named,
+    ]);
+    const csv = sh(process.env.TWIGGY ?? join(homedir(), '.cargo/bin/twiggy'), [
+      'top',
+      '-n',
+      '100000',
+      '-f',
+      'csv',
+      named,
+    ]);
     const buckets = new Map();
     let total = 0;
     for (const line of csv.trim().split('\n').slice(1)) {
@@ -98,13 +157,16 @@ function bucketOf(name) {
   if (/subsection"?$|^custom section/.test(name)) return null;
   if (name.startsWith('data segment')) return DATA;
   if (name.startsWith('import ')) return IMPORTS;
-  if (/ shim$|^__wbindgen_|^__externref_|^__wbg_/.test(name)) return 'wasm-bindgen shims (externref, multivalue, exports)';
-  if (/^(type\[|export |elem\[|global\[|table\[|memory\[)|headers$|^wasm magic bytes$/.test(name)) return STRUCTURE;
+  if (/ shim$|^__wbindgen_|^__externref_|^__wbg_/.test(name))
+    return 'wasm-bindgen shims (externref, multivalue, exports)';
+  if (/^(type\[|export |elem\[|global\[|table\[|memory\[)|headers$|^wasm magic bytes$/.test(name))
+    return STRUCTURE;
   // `<str>::split_once::<char>`: a method of a primitive type is core's (its name has no crate).
   if (/^<(str|\[T\]|\[u8\]|bool|char|u\d+|i\d+)>::/.test(name)) return 'core';
   const crate = name.match(/([A-Za-z_][A-Za-z0-9_]*)(?:\[[0-9a-f]+\])?::/)?.[1];
   if (crate === '__rustc') return 'alloc'; // __rust_alloc and friends: the global allocator's entry points
   if (crate) return crate;
-  if (name === 'memcmp' || name === 'memcpy' || name === 'memset' || name === 'memmove') return 'compiler_builtins';
+  if (name === 'memcmp' || name === 'memcpy' || name === 'memset' || name === 'memmove')
+    return 'compiler_builtins';
   return 'other';
 }

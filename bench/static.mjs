@@ -8,8 +8,12 @@ import { readFile } from 'node:fs/promises';
 import { join, normalize, extname, sep } from 'node:path';
 
 const TYPES = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
-  '.wasm': 'application/wasm', '.json': 'application/json', '.css': 'text/css',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json',
+  '.css': 'text/css',
 };
 
 export async function serveStatic(routes, { delayMs = 0 } = {}) {
@@ -21,7 +25,10 @@ export async function serveStatic(routes, { delayMs = 0 } = {}) {
     const prefix = prefixes.find((p) => path.startsWith(p));
     const root = routes[prefix];
     const file = normalize(join(root, path.slice(prefix.length)));
-    if (!file.startsWith(normalize(root + sep))) { res.writeHead(404).end(); return; }
+    if (!file.startsWith(normalize(root + sep))) {
+      res.writeHead(404).end();
+      return;
+    }
     try {
       const body = await readFile(file);
       res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
@@ -34,6 +41,9 @@ export async function serveStatic(routes, { delayMs = 0 } = {}) {
   await once(server, 'listening');
   return {
     url: `http://127.0.0.1:${server.address().port}`,
-    stop: async () => { server.closeAllConnections(); server.close(); },
+    stop: async () => {
+      server.closeAllConnections();
+      server.close();
+    },
   };
 }

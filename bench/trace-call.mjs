@@ -26,22 +26,46 @@ import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const FEATURES = ['--enable-bulk-memory', '--enable-nontrapping-float-to-int', '--enable-sign-ext',
-  '--enable-mutable-globals', '--enable-reference-types', '--enable-multivalue'];
-const sh = (command, args, env = {}) => execFileSync(command, args, {
-  cwd: ROOT, env: { ...process.env, ...env }, timeout: 600_000, maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'inherit'],
-}).toString();
+const FEATURES = [
+  '--enable-bulk-memory',
+  '--enable-nontrapping-float-to-int',
+  '--enable-sign-ext',
+  '--enable-mutable-globals',
+  '--enable-reference-types',
+  '--enable-multivalue',
+];
+const sh = (command, args, env = {}) =>
+  execFileSync(command, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    timeout: 600_000,
+    maxBuffer: 1 << 30,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).toString();
 
 /** The debug build: mangled (v0) names in the name section, DWARF beside them. */
 function build() {
   const target = join(ROOT, 'target/trace');
-  sh('cargo', ['build', '--quiet', '--target', 'wasm32-unknown-unknown', '--no-default-features', '--features', 'js',
-    '-p', 'plant-store-client'], {
-    CARGO_TARGET_DIR: target,
-    CARGO_PROFILE_DEV_OPT_LEVEL: '0',
-    CARGO_PROFILE_DEV_DEBUG: '2',
-    RUSTFLAGS: '-Csymbol-mangling-version=v0 -Clink-arg=--no-demangle',
-  });
+  sh(
+    'cargo',
+    [
+      'build',
+      '--quiet',
+      '--target',
+      'wasm32-unknown-unknown',
+      '--no-default-features',
+      '--features',
+      'js',
+      '-p',
+      'plant-store-client',
+    ],
+    {
+      CARGO_TARGET_DIR: target,
+      CARGO_PROFILE_DEV_OPT_LEVEL: '0',
+      CARGO_PROFILE_DEV_DEBUG: '2',
+      RUSTFLAGS: '-Csymbol-mangling-version=v0 -Clink-arg=--no-demangle',
+    },
+  );
   return join(target, 'wasm32-unknown-unknown/debug/plant_store_client.wasm');
 }
 
@@ -62,7 +86,9 @@ function sources(wasm) {
       die = { tag: tag[1] };
       continue;
     }
-    const attribute = die && line.match(/^\s+(DW_AT_linkage_name|DW_AT_decl_file|DW_AT_decl_line)\s+\("?(.*?)"?\)$/);
+    const attribute =
+      die &&
+      line.match(/^\s+(DW_AT_linkage_name|DW_AT_decl_file|DW_AT_decl_line)\s+\("?(.*?)"?\)$/);
     if (!attribute) continue;
     if (attribute[1] === 'DW_AT_linkage_name') die.linkage = attribute[2];
     if (attribute[1] === 'DW_AT_decl_file') die.file = attribute[2];
@@ -104,20 +130,27 @@ async function trace(dir) {
   const Instance = WebAssembly.Instance;
   WebAssembly.Instance = function (module, imports) {
     for (const { module: from, name } of WebAssembly.Module.imports(module)) {
-      if (name === 'log_execution') imports[from] = { ...imports[from], log_execution: (id) => on && log.push(id) };
+      if (name === 'log_execution')
+        imports[from] = { ...imports[from], log_execution: (id) => on && log.push(id) };
     }
     return new Instance(module, imports);
   };
   const api = await import(pathToFileURL(join(dir, 'plant_store_client.js')));
   api.initSync({ module: readFileSync(join(dir, 'plant_store_client_bg.wasm')) });
   WebAssembly.Instance = Instance;
-  globalThis.fetch = async () => new Response('{"name":"Fern","tag":"green"}',
-    { status: 200, headers: { 'content-type': 'application/json' } });
+  globalThis.fetch = async () =>
+    new Response('{"name":"Fern","tag":"green"}', {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+    });
   on = true;
-  const plant = await api.createPlant({ id: 1, name: 'Fern', tag: 'green' },
-    { baseUrl: 'https://plants.example/api', token: 'a-fixed-token-0123' });
+  const plant = await api.createPlant(
+    { id: 1, name: 'Fern', tag: 'green' },
+    { baseUrl: 'https://plants.example/api', token: 'a-fixed-token-0123' },
+  );
   on = false;
-  if (plant.name !== 'Fern' || plant.tag !== 'green') throw new Error(`the call returned ${JSON.stringify(plant)}`);
+  if (plant.name !== 'Fern' || plant.tag !== 'green')
+    throw new Error(`the call returned ${JSON.stringify(plant)}`);
   return log;
 }
 
@@ -130,7 +163,10 @@ function demangle(names) {
     for (let i = 0; i < name.length; i++) {
       const c = name[i];
       // Type arguments: `::<…>`, or `<…>` right after a name; a leading `<` opens a qualified path.
-      if (c === '<' && (depth > 0 || (i > 0 && /[\w:]/.test(name[i - 1]) && name.slice(i - 2, i) !== 'as'))) {
+      if (
+        c === '<' &&
+        (depth > 0 || (i > 0 && /[\w:]/.test(name[i - 1]) && name.slice(i - 2, i) !== 'as'))
+      ) {
         if (depth === 0 && result.endsWith('::')) result = result.slice(0, -2);
         depth++;
       } else if (c === '>' && depth > 0) depth--;
@@ -176,7 +212,13 @@ export async function traceCall() {
       const key = `${file}:${line}:${names[i]}`;
       if (keys.has(key)) return;
       keys.add(key);
-      functions.push({ name: names[i], file, line, kind: kind(names[i], file, line), model: file.startsWith('model/') });
+      functions.push({
+        name: names[i],
+        file,
+        line,
+        kind: kind(names[i], file, line),
+        model: file.startsWith('model/'),
+      });
     });
     return functions;
   } finally {
@@ -199,7 +241,10 @@ export function summary(functions) {
       generated: all.filter((f) => f.kind === 'generated').length,
     };
   };
-  return { src: part(functions.filter((f) => !f.model)), model: part(functions.filter((f) => f.model)) };
+  return {
+    src: part(functions.filter((f) => !f.model)),
+    model: part(functions.filter((f) => f.model)),
+  };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
@@ -216,19 +261,34 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (process.argv.includes('--json')) {
     console.log(JSON.stringify({ counts, functions }, null, 2));
   } else {
-    for (const [title, model] of [['src/', false], ['model/src/', true]]) {
+    for (const [title, model] of [
+      ['src/', false],
+      ['model/src/', true],
+    ]) {
       const all = functions.filter((f) => f.model === model);
-      const { functions: n, files, switches, closures, generated } = counts[model ? 'model' : 'src'];
-      console.log(`\n${title}: ${n} functions (fn items) in ${files} files, ${switches} changes of file; ` +
-        `beside them ${closures} closures and ${generated} generated. In order of first call:`);
+      const {
+        functions: n,
+        files,
+        switches,
+        closures,
+        generated,
+      } = counts[model ? 'model' : 'src'];
+      console.log(
+        `\n${title}: ${n} functions (fn items) in ${files} files, ${switches} changes of file; ` +
+          `beside them ${closures} closures and ${generated} generated. In order of first call:`,
+      );
       let number = 0;
       for (const f of all) {
-        const at = f.kind === 'fn' ? String(++number).padStart(3) : `  ${f.kind === 'closure' ? 'c' : 'g'}`;
+        const at =
+          f.kind === 'fn' ? String(++number).padStart(3) : `  ${f.kind === 'closure' ? 'c' : 'g'}`;
         console.log(`${at}  ${f.file}:${f.line}  ${f.name}`);
       }
       const byFile = new Map();
-      for (const f of all.filter((f) => f.kind === 'fn')) byFile.set(f.file, (byFile.get(f.file) ?? 0) + 1);
-      console.log(`fn items by file: ${[...byFile].map(([file, count]) => `${file} ${count}`).join(', ')}`);
+      for (const f of all.filter((f) => f.kind === 'fn'))
+        byFile.set(f.file, (byFile.get(f.file) ?? 0) + 1);
+      console.log(
+        `fn items by file: ${[...byFile].map(([file, count]) => `${file} ${count}`).join(', ')}`,
+      );
     }
   }
 }

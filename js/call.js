@@ -14,7 +14,13 @@ const [VALUE, THREW, STOPPED, ANSWER, BODY, WAITED] = [0, 1, 2, 3, 4, 5];
 const [ABORTED, TIMED_OUT, ATTEMPT_TIMED_OUT] = [0, 1, 2];
 
 /** `get()`, as [VALUE, value] or [THREW, cause]: a forgery (a Response subclass, a Proxy) may throw where Web IDL says nothing does. */
-const read = (get) => { try { return [VALUE, get()]; } catch (cause) { return [THREW, cause]; } };
+const read = (get) => {
+  try {
+    return [VALUE, get()];
+  } catch (cause) {
+    return [THREW, cause];
+  }
+};
 
 /**
  * Runs a call: Rust's `step`, the `signals` that abort it, the time it has. Resolves with what
@@ -52,7 +58,11 @@ export function run(step, signals, timeoutMs) {
       if (over) return;
       stepping = true;
       let action;
-      try { action = step(...input); } finally { stepping = false; }
+      try {
+        action = step(...input);
+      } finally {
+        stepping = false;
+      }
       act(action);
       const told = stopped;
       stopped = undefined;
@@ -61,8 +71,10 @@ export function run(step, signals, timeoutMs) {
     /** What `thing` (a value, a promise, or a function that makes one) settles with, told to `then` unless a stop came first. */
     const wait = (thing, then) => {
       const me = ++turn;
-      new Promise((settle) => settle(typeof thing == 'function' ? thing() : thing))
-        .then((value) => me === turn && then(VALUE, value), (cause) => me === turn && then(THREW, cause));
+      new Promise((settle) => settle(typeof thing == 'function' ? thing() : thing)).then(
+        (value) => me === turn && then(VALUE, value),
+        (cause) => me === turn && then(THREW, cause),
+      );
     };
     /** The call, or its attempt, stops now: what it awaited is let go of, and Rust is told why. */
     const interrupt = (why, reason) => {
@@ -87,18 +99,22 @@ export function run(step, signals, timeoutMs) {
     const send = ([, fetch, url, init, attemptMs, header]) => {
       const controller = new AbortController();
       attempt = { controller };
-      if (attemptMs !== undefined) attempt.timer = setTimeout(() => interrupt(ATTEMPT_TIMED_OUT), attemptMs);
-      wait(() => fetch(url, { ...init, signal: controller.signal }), (kind, response) => {
-        if (kind === THREW) return tell(THREW, response);
-        const head = read(() => {
-          if (!(response instanceof Response)) return [false];
-          attempt.body = response.body;
-          const { headers } = response;
-          return [true, response.status, response.type, headers, headers.get(header)];
-        });
-        if (head[0] === THREW) tell(THREW, head[1]);
-        else tell(ANSWER, ...head[1]);
-      });
+      if (attemptMs !== undefined)
+        attempt.timer = setTimeout(() => interrupt(ATTEMPT_TIMED_OUT), attemptMs);
+      wait(
+        () => fetch(url, { ...init, signal: controller.signal }),
+        (kind, response) => {
+          if (kind === THREW) return tell(THREW, response);
+          const head = read(() => {
+            if (!(response instanceof Response)) return [false];
+            attempt.body = response.body;
+            const { headers } = response;
+            return [true, response.status, response.type, headers, headers.get(header)];
+          });
+          if (head[0] === THREW) tell(THREW, head[1]);
+          else tell(ANSWER, ...head[1]);
+        },
+      );
     };
 
     /** Reads the body up to `limit` bytes, and one past, which tells whether there was more. */
@@ -108,26 +124,35 @@ export function run(step, signals, timeoutMs) {
       const done = (complete) => {
         attempt.complete = complete;
         const bytes = new Uint8Array(Math.min(length, limit));
-        for (let at = 0, i = 0; at < bytes.length; at += chunks[i++].length) bytes.set(chunks[i].subarray(0, bytes.length - at), at);
+        for (let at = 0, i = 0; at < bytes.length; at += chunks[i++].length)
+          bytes.set(chunks[i].subarray(0, bytes.length - at), at);
         tell(BODY, bytes, complete);
       };
       const reader = read(() => attempt.body?.getReader());
       if (reader[0] === THREW) return tell(THREW, reader[1]);
       if (!reader[1]) return done(true);
       attempt.reader = reader[1];
-      const next = () => wait(() => attempt.reader.read(), (kind, result) => {
-        const chunk = kind === THREW ? [THREW, result] : read(() => {
-          if (result.done) return null;
-          if (!(result.value instanceof Uint8Array)) throw new TypeError('the body stream yielded a chunk that is not bytes');
-          return result.value.subarray(0, limit - length + 1);
-        });
-        if (chunk[0] === THREW) return tell(THREW, chunk[1]);
-        if (chunk[1] === null) return done(true);
-        chunks.push(chunk[1]);
-        length += chunk[1].length;
-        if (length > limit) return done(false);
-        next();
-      });
+      const next = () =>
+        wait(
+          () => attempt.reader.read(),
+          (kind, result) => {
+            const chunk =
+              kind === THREW
+                ? [THREW, result]
+                : read(() => {
+                    if (result.done) return null;
+                    if (!(result.value instanceof Uint8Array))
+                      throw new TypeError('the body stream yielded a chunk that is not bytes');
+                    return result.value.subarray(0, limit - length + 1);
+                  });
+            if (chunk[0] === THREW) return tell(THREW, chunk[1]);
+            if (chunk[1] === null) return done(true);
+            chunks.push(chunk[1]);
+            length += chunk[1].length;
+            if (length > limit) return done(false);
+            next();
+          },
+        );
       next();
     };
 

@@ -6,7 +6,10 @@
 /** Every failure of plant-store-client is a PlantStoreError; branch on `kind`. */
 export class PlantStoreError extends Error {
   constructor(kind, message, details) {
-    super(message, details !== undefined && 'cause' in details ? { cause: details.cause } : undefined);
+    super(
+      message,
+      details !== undefined && 'cause' in details ? { cause: details.cause } : undefined,
+    );
     this.kind = kind;
     this.attempts = details?.attempts ?? 0;
     this.maybeCreated = details?.maybeCreated ?? false;
@@ -21,8 +24,12 @@ export class PlantStoreError extends Error {
   /** True for a PlantStoreError, also one from another realm or another copy of this package. */
   static is(value) {
     try {
-      return Function.prototype[Symbol.hasInstance].call(PlantStoreError, value) ||
-        (value instanceof Error && value.name === 'PlantStoreError' && typeof value.kind === 'string');
+      return (
+        Function.prototype[Symbol.hasInstance].call(PlantStoreError, value) ||
+        (value instanceof Error &&
+          value.name === 'PlantStoreError' &&
+          typeof value.kind === 'string')
+      );
     } catch {
       return false; // a revoked Proxy
     }
@@ -33,14 +40,19 @@ export class PlantStoreError extends Error {
    * and the outbox's, when a page loads both.
    */
   static [Symbol.hasInstance](value) {
-    return this === PlantStoreError ? PlantStoreError.is(value) : Function.prototype[Symbol.hasInstance].call(this, value);
+    return this === PlantStoreError
+      ? PlantStoreError.is(value)
+      : Function.prototype[Symbol.hasInstance].call(this, value);
   }
 
   toJSON() {
-    const { name, kind, message, status, code, issues, attempts, maybeCreated, retryAfterMs } = this;
+    const { name, kind, message, status, code, issues, attempts, maybeCreated, retryAfterMs } =
+      this;
     return { name, kind, message, status, code, issues, attempts, maybeCreated, retryAfterMs };
   }
 }
 Object.defineProperty(PlantStoreError.prototype, 'name', {
-  value: 'PlantStoreError', writable: true, configurable: true,
+  value: 'PlantStoreError',
+  writable: true,
+  configurable: true,
 });

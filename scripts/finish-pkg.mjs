@@ -28,13 +28,17 @@ const BROWSER = ['index.js', 'manual.js'];
 // The builds: the default one, and the outbox's (cargo feature `outbox`), with the entries of each.
 const BUILDS = [
   { pkg: top, entries: ENTRIES, extra: '' },
-  { pkg: join(top, 'outbox'), entries: ENTRIES.filter((name) => name !== 'manual.js'),
-    extra: "export { PlantOutbox, MemoryStore } from './outbox.js';\n" },
+  {
+    pkg: join(top, 'outbox'),
+    entries: ENTRIES.filter((name) => name !== 'manual.js'),
+    extra: "export { PlantOutbox, MemoryStore } from './outbox.js';\n",
+  },
 ];
 // An import of the .wasm is kept as written, on top of the bundle: the bundler would drop the
 // `source` phase of Deno's import, and cannot load a .wasm (nor `?module`, Vercel's). Cut from the
 // source, the name it binds is a free one that the minifier leaves alone.
-const WASM_IMPORT = /^import (?:source )?\w+ from '\.\/plant_store_client_bg\.wasm(?:\?module)?';\n/gm;
+const WASM_IMPORT =
+  /^import (?:source )?\w+ from '\.\/plant_store_client_bg\.wasm(?:\?module)?';\n/gm;
 
 // The names of the .wasm's imports and exports (`__wbg_then_fa9ebfb9bb299695`, one per binding,
 // each with a hash that does not compress) are the largest part of its import section, and the
@@ -43,10 +47,11 @@ const WASM_IMPORT = /^import (?:source )?\w+ from '\.\/plant_store_client_bg\.wa
 // shrinks the .wasm a little further (docs/performance.md).
 function minifyNames(pkg) {
   const file = join(pkg, 'plant_store_client_bg.wasm');
-  const printed = execFileSync(join(root, 'node_modules/.bin/wasm-opt'), [
-    file, '-o', file, '--minify-imports-and-exports-and-modules', '-Oz',
-    ...WASM_FEATURES,
-  ], { encoding: 'utf8' });
+  const printed = execFileSync(
+    join(root, 'node_modules/.bin/wasm-opt'),
+    [file, '-o', file, '--minify-imports-and-exports-and-modules', '-Oz', ...WASM_FEATURES],
+    { encoding: 'utf8' },
+  );
   const mapping = JSON.parse(printed.slice(printed.indexOf('{')));
   const modules = new Set();
   let js = readFileSync(join(pkg, glue), 'utf8');
@@ -58,7 +63,11 @@ function minifyNames(pkg) {
   for (const [module, name, short] of mapping.imports) {
     modules.add(module);
     // A function replacer: the short names include `$`, special in a replacement string.
-    replaceAll(new RegExp(`^(\\s+)${name}(: ?function)`, 'm'), (_, indent, rest) => indent + short + rest, `import ${name}`);
+    replaceAll(
+      new RegExp(`^(\\s+)${name}(: ?function)`, 'm'),
+      (_, indent, rest) => indent + short + rest,
+      `import ${name}`,
+    );
   }
   if (modules.size !== 1) throw new Error(`finish-pkg: imports from ${[...modules].join(', ')}`);
   replaceAll(`"${[...modules][0]}": import0`, '"a": import0', 'the import module');
@@ -78,15 +87,21 @@ function minifyNames(pkg) {
 // stack through a callback prints (the server entries keep names): each becomes `invoke_closure_N`.
 function renameTrampolines(pkg) {
   const names = new Map();
-  const js = readFileSync(join(pkg, glue), 'utf8').replace(/\bwasm_bindgen_[0-9a-f]{16}___convert__closures_____invoke\w*/g,
-    (name) => names.get(name) ?? names.set(name, `invoke_closure_${names.size + 1}`).get(name));
+  const js = readFileSync(join(pkg, glue), 'utf8').replace(
+    /\bwasm_bindgen_[0-9a-f]{16}___convert__closures_____invoke\w*/g,
+    (name) => names.get(name) ?? names.set(name, `invoke_closure_${names.size + 1}`).get(name),
+  );
   writeFileSync(join(pkg, glue), js);
 }
 
 /** The wasm features rustc emits for wasm32-unknown-unknown, which wasm-opt must be told. */
 const WASM_FEATURES = [
-  '--enable-bulk-memory', '--enable-nontrapping-float-to-int', '--enable-sign-ext',
-  '--enable-mutable-globals', '--enable-reference-types', '--enable-multivalue',
+  '--enable-bulk-memory',
+  '--enable-nontrapping-float-to-int',
+  '--enable-sign-ext',
+  '--enable-mutable-globals',
+  '--enable-reference-types',
+  '--enable-multivalue',
 ];
 
 for (const { pkg, entries, extra } of BUILDS) {
@@ -102,20 +117,31 @@ async function bundle(pkg, name, extra) {
     input: join(ENTRIES_DIR, name),
     external: [/^node:/],
     logLevel: 'silent',
-    plugins: [{
-      name: 'plant-store-entries',
-      resolveId: (id, importer) => id === glue && importer?.startsWith(ENTRIES_DIR) ? join(pkg, glue) : null,
-      load: (id) => id.startsWith(ENTRIES_DIR)
-        ? readFileSync(id, 'utf8').replace(WASM_IMPORT, (line) => { kept.push(line); return ''; }) + (id === join(ENTRIES_DIR, name) ? extra : '')
-        : null,
-    }],
+    plugins: [
+      {
+        name: 'plant-store-entries',
+        resolveId: (id, importer) =>
+          id === glue && importer?.startsWith(ENTRIES_DIR) ? join(pkg, glue) : null,
+        load: (id) =>
+          id.startsWith(ENTRIES_DIR)
+            ? readFileSync(id, 'utf8').replace(WASM_IMPORT, (line) => {
+                kept.push(line);
+                return '';
+              }) + (id === join(ENTRIES_DIR, name) ? extra : '')
+            : null,
+      },
+    ],
   });
   // Browsers get the smallest file. The server runtimes' entries keep their names and line breaks:
   // an uncaught PlantStoreError in Node prints one readable line of source, the class's own name,
   // and a stack of named functions (their price is in docs/performance.md). No comments; the
   // annotations tell the consumer's bundler what is pure.
   const minify = BROWSER.includes(name)
-    ? { compress: true, mangle: { keepNames: { class: true, function: false } }, codegen: { removeWhitespace: true } }
+    ? {
+        compress: true,
+        mangle: { keepNames: { class: true, function: false } },
+        codegen: { removeWhitespace: true },
+      }
     : { compress: true, mangle: false, codegen: { removeWhitespace: false } };
   const comments = { legal: false, annotation: true, jsdoc: false };
   const { output } = await bundle.generate({ format: 'es', minify, comments });
@@ -129,7 +155,9 @@ async function bundle(pkg, name, extra) {
 // The package's types: src/js/types.d.ts, the API's one declaration (also in a plain wasm-pack
 // build's .d.ts), and `init`. Not the glue's generated .d.ts, whose InitInput needs the DOM library.
 // The outbox's: the same, src/js/outbox.d.ts and js/entries/outbox.d.ts (PlantOutbox).
-const types = readFileSync(join(root, 'src/js/types.d.ts'), 'utf8') + `
+const types =
+  readFileSync(join(root, 'src/js/types.d.ts'), 'utf8') +
+  `
 /** What \`init\` loads the module from: its URL, a Response, its bytes, or a WebAssembly.Module. */
 export type InitInput = string | URL | Response | ArrayBuffer | ArrayBufferView | object;
 
@@ -145,7 +173,9 @@ export type InitInput = string | URL | Response | ArrayBuffer | ArrayBufferView 
 export function init(source?: InitInput | Promise<InitInput>): Promise<void>;
 `;
 writeFileSync(join(top, 'index.d.ts'), types);
-const outboxTypes = ['src/js/outbox.d.ts', 'js/entries/outbox.d.ts'].map((file) => readFileSync(join(root, file), 'utf8'));
+const outboxTypes = ['src/js/outbox.d.ts', 'js/entries/outbox.d.ts'].map((file) =>
+  readFileSync(join(root, file), 'utf8'),
+);
 writeFileSync(join(top, 'outbox/index.d.ts'), [types, ...outboxTypes].join('\n'));
 
 // \`plant-store-client/manual\` has the same API. Its own file gives it types where the exports map
@@ -154,9 +184,13 @@ writeFileSync(join(top, 'manual.d.ts'), `export * from './index.js';\n`);
 
 // The version, description and license come from Cargo.toml (the workspace's one version), read
 // through cargo itself.
-const metadata = JSON.parse(execFileSync('cargo', ['metadata', '--no-deps', '--format-version', '1', '--offline'], {
-  cwd: root, encoding: 'utf8', maxBuffer: 64 << 20,
-}));
+const metadata = JSON.parse(
+  execFileSync('cargo', ['metadata', '--no-deps', '--format-version', '1', '--offline'], {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  }),
+);
 const crate = metadata.packages.find((p) => p.name === 'plant-store-client');
 const conditions = (types, fallback, dir = '.') => ({
   types,
@@ -192,15 +226,29 @@ const manifest = {
   // and Node 24 (tests/js/support/nodes.mjs), and tests/release checks the range against that list.
   engines: { node: '^20.19.0 || >=22.12.0' },
   files: [
-    'index.js', 'manual.js', 'node.mjs', 'deno.js', 'workerd.js', 'edge-light.js', 'index.d.ts', 'manual.d.ts',
-    'plant_store_client_bg.wasm', 'README.md', 'LICENSE', 'CHANGELOG.md',
-    ...BUILDS[1].entries.map((name) => `outbox/${name}`), 'outbox/index.d.ts', 'outbox/plant_store_client_bg.wasm',
+    'index.js',
+    'manual.js',
+    'node.mjs',
+    'deno.js',
+    'workerd.js',
+    'edge-light.js',
+    'index.d.ts',
+    'manual.d.ts',
+    'plant_store_client_bg.wasm',
+    'README.md',
+    'LICENSE',
+    'CHANGELOG.md',
+    ...BUILDS[1].entries.map((name) => `outbox/${name}`),
+    'outbox/index.d.ts',
+    'outbox/plant_store_client_bg.wasm',
   ],
   // The entries that load the wasm when imported must be kept by a bundler even when no export is
   // used. manual.js only defines.
-  sideEffects: BUILDS.flatMap(({ entries }, i) => entries.filter((name) => name !== 'manual.js')
-    .map((name) => `./${i ? 'outbox/' : ''}${name}`)),
+  sideEffects: BUILDS.flatMap(({ entries }, i) =>
+    entries.filter((name) => name !== 'manual.js').map((name) => `./${i ? 'outbox/' : ''}${name}`),
+  ),
 };
 writeFileSync(join(top, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
-for (const doc of ['README.md', 'LICENSE', 'CHANGELOG.md']) copyFileSync(join(root, doc), join(top, doc));
+for (const doc of ['README.md', 'LICENSE', 'CHANGELOG.md'])
+  copyFileSync(join(root, doc), join(top, doc));
 console.log(`pkg: finished ${manifest.name}@${manifest.version} in ${top}`);

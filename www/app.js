@@ -1,6 +1,13 @@
 // The demo page: validates the form as the user types, sends it with createPlant, shows the answer
 // and a short history; "Add to queue" hands the plant to the queue panel (queue.js) instead. The token stays in its input: it is never logged, stored or put in a URL.
-import { PLANT_FIELDS, readPlant, groupIssues, describeError, summarize, attemptsText } from './present.js';
+import {
+  PLANT_FIELDS,
+  readPlant,
+  groupIssues,
+  describeError,
+  summarize,
+  attemptsText,
+} from './present.js';
 import { openQueue } from './queue.js';
 import { loadPackage } from './load.js';
 
@@ -46,10 +53,13 @@ const queueEmpty = $('queue-empty');
 const placeholder = queueEmpty.textContent;
 try {
   // The .wasm loads in the background; the form validates as soon as it is in.
-  client = await loadPackage((text) => { formStatus.textContent = queueEmpty.textContent = text; });
+  client = await loadPackage((text) => {
+    formStatus.textContent = queueEmpty.textContent = text;
+  });
   queueEmpty.textContent = placeholder;
 } catch (err) {
-  formStatus.textContent = queueEmpty.textContent = `The client could not be loaded: ${err?.message ?? err}`;
+  formStatus.textContent =
+    queueEmpty.textContent = `The client could not be loaded: ${err?.message ?? err}`;
   formStatus.classList.add('bad');
   console.error('plant-store-client did not load:', err);
   throw err;
@@ -67,7 +77,7 @@ const currentPlant = () =>
 function showIssues(issues, fields = touched) {
   const byField = groupIssues(issues);
   for (const field of PLANT_FIELDS) {
-    const messages = fields.has(field) ? byField[field] ?? [] : [];
+    const messages = fields.has(field) ? (byField[field] ?? []) : [];
     const input = inputs[field];
     $(`${input.id}-error`).textContent = messages.join(' ');
     if (messages.length) input.setAttribute('aria-invalid', 'true');
@@ -83,9 +93,15 @@ function revalidate() {
 }
 
 for (const [field, input] of Object.entries(inputs)) {
-  input.addEventListener('input', () => { touched.add(field); revalidate(); });
+  input.addEventListener('input', () => {
+    touched.add(field);
+    revalidate();
+  });
   input.addEventListener('blur', () => {
-    if (input.value !== '' && !touched.has(field)) { touched.add(field); revalidate(); }
+    if (input.value !== '' && !touched.has(field)) {
+      touched.add(field);
+      revalidate();
+    }
   });
 }
 
@@ -104,12 +120,23 @@ function showResult(card) {
 }
 
 function detailsList(rows) {
-  return h('dl', { class: 'details' }, rows.map(([term, value]) => h('div', {}, h('dt', {}, term), h('dd', {}, value))));
+  return h(
+    'dl',
+    { class: 'details' },
+    rows.map(([term, value]) => h('div', {}, h('dt', {}, term), h('dd', {}, value))),
+  );
 }
 
 function successCard(plant, sentId) {
-  return h('div', { class: 'outcome ok' },
-    h('p', { class: 'outcome-title' }, h('span', { class: 'badge ok', 'aria-hidden': 'true' }, '✓'), `Created “${plant.name}”`),
+  return h(
+    'div',
+    { class: 'outcome ok' },
+    h(
+      'p',
+      { class: 'outcome-title' },
+      h('span', { class: 'badge ok', 'aria-hidden': 'true' }, '✓'),
+      `Created “${plant.name}”`,
+    ),
     h('p', {}, 'The Plant Store answered 200 with this Plant:'),
     detailsList([
       ['Name', plant.name],
@@ -122,12 +149,23 @@ function successCard(plant, sentId) {
 function errorCard(err, baseUrl) {
   const card = describeError(err, { baseUrl });
   const tone = err?.kind === 'validation' || err?.kind === 'config' ? 'warn' : 'bad';
-  return h('div', { class: `outcome ${tone}` },
-    h('p', { class: 'outcome-title' }, h('span', { class: `badge ${tone}`, 'aria-hidden': 'true' }, '!'), card.title),
+  return h(
+    'div',
+    { class: `outcome ${tone}` },
+    h(
+      'p',
+      { class: 'outcome-title' },
+      h('span', { class: `badge ${tone}`, 'aria-hidden': 'true' }, '!'),
+      card.title,
+    ),
     h('p', {}, card.text),
     card.message && h('blockquote', { class: 'message' }, card.message),
     err?.kind === 'validation' && err.issues?.length
-      ? h('ul', { class: 'issues' }, err.issues.map((i) => h('li', {}, i.message)))
+      ? h(
+          'ul',
+          { class: 'issues' },
+          err.issues.map((i) => h('li', {}, i.message)),
+        )
       : null,
     card.details.length ? detailsList(card.details) : null,
     card.advice && h('p', { class: 'advice' }, card.advice),
@@ -144,12 +182,25 @@ function addHistory(entry) {
   if (entry.error?.code !== undefined) meta.push(`code ${entry.error.code}`);
   // The kind, unless the attempts already end with it ("network → network").
   if (entry.error?.kind && entry.attempts?.at(-1) !== entry.error.kind) meta.push(entry.error.kind);
-  const time = entry.at.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
-  historyList.prepend(h('li', { class: `entry ${tone}` },
-    h('span', { class: 'dot', 'aria-hidden': 'true' }),
-    h('span', { class: 'entry-text' }, text),
-    h('span', { class: 'entry-meta' }, h('time', { datetime: entry.at.toISOString() }, time), meta.length ? ` · ${meta.join(' · ')}` : ''),
-  ));
+  const time = entry.at.toLocaleTimeString([], {
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  });
+  historyList.prepend(
+    h(
+      'li',
+      { class: `entry ${tone}` },
+      h('span', { class: 'dot', 'aria-hidden': 'true' }),
+      h('span', { class: 'entry-text' }, text),
+      h(
+        'span',
+        { class: 'entry-meta' },
+        h('time', { datetime: entry.at.toISOString() }, time),
+        meta.length ? ` · ${meta.join(' · ')}` : '',
+      ),
+    ),
+  );
   while (historyList.children.length > HISTORY_LIMIT) historyList.lastElementChild.remove();
   $('history-empty').hidden = true;
   $('history-count').textContent = String(++historyTotal);
@@ -166,17 +217,33 @@ form.addEventListener('submit', async (event) => {
     const error = { kind: 'validation', issues: check.issues };
     showResult(errorCard(error));
     addHistory({ at, id: plant.id, error });
-    PLANT_FIELDS.map((f) => inputs[f]).find((input) => input.getAttribute('aria-invalid') === 'true')?.focus();
+    PLANT_FIELDS.map((f) => inputs[f])
+      .find((input) => input.getAttribute('aria-invalid') === 'true')
+      ?.focus();
     return;
   }
   const baseUrl = baseUrlInput.value.trim();
   setBusy(true);
-  showResult(h('p', { class: 'pending' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), 'Sending to the Plant Store…'));
+  showResult(
+    h(
+      'p',
+      { class: 'pending' },
+      h('span', { class: 'spinner', 'aria-hidden': 'true' }),
+      'Sending to the Plant Store…',
+    ),
+  );
   // Up to 3 attempts (a 429, a 503 or no answer is retried); afterAttempt records each one's status.
   const attempts = [];
-  const afterAttempt = ({ status, error }) => { attempts.push(status ?? error?.kind); };
+  const afterAttempt = ({ status, error }) => {
+    attempts.push(status ?? error?.kind);
+  };
   try {
-    const created = await createPlant(plant, { baseUrl, token: tokenInput.value, retry: { attempts: 3 }, afterAttempt });
+    const created = await createPlant(plant, {
+      baseUrl,
+      token: tokenInput.value,
+      retry: { attempts: 3 },
+      afterAttempt,
+    });
     showResult(successCard(created, plant.id));
     addHistory({ at, id: plant.id, plant: created, attempts });
   } catch (err) {
@@ -192,18 +259,29 @@ form.addEventListener('submit', async (event) => {
 const queueButton = $('queue-add');
 // What a queue action did replaces the Result card, which would otherwise still show the last call.
 const told = (text) => showResult(h('p', { class: 'queued' }, text));
-openQueue({ PlantOutbox: client.PlantOutbox, h, baseUrl: () => baseUrlInput.value.trim(), token: () => tokenInput.value, told }).then((queue) => {
-  queueButton.disabled = false;
-  baseUrlInput.addEventListener('change', () => queue.reopen());
-  queueButton.addEventListener('click', async () => {
-    for (const field of PLANT_FIELDS) touched.add(field);
-    const plant = currentPlant();
-    try {
-      await queue.add(plant); // validates first: an invalid plant is a validation error, and nothing is kept
-      told(`“${plant.name}” is in the queue: it is sent once the store can be reached, and shows there how it goes.`);
-    } catch (err) {
-      if (err?.kind === 'validation') showIssues(err.issues, new Set(PLANT_FIELDS));
-      showResult(errorCard(err));
-    }
-  });
-}, (err) => console.error('the queue did not open:', err));
+openQueue({
+  PlantOutbox: client.PlantOutbox,
+  h,
+  baseUrl: () => baseUrlInput.value.trim(),
+  token: () => tokenInput.value,
+  told,
+}).then(
+  (queue) => {
+    queueButton.disabled = false;
+    baseUrlInput.addEventListener('change', () => queue.reopen());
+    queueButton.addEventListener('click', async () => {
+      for (const field of PLANT_FIELDS) touched.add(field);
+      const plant = currentPlant();
+      try {
+        await queue.add(plant); // validates first: an invalid plant is a validation error, and nothing is kept
+        told(
+          `“${plant.name}” is in the queue: it is sent once the store can be reached, and shows there how it goes.`,
+        );
+      } catch (err) {
+        if (err?.kind === 'validation') showIssues(err.issues, new Set(PLANT_FIELDS));
+        showResult(errorCard(err));
+      }
+    });
+  },
+  (err) => console.error('the queue did not open:', err),
+);

@@ -16,7 +16,9 @@ export async function loadOnline(load, say) {
       // A PlantStoreError of kind `network` (the .wasm's fetch failed), or the browser's TypeError
       // for a module script it could not fetch.
       if (err?.kind !== 'network' && !(err instanceof TypeError)) throw err;
-      say('Offline: the client’s code could not be downloaded. It loads as soon as the connection is back.');
+      say(
+        'Offline: the client’s code could not be downloaded. It loads as soon as the connection is back.',
+      );
       console.warn('the page waits for the connection:', err?.message ?? err);
       // When the browser says it is online all along (the server dropped the request), in a while.
       await new Promise((resolve) => {
@@ -29,8 +31,9 @@ export async function loadOnline(load, say) {
 }
 
 /** The package, its .wasm loaded. */
-export const loadPackage = (say) => loadOnline(async () => {
-  const api = await import('./pkg/outbox/index.js');
-  await api.init();
-  return api;
-}, say);
+export const loadPackage = (say) =>
+  loadOnline(async () => {
+    const api = await import('./pkg/outbox/index.js');
+    await api.init();
+    return api;
+  }, say);

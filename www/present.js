@@ -94,7 +94,11 @@ export function describeError(err, { baseUrl }) {
         advice: 'Try again in a moment.',
       };
     case 'aborted':
-      return { ...card, title: 'The call was cancelled', text: 'It was stopped before an answer arrived.' };
+      return {
+        ...card,
+        title: 'The call was cancelled',
+        text: 'It was stopped before an answer arrived.',
+      };
     case 'config':
       return {
         ...card,
@@ -140,18 +144,29 @@ export function summarize(outcome) {
   if (outcome.plant) return { tone: 'ok', text: `Created “${outcome.plant.name}”` };
   const err = outcome.error;
   switch (err?.kind) {
-    case 'validation': return { tone: 'muted', text: `Not sent: ${plural(err.issues?.length ?? 0, 'field problem', 'field problems')}` };
-    case 'rejected': return { tone: 'bad', text: `Refused: ${err.message}` };
-    case 'network': return { tone: 'bad', text: 'Could not reach the Plant Store' };
-    case 'timeout': return { tone: 'bad', text: 'No answer in time' };
-    case 'aborted': return { tone: 'muted', text: 'Cancelled' };
-    case 'config': return { tone: 'muted', text: 'Not sent: connection settings' };
+    case 'validation':
+      return {
+        tone: 'muted',
+        text: `Not sent: ${plural(err.issues?.length ?? 0, 'field problem', 'field problems')}`,
+      };
+    case 'rejected':
+      return { tone: 'bad', text: `Refused: ${err.message}` };
+    case 'network':
+      return { tone: 'bad', text: 'Could not reach the Plant Store' };
+    case 'timeout':
+      return { tone: 'bad', text: 'No answer in time' };
+    case 'aborted':
+      return { tone: 'muted', text: 'Cancelled' };
+    case 'config':
+      return { tone: 'muted', text: 'Not sent: connection settings' };
     case 'unauthorized':
     case 'unexpected_status':
       return err.status === 401 || err.status === 403
         ? { tone: 'bad', text: 'Token not accepted' }
         : { tone: 'bad', text: `Unexpected status ${err.status}` };
-    case 'invalid_response': return { tone: 'bad', text: 'Unreadable answer' };
-    default: return { tone: 'bad', text: 'Failed' };
+    case 'invalid_response':
+      return { tone: 'bad', text: 'Unreadable answer' };
+    default:
+      return { tone: 'bad', text: 'Failed' };
   }
 }

@@ -6,7 +6,11 @@ const $ = (id) => document.getElementById(id);
 const SHOWN = 10;
 const DONE = new Set(['created', 'rejected', 'uncertain']);
 const STATE_TEXT = {
-  pending: 'waiting', sending: 'sending', created: 'created', rejected: 'refused', uncertain: 'uncertain',
+  pending: 'waiting',
+  sending: 'sending',
+  created: 'created',
+  rejected: 'refused',
+  uncertain: 'uncertain',
 };
 /** The service's `error` for a duplicate id: sending such an entry again can only fail again. */
 const DUPLICATE_ID = 3;
@@ -33,7 +37,10 @@ export async function openQueue({ PlantOutbox, h, baseUrl, token, told }) {
   function redraw() {
     if (drawing) return;
     drawing = true;
-    requestAnimationFrame(() => { drawing = false; draw(outbox.entries()); });
+    requestAnimationFrame(() => {
+      drawing = false;
+      draw(outbox.entries());
+    });
   }
 
   function draw(entries) {
@@ -51,22 +58,44 @@ export async function openQueue({ PlantOutbox, h, baseUrl, token, told }) {
   }
 
   function row(entry) {
-    const meta = [`id ${String(entry.plant.id)}`, `${entry.attempts} ${entry.attempts === 1 ? 'attempt' : 'attempts'}`];
+    const meta = [
+      `id ${String(entry.plant.id)}`,
+      `${entry.attempts} ${entry.attempts === 1 ? 'attempt' : 'attempts'}`,
+    ];
     if (entry.state === 'pending' && entry.nextAttemptAt) {
-      meta.push(`next try ${new Date(entry.nextAttemptAt).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' })}`);
+      meta.push(
+        `next try ${new Date(entry.nextAttemptAt).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' })}`,
+      );
     }
     if (entry.error && entry.state !== 'created') meta.push(entry.error.message);
     const name = `“${entry.plant.name}”`;
     // Uncertain: a request may have created it, then "duplicate id": it is most likely there.
-    const actions = entry.state === 'rejected' || entry.state === 'uncertain'
-      ? h('span', { class: 'entry-actions' },
-        entry.state === 'uncertain' && button('It is there', () => outbox.markCreated(entry.key), `${name} is marked created.`),
-        entry.error?.code !== DUPLICATE_ID && button('Send again', () => outbox.retry(entry.key), `${name} is sent again.`),
-        button('Remove', () => outbox.remove(entry.key), `${name} was removed from the queue.`))
-      : null;
-    return h('li', { class: `entry ${entry.state}`, 'data-key': entry.key },
+    const actions =
+      entry.state === 'rejected' || entry.state === 'uncertain'
+        ? h(
+            'span',
+            { class: 'entry-actions' },
+            entry.state === 'uncertain' &&
+              button(
+                'It is there',
+                () => outbox.markCreated(entry.key),
+                `${name} is marked created.`,
+              ),
+            entry.error?.code !== DUPLICATE_ID &&
+              button('Send again', () => outbox.retry(entry.key), `${name} is sent again.`),
+            button('Remove', () => outbox.remove(entry.key), `${name} was removed from the queue.`),
+          )
+        : null;
+    return h(
+      'li',
+      { class: `entry ${entry.state}`, 'data-key': entry.key },
       h('span', { class: 'dot', 'aria-hidden': 'true' }),
-      h('span', { class: 'entry-text' }, `“${entry.plant.name}”`, h('span', { class: 'state' }, STATE_TEXT[entry.state])),
+      h(
+        'span',
+        { class: 'entry-text' },
+        `“${entry.plant.name}”`,
+        h('span', { class: 'state' }, STATE_TEXT[entry.state]),
+      ),
       h('span', { class: 'entry-meta' }, meta.join(' · ')),
       actions,
     );
@@ -74,7 +103,12 @@ export async function openQueue({ PlantOutbox, h, baseUrl, token, told }) {
 
   function button(label, action, done) {
     const el = h('button', { type: 'button', class: 'quiet' }, label);
-    el.addEventListener('click', () => action().then(() => told(done), (err) => console.error(err)));
+    el.addEventListener('click', () =>
+      action().then(
+        () => told(done),
+        (err) => console.error(err),
+      ),
+    );
     return el;
   }
 
@@ -84,7 +118,8 @@ export async function openQueue({ PlantOutbox, h, baseUrl, token, told }) {
     redraw();
   });
   $('queue-clear').addEventListener('click', async () => {
-    for (const entry of outbox.entries()) if (entry.state === 'created') await outbox.remove(entry.key);
+    for (const entry of outbox.entries())
+      if (entry.state === 'created') await outbox.remove(entry.key);
     told('The created plants were cleared from the queue.');
   });
   await open();

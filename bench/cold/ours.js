@@ -5,7 +5,15 @@
 import { PlantStoreClient } from 'plant-store-client';
 
 const imported = performance.now();
-const fetch = async () => new Response('{"name":"Fern","tag":"green"}', { status: 200, headers: { 'content-type': 'application/json' } });
-const client = new PlantStoreClient({ baseUrl: 'https://plants.example/api', token: 'bench-token-0123456789', fetch });
+const fetch = async () =>
+  new Response('{"name":"Fern","tag":"green"}', {
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+  });
+const client = new PlantStoreClient({
+  baseUrl: 'https://plants.example/api',
+  token: 'bench-token-0123456789',
+  fetch,
+});
 const plant = await client.createPlant({ id: 1, name: 'Fern', tag: 'green' });
 globalThis.coldStart = { imported, called: performance.now(), plant };

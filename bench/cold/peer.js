@@ -4,7 +4,15 @@
 import { makeCreatePlant } from 'plant-store-peer';
 
 const imported = performance.now();
-const fetch = async () => new Response('{"name":"Fern","tag":"green"}', { status: 200, headers: { 'content-type': 'application/json' } });
-const createPlant = makeCreatePlant({ baseUrl: 'https://plants.example/api', token: 'bench-token-0123456789', fetch });
+const fetch = async () =>
+  new Response('{"name":"Fern","tag":"green"}', {
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+  });
+const createPlant = makeCreatePlant({
+  baseUrl: 'https://plants.example/api',
+  token: 'bench-token-0123456789',
+  fetch,
+});
 const plant = await createPlant({ id: 1, name: 'Fern', tag: 'green' });
 globalThis.coldStart = { imported, called: performance.now(), plant };

@@ -33,8 +33,16 @@ const module = await WebAssembly.compile(bytes);
 const compiled = performance.now();
 await init(module);
 const instantiated = performance.now();
-const canned = async () => new Response('{"name":"Fern","tag":"green"}', { status: 200, headers: { 'content-type': 'application/json' } });
-const options = { baseUrl: 'https://plants.example/api', token: 'bench-token-0123456789', fetch: canned };
+const canned = async () =>
+  new Response('{"name":"Fern","tag":"green"}', {
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+  });
+const options = {
+  baseUrl: 'https://plants.example/api',
+  token: 'bench-token-0123456789',
+  fetch: canned,
+};
 const client = new PlantStoreClient(options);
 const constructed = performance.now();
 new PlantStoreClient(options).free();
@@ -42,9 +50,16 @@ const second = performance.now();
 const plant = await client.createPlant({ id: 1, name: 'Fern', tag: 'green' });
 const called = performance.now();
 globalThis.coldStart = {
-  imported, called, plant,
+  imported,
+  called,
+  plant,
   steps: {
-    platform: platform - imported, request: requested - platform, compile: compiled - requested, instantiate: instantiated - compiled,
-    construct: constructed - instantiated, second: second - constructed, call: called - second,
+    platform: platform - imported,
+    request: requested - platform,
+    compile: compiled - requested,
+    instantiate: instantiated - compiled,
+    construct: constructed - instantiated,
+    second: second - constructed,
+    call: called - second,
   },
 };

@@ -23,7 +23,11 @@ export function bareCall() {
   return async function handWritten(plant) {
     const response = await cannedFetch(`${BASE}/plants`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json', Accept: 'application/json' },
+      headers: {
+        Authorization: `Bearer ${TOKEN}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json',
+      },
       body: JSON.stringify(plant),
       credentials: 'omit',
     });
@@ -36,11 +40,18 @@ export function bareCall() {
 export function abortCall() {
   return async function handWrittenWithAbort(plant) {
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new DOMException('timed out', 'TimeoutError')), TIMEOUT_MS);
+    const timer = setTimeout(
+      () => controller.abort(new DOMException('timed out', 'TimeoutError')),
+      TIMEOUT_MS,
+    );
     try {
       const response = await cannedFetch(`${BASE}/plants`, {
         method: 'POST',
-        headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json', Accept: 'application/json' },
+        headers: {
+          Authorization: `Bearer ${TOKEN}`,
+          'Content-Type': 'application/json',
+          Accept: 'application/json',
+        },
         body: JSON.stringify(plant),
         credentials: 'omit',
         signal: controller.signal,

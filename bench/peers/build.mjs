@@ -29,7 +29,12 @@ export const PEERS = [
   { name: 'hey-api-zod', label: 'hey-api + zod', adapter: 'hey-api.ts', validates: true },
   { name: 'hey-api-zod-mini', label: 'hey-api + zod/mini', adapter: 'hey-api.ts', validates: true },
   { name: 'hey-api-valibot', label: 'hey-api + valibot', adapter: 'hey-api.ts', validates: true },
-  { name: 'openapi-fetch', label: 'openapi-fetch (no validation)', adapter: 'openapi-fetch.ts', validates: false },
+  {
+    name: 'openapi-fetch',
+    label: 'openapi-fetch (no validation)',
+    adapter: 'openapi-fetch.ts',
+    validates: false,
+  },
 ];
 
 export async function buildPeers(dir, spec) {
@@ -44,19 +49,42 @@ export async function buildPeers(dir, spec) {
 
   const { default: openapiTS, astToString } = await import('openapi-typescript');
   mkdirSync(join(dir, 'openapi-fetch'), { recursive: true });
-  writeFileSync(join(dir, 'openapi-fetch/schema.d.ts'), astToString(await openapiTS(pathToFileURL(spec))));
+  writeFileSync(
+    join(dir, 'openapi-fetch/schema.d.ts'),
+    astToString(await openapiTS(pathToFileURL(spec))),
+  );
 
   const peers = PEERS.map(({ adapter, ...peer }) => {
     const peerDir = join(dir, peer.name);
     copyFileSync(join(HERE, adapter), join(peerDir, 'entry.ts'));
-    return { ...peer, entry: join(peerDir, 'entry.ts'), node: join(peerDir, 'node.mjs'), browser: join(peerDir, 'browser.js') };
+    return {
+      ...peer,
+      entry: join(peerDir, 'entry.ts'),
+      node: join(peerDir, 'node.mjs'),
+      browser: join(peerDir, 'browser.js'),
+    };
   });
 
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: { target: 'es2022', module: 'esnext', moduleResolution: 'bundler', strict: true, noEmit: true, skipLibCheck: true, lib: ['es2022', 'dom', 'dom.iterable'] },
-    files: peers.map((p) => p.entry),
-  }));
-  execFileSync(process.execPath, [join(MODULES, 'typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')], { timeout: 120_000, stdio: 'inherit' });
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'es2022',
+        module: 'esnext',
+        moduleResolution: 'bundler',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        lib: ['es2022', 'dom', 'dom.iterable'],
+      },
+      files: peers.map((p) => p.entry),
+    }),
+  );
+  execFileSync(
+    process.execPath,
+    [join(MODULES, 'typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')],
+    { timeout: 120_000, stdio: 'inherit' },
+  );
 
   for (const peer of peers) {
     const library = (id) => !id.startsWith('.') && !isAbsolute(id);

@@ -7,9 +7,14 @@ const validators = {
   'hey-api-valibot': { name: 'valibot' },
 };
 
-export default (spec, outDir) => Object.entries(validators).map(([peer, validator]) => ({
-  input: spec,
-  output: { path: `${outDir}/${peer}/gen` },
-  logs: { level: 'silent' },
-  plugins: ['@hey-api/client-fetch', { name: '@hey-api/sdk', validator: { request: true, response: true } }, validator],
-}));
+export default (spec, outDir) =>
+  Object.entries(validators).map(([peer, validator]) => ({
+    input: spec,
+    output: { path: `${outDir}/${peer}/gen` },
+    logs: { level: 'silent' },
+    plugins: [
+      '@hey-api/client-fetch',
+      { name: '@hey-api/sdk', validator: { request: true, response: true } },
+      validator,
+    ],
+  }));

@@ -5,7 +5,13 @@ import { createClient, createConfig } from './gen/client';
 import { createPlant } from './gen/sdk.gen';
 import type { NewPlant, Plant } from './gen/types.gen';
 
-export function makeCreatePlant(options: { baseUrl: string; token: string; fetch: typeof fetch }): (plant: NewPlant) => Promise<Plant> {
-  const client = createClient(createConfig({ baseUrl: options.baseUrl, auth: options.token, fetch: options.fetch }));
+export function makeCreatePlant(options: {
+  baseUrl: string;
+  token: string;
+  fetch: typeof fetch;
+}): (plant: NewPlant) => Promise<Plant> {
+  const client = createClient(
+    createConfig({ baseUrl: options.baseUrl, auth: options.token, fetch: options.fetch }),
+  );
   return async (plant) => (await createPlant({ client, body: plant, throwOnError: true })).data;
 }

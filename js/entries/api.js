@@ -12,7 +12,11 @@
 // an unhandled rejection no try/catch can turn into a PlantStoreError.
 // Every error a call rejects with carries the frame of the line that called it (atCall).
 import {
-  initSync, createPlant as create, validateNewPlant as validate, PlantStoreClient as Client, PlantStoreError,
+  initSync,
+  createPlant as create,
+  validateNewPlant as validate,
+  PlantStoreClient as Client,
+  PlantStoreError,
 } from './plant_store_client.js';
 
 export { PlantStoreError };
@@ -27,16 +31,24 @@ let start = null;
 let isManual = false;
 
 /** What the caller must do before the load is done, in the words of the entry in use. */
-const notReady = () => new PlantStoreError('config', isManual
-  ? 'the wasm module is not loaded: plant-store-client/manual loads it when you call init(), so await init() first'
-  : 'the wasm module is still loading: await init() before validateNewPlant (createPlant and PlantStoreClient wait by themselves)');
+const notReady = () =>
+  new PlantStoreError(
+    'config',
+    isManual
+      ? 'the wasm module is not loaded: plant-store-client/manual loads it when you call init(), so await init() first'
+      : 'the wasm module is still loading: await init() before validateNewPlant (createPlant and PlantStoreClient wait by themselves)',
+  );
 
 /** The error of a load from `url` that failed with `cause`: a misconfiguration's. */
 function failed(url, cause) {
-  return new PlantStoreError('config', `plant-store-client could not load its wasm module from ${url} (${cause}). ` +
-    'Serve plant_store_client_bg.wasm there (copy it next to your bundle if your bundler did not emit it; ' +
-    "a Content-Security-Policy must allow 'wasm-unsafe-eval'), " +
-    "or import from 'plant-store-client/manual' and await init(url) with the URL where you serve it", { cause });
+  return new PlantStoreError(
+    'config',
+    `plant-store-client could not load its wasm module from ${url} (${cause}). ` +
+      'Serve plant_store_client_bg.wasm there (copy it next to your bundle if your bundler did not emit it; ' +
+      "a Content-Security-Policy must allow 'wasm-unsafe-eval'), " +
+      "or import from 'plant-store-client/manual' and await init(url) with the URL where you serve it",
+    { cause },
+  );
 }
 
 /**
@@ -47,8 +59,10 @@ function once(url) {
   const builds = (globalThis[Symbol.for('plant-store-client.builds')] ??= new Set());
   builds.add(String(url));
   if (builds.size === 2) {
-    console.warn(`plant-store-client is loaded twice (${[...builds].join(' and ')}): two .wasm modules. ` +
-      "A page that uses the outbox imports everything (createPlant, PlantStoreError, …) from 'plant-store-client/outbox'.");
+    console.warn(
+      `plant-store-client is loaded twice (${[...builds].join(' and ')}): two .wasm modules. ` +
+        "A page that uses the outbox imports everything (createPlant, PlantStoreError, …) from 'plant-store-client/outbox'.",
+    );
   }
 }
 
@@ -70,31 +84,49 @@ export function loaded(module, url) {
  */
 export function loading(load, url) {
   once(url);
-  start = () => load().catch((cause) => {
-    if (!(cause instanceof TypeError)) throw failed(url, cause);
-    throw new PlantStoreError('network', `plant-store-client could not fetch its wasm module from ${url} (${cause}): ` +
-      'the connection failed; the next call or init() fetches it again', { cause });
-  });
+  start = () =>
+    load().catch((cause) => {
+      if (!(cause instanceof TypeError)) throw failed(url, cause);
+      throw new PlantStoreError(
+        'network',
+        `plant-store-client could not fetch its wasm module from ${url} (${cause}): ` +
+          'the connection failed; the next call or init() fetches it again',
+        { cause },
+      );
+    });
   settle();
 }
 
 /** init(source) loads the module with `loader(source)`, which resolves once it is instantiated. */
 export function manual(loader) {
   isManual = true;
-  start = (source) => loader(source).catch((cause) => {
-    const url = typeof source == 'string' ? source : source?.href ?? source?.url ?? 'the source given to init()';
-    throw new PlantStoreError('config', `init() could not load the wasm module from ${url}: ${cause}. ` +
-      'Pass init() the URL where plant_store_client_bg.wasm is served, its bytes or a WebAssembly.Module', { cause });
-  });
+  start = (source) =>
+    loader(source).catch((cause) => {
+      const url =
+        typeof source == 'string'
+          ? source
+          : (source?.href ?? source?.url ?? 'the source given to init()');
+      throw new PlantStoreError(
+        'config',
+        `init() could not load the wasm module from ${url}: ${cause}. ` +
+          'Pass init() the URL where plant_store_client_bg.wasm is served, its bytes or a WebAssembly.Module',
+        { cause },
+      );
+    });
 }
 
 /** Starts a load from `source`; `pending` is it until it fails. */
 function settle(source) {
-  pending = start(source).then(() => { ready = true; }, (error) => {
-    failure = error;
-    pending = null;
-    throw error;
-  });
+  pending = start(source).then(
+    () => {
+      ready = true;
+    },
+    (error) => {
+      failure = error;
+      pending = null;
+      throw error;
+    },
+  );
   pending.catch(() => {}); // a load nobody awaits yet is not an unhandled rejection
   return pending;
 }
@@ -114,7 +146,7 @@ const whenLoaded = () => loadToWaitFor() ?? Promise.reject(failure ?? notReady()
  * rejects with a PlantStoreError that names the URL, and may be tried again.
  */
 export function init(source) {
-  return isManual ? pending ?? settle(source) : whenLoaded();
+  return isManual ? (pending ?? settle(source)) : whenLoaded();
 }
 
 /**
@@ -129,7 +161,8 @@ export function init(source) {
  */
 function callSite(fn) {
   const { captureStackTrace, stackTraceLimit } = Error;
-  if (!captureStackTrace || !Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit')?.writable) return new PlantStoreError('', '');
+  if (!captureStackTrace || !Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit')?.writable)
+    return new PlantStoreError('', '');
   Error.stackTraceLimit = 0;
   const site = new PlantStoreError('', '');
   Error.stackTraceLimit = 1;
@@ -155,7 +188,9 @@ async function relay(call) {
     return await call;
   } catch (error) {
     // Made with its message: an engine writes the stack's first line when the error is made.
-    throw PlantStoreError.is(error) ? fields(error, new PlantStoreError(error.kind, error.message)) : error;
+    throw PlantStoreError.is(error)
+      ? fields(error, new PlantStoreError(error.kind, error.message))
+      : error;
   }
 }
 
@@ -165,7 +200,9 @@ async function relay(call) {
  * `line`, `sourceURL`).
  */
 function fields(error, to) {
-  for (const key of FIELDS) if (Object.hasOwn(error, key)) Object.defineProperty(to, key, Object.getOwnPropertyDescriptor(error, key));
+  for (const key of FIELDS)
+    if (Object.hasOwn(error, key))
+      Object.defineProperty(to, key, Object.getOwnPropertyDescriptor(error, key));
   return to;
 }
 
@@ -184,7 +221,17 @@ export function framesOnFailure() {
 }
 
 /** The fields of a PlantStoreError (js/error.js). */
-const FIELDS = ['message', 'cause', 'kind', 'attempts', 'maybeCreated', 'status', 'code', 'issues', 'retryAfterMs'];
+const FIELDS = [
+  'message',
+  'cause',
+  'kind',
+  'attempts',
+  'maybeCreated',
+  'status',
+  'code',
+  'issues',
+  'retryAfterMs',
+];
 
 /** `error`, new and thrown synchronously by `fn`, with the stack of the line that called `fn`. */
 function fromCaller(fn, error) {
@@ -214,13 +261,16 @@ export class PlantStoreClient {
         throw fromCaller(PlantStoreClient, error);
       }
     } else if (loadToWaitFor()) {
-      this.#made = pending.then(() => { this.#client = new Client(options); });
+      this.#made = pending.then(() => {
+        this.#client = new Client(options);
+      });
       this.#made.catch(() => {}); // its calls reject with the error
     } else throw failure ?? fromCaller(PlantStoreClient, notReady());
   }
   createPlant(plant, options) {
     const site = atCall && callSite(PlantStoreClient.prototype.createPlant);
-    const call = this.#client ? this.#client.createPlant(plant, options)
+    const call = this.#client
+      ? this.#client.createPlant(plant, options)
       : this.#made.then(() => this.#client.createPlant(plant, options));
     return site ? atSite(site, call) : relay(call);
   }

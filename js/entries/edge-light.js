@@ -8,7 +8,8 @@ import { loaded } from './api.js';
 // Next.js runs an edge route in a sandbox realm and hands over a module compiled outside it, which
 // the glue's `instanceof WebAssembly.Module` does not recognise (it would then try to compile the
 // module as bytes). WebAssembly checks the module's internal slot, not its prototype.
-if (!(__plantStoreWasm instanceof WebAssembly.Module)) Object.setPrototypeOf(__plantStoreWasm, WebAssembly.Module.prototype);
+if (!(__plantStoreWasm instanceof WebAssembly.Module))
+  Object.setPrototypeOf(__plantStoreWasm, WebAssembly.Module.prototype);
 loaded(() => __plantStoreWasm, './plant_store_client_bg.wasm');
 
 export { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError, init } from './api.js';

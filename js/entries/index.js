@@ -9,12 +9,19 @@ import { initSync } from './plant_store_client.js';
 import { framesOnFailure, loading } from './api.js';
 
 /** Compiles the .wasm as it arrives; from its bytes when the server does not label it application/wasm. */
-const compile = (wasm) => WebAssembly.compileStreaming(wasm).catch(async (error) => {
-  if (/^application\/wasm\b/.test(wasm.headers.get('content-type'))) throw error;
-  return WebAssembly.compile(await wasm.arrayBuffer());
-});
+const compile = (wasm) =>
+  WebAssembly.compileStreaming(wasm).catch(async (error) => {
+    if (/^application\/wasm\b/.test(wasm.headers.get('content-type'))) throw error;
+    return WebAssembly.compile(await wasm.arrayBuffer());
+  });
 
-loading(() => response().then(compile).then((module) => initSync({ module })), url);
+loading(
+  () =>
+    response()
+      .then(compile)
+      .then((module) => initSync({ module })),
+  url,
+);
 framesOnFailure();
 
 export { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError, init } from './api.js';

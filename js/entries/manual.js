@@ -5,7 +5,9 @@
 import load from './plant_store_client.js';
 import { framesOnFailure, manual } from './api.js';
 
-manual((source) => load({ module_or_path: source ?? new URL('./plant_store_client_bg.wasm', import.meta.url) }));
+manual((source) =>
+  load({ module_or_path: source ?? new URL('./plant_store_client_bg.wasm', import.meta.url) }),
+);
 framesOnFailure();
 
 export { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError, init } from './api.js';

@@ -18,10 +18,18 @@ PlantOutbox.open = async (options) => {
  */
 export class MemoryStore {
   #records = new Map();
-  async getAll() { return [...this.#records.values()]; }
-  async get(key) { return this.#records.get(key); }
-  async put(record) { this.#records.set(record.key, structuredClone(record)); }
-  async delete(key) { this.#records.delete(key); }
+  async getAll() {
+    return [...this.#records.values()];
+  }
+  async get(key) {
+    return this.#records.get(key);
+  }
+  async put(record) {
+    this.#records.set(record.key, structuredClone(record));
+  }
+  async delete(key) {
+    this.#records.delete(key);
+  }
 }
 
 export { PlantOutbox };

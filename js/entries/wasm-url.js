@@ -4,7 +4,8 @@
 export const url = new URL('./plant_store_client_bg.wasm', import.meta.url);
 // A status other than 2xx rejects here, so that a failed load names it (the glue would try to
 // compile a 404 page and only say it is not wasm).
-const get = () => fetch(url).then((r) => r.ok ? r : Promise.reject(new Error(`${r.status} ${r.statusText}`)));
+const get = () =>
+  fetch(url).then((r) => (r.ok ? r : Promise.reject(new Error(`${r.status} ${r.statusText}`))));
 let early = get();
 
 /** The .wasm's response: the fetch started on import, then a new one each time (after the network failed it). */

@@ -8,12 +8,20 @@ import { failed, said, text } from './store.js';
 import { senders } from './tabs.js';
 
 /** An entry's view from Rust's JSON: a BigInt id (the view's only `id`, its plant's) comes as a string (JSON has no BigInt). */
-const view = (json) => JSON.parse(json, (name, value) => (name === 'id' && typeof value == 'string' ? BigInt(value) : value));
+const view = (json) =>
+  JSON.parse(json, (name, value) =>
+    name === 'id' && typeof value == 'string' ? BigInt(value) : value,
+  );
 /** The least wait for an entry already due: one a round left, or that the tab that added it is taking. */
 const AGAIN_MS = 1_000;
 const OPENING = Symbol('PlantOutbox.open');
 const warn = (what, cause) => console.warn(`plant-store-client/outbox: ${what} (${said(cause)})`);
-const report = globalThis.reportError ?? ((error) => setTimeout(() => { throw error; }));
+const report =
+  globalThis.reportError ??
+  ((error) =>
+    setTimeout(() => {
+      throw error;
+    }));
 
 /** Opens the outbox over the promise of its store (store.js) and its tabs (tabs.js); Rust composes them. */
 export let open;
@@ -47,7 +55,8 @@ export class PlantOutbox extends EventTarget {
   #expiry;
 
   constructor(opening, store, tabs, concurrency, rules) {
-    if (opening !== OPENING) throw new TypeError('PlantOutbox: use `await PlantOutbox.open(options)`');
+    if (opening !== OPENING)
+      throw new TypeError('PlantOutbox: use `await PlantOutbox.open(options)`');
     super();
     [this.#store, this.#tabs, this.#concurrency, this.#rules] = [store, tabs, concurrency, rules];
     store.closed = (why) => this.#close(why);
@@ -76,7 +85,10 @@ export class PlantOutbox extends EventTarget {
     };
     insert = (outbox, record) => outbox.#insert(record).then((step) => step[1]);
     held = (outbox) => [...outbox.#entries.values()].map((entry) => entry.record);
-    stored = (outbox, key) => outbox.#store.get(key).then(text, (cause) => { throw failed('read its store', cause); });
+    stored = (outbox, key) =>
+      outbox.#store.get(key).then(text, (cause) => {
+        throw failed('read its store', cause);
+      });
   }
 
   /** Validates `plant`, then resolves to its entry once it is durably stored. */
@@ -86,8 +98,12 @@ export class PlantOutbox extends EventTarget {
   }
 
   /** The entries this tab holds, in the order they were added: the same array until one changes. */
-  entries = () => (this.#list ??= Object.freeze([...this.#entries.values()].map(({ entry }) => entry)
-    .sort((a, b) => a.addedAt - b.addedAt || (a.key < b.key ? -1 : 1))));
+  entries = () =>
+    (this.#list ??= Object.freeze(
+      [...this.#entries.values()]
+        .map(({ entry }) => entry)
+        .sort((a, b) => a.addedAt - b.addedAt || (a.key < b.key ? -1 : 1)),
+    ));
 
   /** Calls `listener` after each change; returns what stops it (React's `useSyncExternalStore`). */
   subscribe = (listener) => {
@@ -96,7 +112,9 @@ export class PlantOutbox extends EventTarget {
     return () => this.#listeners.delete(subscription);
   };
 
-  unreadable() { return [...this.#aside.values()]; }
+  unreadable() {
+    return [...this.#aside.values()];
+  }
 
   /** The entry of `key` as the store holds it now. */
   async get(key) {
@@ -106,24 +124,42 @@ export class PlantOutbox extends EventTarget {
     return kind === 'keep' ? view(entry) : undefined;
   }
 
-  flush() { return this.#closed || this.#paused ? Promise.resolve() : this.#kick(true); }
+  flush() {
+    return this.#closed || this.#paused ? Promise.resolve() : this.#kick(true);
+  }
 
   async retry(key) {
     await this.#act('retry', key);
     this.#kick();
   }
 
-  markCreated(key) { return this.#act('resolve', key, 'markCreated'); }
-  remove(key) { return this.#act('remove', key); }
-  pause() { [this.#paused, this.#epoch] = [true, this.#epoch + 1]; }
-  resume() { this.#paused = false; this.#kick(); }
-  close() { this.#close(); }
+  markCreated(key) {
+    return this.#act('resolve', key, 'markCreated');
+  }
+  remove(key) {
+    return this.#act('remove', key);
+  }
+  pause() {
+    [this.#paused, this.#epoch] = [true, this.#epoch + 1];
+  }
+  resume() {
+    this.#paused = false;
+    this.#kick();
+  }
+  close() {
+    this.#close();
+  }
 
-  #usable(operation) { if (this.#closed) throw new PlantStoreError('config', `outbox.${operation}: the outbox is closed`); }
+  #usable(operation) {
+    if (this.#closed)
+      throw new PlantStoreError('config', `outbox.${operation}: the outbox is closed`);
+  }
 
   async #insert(record) {
     this.#usable('add');
-    const step = await this.#store.insert(record).catch((cause) => { throw failed('store the entry', cause); });
+    const step = await this.#store.insert(record).catch((cause) => {
+      throw failed('store the entry', cause);
+    });
     if (step[0] === 'refused') throw new PlantStoreError('config', step[1]);
     // The entry stored: this one, or the one of the plant's id that the store held.
     this.#took(JSON.parse(step[1]).key, step);
@@ -133,9 +169,12 @@ export class PlantOutbox extends EventTarget {
 
   async #act(event, key, operation = event) {
     this.#usable(operation);
-    const [{ step, error }] = await this.#changes([[String(key), event, '']]).catch((error) => [{ error }]);
+    const [{ step, error }] = await this.#changes([[String(key), event, '']]).catch((error) => [
+      { error },
+    ]);
     if (error) throw failed(operation, error);
-    if (step[0] === 'refused') throw new PlantStoreError('config', `outbox.${operation}: not now, ${step[1]}`);
+    if (step[0] === 'refused')
+      throw new PlantStoreError('config', `outbox.${operation}: not now, ${step[1]}`);
   }
 
   /** Changes of records (`[key, event, detail]` each) made by the store, then taken here and told to the other tabs. */
@@ -172,13 +211,19 @@ export class PlantOutbox extends EventTarget {
       this.dispatchEvent(new CustomEvent('change', { detail }));
     }
     // A listener that throws is reported as an event listener's error is, and stops nothing.
-    for (const { listener } of [...this.#listeners]) try { listener(); } catch (error) { report(error); }
+    for (const { listener } of [...this.#listeners])
+      try {
+        listener();
+      } catch (error) {
+        report(error);
+      }
   }
 
   /** A record read from the store (`raw`; undefined once gone), unless older than the entry held: a read that came in late. */
   #read(key, raw) {
     const step = raw === undefined ? ['delete'] : this.#rules.apply(text(raw), 'check', '');
-    if (step[0] === 'keep' && JSON.parse(step[2]).revision < this.#entries.get(key)?.entry.revision) return;
+    if (step[0] === 'keep' && JSON.parse(step[2]).revision < this.#entries.get(key)?.entry.revision)
+      return;
     this.#take(key, step, raw);
   }
 
@@ -215,7 +260,11 @@ export class PlantOutbox extends EventTarget {
     return next.done;
   }
 
-  #sends() { return !this.#closed && !this.#paused && !this.#suspended && globalThis.navigator?.onLine !== false; }
+  #sends() {
+    return (
+      !this.#closed && !this.#paused && !this.#suspended && globalThis.navigator?.onLine !== false
+    );
+  }
 
   /** A round: holding the lock, what Rust says to take is sent, `concurrency` at once; then the retention. */
   async #round(force) {
@@ -227,9 +276,15 @@ export class PlantOutbox extends EventTarget {
         const take = [locked && 'lock', force && 'force'].filter(Boolean).join(' ');
         const abort = new AbortController();
         this.#running = senders({
-          take, going, signal: abort.signal, concurrency: this.#concurrency, warn: (...why) => this.#suspended || warn(...why),
-          due: (take) => this.#store.due(take), changes: (list) => this.#changes(list),
-          send: (record, signal) => this.#rules.send(record, signal), unrecorded: (key, cause) => this.#unrecorded(key, cause),
+          take,
+          going,
+          signal: abort.signal,
+          concurrency: this.#concurrency,
+          warn: (...why) => this.#suspended || warn(...why),
+          due: (take) => this.#store.due(take),
+          changes: (list) => this.#changes(list),
+          send: (record, signal) => this.#rules.send(record, signal),
+          unrecorded: (key, cause) => this.#unrecorded(key, cause),
         });
         this.#running.abort = abort;
         await this.#running.done;
@@ -242,13 +297,18 @@ export class PlantOutbox extends EventTarget {
   /** The store could not record the answer to `key`: it stays sending, and the next round sends it again, with its key. */
   #unrecorded(key, cause) {
     if (this.#closed || this.#suspended) return; // a page that froze or left writes nothing, by design (nor warns: #round)
-    warn(`its store could not record the answer to entry ${key}: it stays sending, and is sent again with the same Idempotency-Key`, cause);
+    warn(
+      `its store could not record the answer to entry ${key}: it stays sending, and is sent again with the same Idempotency-Key`,
+      cause,
+    );
     setTimeout(() => this.#kick(), AGAIN_MS);
   }
 
   async #purge() {
     // A purge that failed keeps the expiry known before: its timer runs the purge again.
-    const { removed, next } = await this.#store.purge().catch(() => ({ removed: [], next: this.#expiry }));
+    const { removed, next } = await this.#store
+      .purge()
+      .catch(() => ({ removed: [], next: this.#expiry }));
     for (const key of removed) this.#read(key, undefined);
     if (removed.length) this.#tabs.told(removed);
     this.#expiry = next;
@@ -261,7 +321,10 @@ export class PlantOutbox extends EventTarget {
     for (const { due } of this.#entries.values()) if (due < at) at = due;
     if (!this.#sends() || at === Infinity) return;
     const wait = at - Date.now();
-    this.#timer = setTimeout(() => this.#kick(), wait <= 0 ? AGAIN_MS : Math.min(wait, 2 ** 31 - 1));
+    this.#timer = setTimeout(
+      () => this.#kick(),
+      wait <= 0 ? AGAIN_MS : Math.min(wait, 2 ** 31 - 1),
+    );
   }
 
   /** The page hides (`suspend` false), or freezes or leaves: the round stops and the lock is given back now. */
@@ -280,7 +343,10 @@ export class PlantOutbox extends EventTarget {
     if (!this.#suspended || this.#closed) return;
     this.#suspended = false;
     this.#store.back();
-    this.#load().then(() => this.#kick(), () => {});
+    this.#load().then(
+      () => this.#kick(),
+      () => {},
+    );
   }
 
   /** Closes the outbox: on `close()`, or on its own (`why`), when its database closes under it. */

@@ -16,15 +16,24 @@ const NEVER = 8.64e15;
 
 /** A record as JSON text for Rust; `'?'` (not JSON) for one that has no JSON form. */
 export const text = (record) => {
-  try { return record === undefined ? undefined : JSON.stringify(record); } catch { return '?'; }
+  try {
+    return record === undefined ? undefined : JSON.stringify(record);
+  } catch {
+    return '?';
+  }
 };
 
 /** What a failure says, on one line, for a message. */
-export const said = (cause) => String(cause?.name && cause.message ? `${cause.name}: ${cause.message}` : cause?.message ?? cause)
-  .replace(/[\r\n]+/g, ' ').replace(/\.$/, '');
+export const said = (cause) =>
+  String(
+    cause?.name && cause.message ? `${cause.name}: ${cause.message}` : (cause?.message ?? cause),
+  )
+    .replace(/[\r\n]+/g, ' ')
+    .replace(/\.$/, '');
 
 /** The `config` PlantStoreError of what the outbox could not do, and why. */
-export const failed = (what, cause) => new PlantStoreError('config', `the outbox could not ${what}: ${said(cause)}`, { cause });
+export const failed = (what, cause) =>
+  new PlantStoreError('config', `the outbox could not ${what}: ${said(cause)}`, { cause });
 
 /**
  * Opens `store` (the app's), else the IndexedDB database `plant-store-outbox:<name>`. Its
@@ -33,52 +42,82 @@ export const failed = (what, cause) => new PlantStoreError('config', `the outbox
 export async function openStore(name, store, rules) {
   const backend = store === undefined ? await database(name, rules) : app(store);
   const apply = (raw, name, detail = '') => rules.apply(text(raw), name, detail);
-  const write = (s, key, step) => (step[0] === 'put' ? s.put(JSON.parse(step[1])) : step[0] === 'delete' && s.delete(key));
+  const write = (s, key, step) =>
+    step[0] === 'put' ? s.put(JSON.parse(step[1])) : step[0] === 'delete' && s.delete(key);
   const run = backend.run;
   return Object.assign(backend, {
     /**
      * Changes the records of `changes` (`[key, event, detail]` each), in order, in one transaction: a
      * round writes an entry's answer and marks the next with one. A change that fails fails alone.
      */
-    changes: (changes) => run('relaxed', (s) => Promise.all(changes.map(async ([key, name, detail]) => {
-      const step = apply(await s.get(key), name, detail);
-      await write(s, key, step);
-      return step;
-    }).map((change) => change.then((step) => ({ step }), (error) => ({ error }))))),
+    changes: (changes) =>
+      run('relaxed', (s) =>
+        Promise.all(
+          changes
+            .map(async ([key, name, detail]) => {
+              const step = apply(await s.get(key), name, detail);
+              await write(s, key, step);
+              return step;
+            })
+            .map((change) =>
+              change.then(
+                (step) => ({ step }),
+                (error) => ({ error }),
+              ),
+            ),
+        ),
+      ),
     /** Adds a new entry's record, or gives back the entry the store holds of its plant's id. */
-    insert: (record) => run('strict', async (s) => {
-      const { key, id } = JSON.parse(record);
-      const step = apply(await s.byId(id), 'add', record);
-      await write(s, key, step);
-      return step;
-    }),
+    insert: (record) =>
+      run('strict', async (s) => {
+        const { key, id } = JSON.parse(record);
+        const step = apply(await s.byId(id), 'add', record);
+        await write(s, key, step);
+        return step;
+      }),
     get: (key) => run(false, (s) => s.get(key)),
     load: () => run(false, (s) => s.load()),
     /** The keys of the entries that `take` (its detail) would take now, in the order they were added. */
-    due: (take) => run(false, async (s) => (await s.active()).filter((raw) => apply(raw, 'take', take)[0] === 'put')
-      .sort((a, b) => a.addedAt - b.addedAt).map((raw) => raw.key)),
+    due: (take) =>
+      run(false, async (s) =>
+        (await s.active())
+          .filter((raw) => apply(raw, 'take', take)[0] === 'put')
+          .sort((a, b) => a.addedAt - b.addedAt)
+          .map((raw) => raw.key),
+      ),
     /**
      * Removes the created entries whose retention is over at `now`: their keys, and the next expiry
      * after `now` (one that came while the purge ran included; none that it let stay, which would
      * bring it back at once).
      */
-    purge: () => run('relaxed', async (s) => {
-      const [removed, now] = [[], Date.now()];
-      for (const raw of await s.expired(now)) {
-        if (apply(raw, 'expire')[0] === 'delete') removed.push((await s.delete(raw.key), raw.key));
-      }
-      return { removed, next: await s.next(now) };
-    }),
+    purge: () =>
+      run('relaxed', async (s) => {
+        const [removed, now] = [[], Date.now()];
+        for (const raw of await s.expired(now)) {
+          if (apply(raw, 'expire')[0] === 'delete')
+            removed.push((await s.delete(raw.key), raw.key));
+        }
+        return { removed, next: await s.next(now) };
+      }),
   });
 }
 
 async function database(name, rules) {
   let factory, request;
-  try { factory = globalThis.indexedDB; } catch (cause) { throw failed('open IndexedDB', cause); }
-  if (!factory) throw new PlantStoreError('config', 'this runtime has no IndexedDB; pass options.store (a MemoryStore keeps the entries of one process)');
+  try {
+    factory = globalThis.indexedDB;
+  } catch (cause) {
+    throw failed('open IndexedDB', cause);
+  }
+  if (!factory)
+    throw new PlantStoreError(
+      'config',
+      'this runtime has no IndexedDB; pass options.store (a MemoryStore keeps the entries of one process)',
+    );
   const db = await new Promise((resolve, reject) => {
     request = factory.open(`plant-store-outbox:${name}`, VERSION);
-    request.onupgradeneeded = ({ oldVersion }) => upgrade(request.result, request.transaction, oldVersion, rules);
+    request.onupgradeneeded = ({ oldVersion }) =>
+      upgrade(request.result, request.transaction, oldVersion, rules);
     request.onsuccess = () => resolve(request.result);
     request.onerror = () => reject(request.error);
     request.onblocked = () => reject('blocked');
@@ -86,14 +125,25 @@ async function database(name, rules) {
     // A blocked upgrade stays queued: what it opens once the other page lets go is closed at once.
     if (request) request.onsuccess = () => request.result.close();
     if (cause === 'blocked') {
-      throw new PlantStoreError('config', "the outbox's database is open in another tab of an older release of this app, which keeps " +
-        'it from being upgraded: close or reload that tab, then open the outbox again');
+      throw new PlantStoreError(
+        'config',
+        "the outbox's database is open in another tab of an older release of this app, which keeps " +
+          'it from being upgraded: close or reload that tab, then open the outbox again',
+      );
     }
     if (cause?.name === 'VersionError') {
-      throw new PlantStoreError('config', "the outbox's database was made by a newer release of this app: reload the page to run that release", { cause });
+      throw new PlantStoreError(
+        'config',
+        "the outbox's database was made by a newer release of this app: reload the page to run that release",
+        { cause },
+      );
     }
-    throw new PlantStoreError('config', `IndexedDB refused to open: ${said(cause)}; where it is not allowed (a sandboxed frame, ` +
-      'blocked storage), pass options.store', { cause });
+    throw new PlantStoreError(
+      'config',
+      `IndexedDB refused to open: ${said(cause)}; where it is not allowed (a sandboxed frame, ` +
+        'blocked storage), pass options.store',
+      { cause },
+    );
   });
   const open = new Set();
   let left = false;
@@ -104,18 +154,27 @@ async function database(name, rules) {
      * before it resolves; `relaxed` for the rest, which a power cut may undo: an entry's key makes that safe).
      */
     run(write, work) {
-      if (left) return Promise.reject(new DOMException('the page left: it writes again once it is back', 'AbortError'));
-      const tx = db.transaction('entries', write ? 'readwrite' : 'readonly', { durability: write || 'default' });
+      if (left)
+        return Promise.reject(
+          new DOMException('the page left: it writes again once it is back', 'AbortError'),
+        );
+      const tx = db.transaction('entries', write ? 'readwrite' : 'readonly', {
+        durability: write || 'default',
+      });
       const entries = tx.objectStore('entries');
       // A request that fails fails its change alone: the transaction goes on with the others.
-      const ask = (request) => new Promise((resolve, reject) => {
-        request.onsuccess = () => resolve(request.result);
-        request.onerror = (event) => reject(request.error, event.preventDefault());
-      });
+      const ask = (request) =>
+        new Promise((resolve, reject) => {
+          request.onsuccess = () => resolve(request.result);
+          request.onerror = (event) => reject(request.error, event.preventDefault());
+        });
       const index = (name, range, direction) => entries.index(name).openCursor(range, direction);
       const done = new Promise((resolve, reject) => {
         tx.oncomplete = resolve;
-        tx.onabort = () => reject(tx.error ?? new DOMException('the page left while it was being written', 'AbortError'));
+        tx.onabort = () =>
+          reject(
+            tx.error ?? new DOMException('the page left while it was being written', 'AbortError'),
+          );
       }).finally(() => open.delete(tx));
       open.add(tx);
       const worked = work({
@@ -128,35 +187,57 @@ async function database(name, rules) {
         /** The earliest expiry after `now`, asked after the purge's deletes. */
         next: async (now) => (await ask(index('expires', IDBKeyRange.lowerBound(now, true))))?.key,
         /** The entries not created, and the newest created ones. */
-        load: () => new Promise((resolve, reject) => {
-          const loaded = [];
-          const cursor = index('expires', null, 'prev');
-          cursor.onerror = () => reject(cursor.error);
-          cursor.onsuccess = () => {
-            if (cursor.result && loaded.length < CREATED_SHOWN) return loaded.push(cursor.result.value), cursor.result.continue();
-            ask(entries.index('due').getAll()).then((active) => resolve(active.concat(loaded)), reject);
-          };
-        }),
+        load: () =>
+          new Promise((resolve, reject) => {
+            const loaded = [];
+            const cursor = index('expires', null, 'prev');
+            cursor.onerror = () => reject(cursor.error);
+            cursor.onsuccess = () => {
+              if (cursor.result && loaded.length < CREATED_SHOWN)
+                return (loaded.push(cursor.result.value), cursor.result.continue());
+              ask(entries.index('due').getAll()).then(
+                (active) => resolve(active.concat(loaded)),
+                reject,
+              );
+            };
+          }),
       });
-      worked.catch(() => { try { tx.abort(); } catch { /* it had ended */ } });
+      worked.catch(() => {
+        try {
+          tx.abort();
+        } catch {
+          /* it had ended */
+        }
+      });
       return Promise.all([worked, done]).then(([result]) => result);
     },
     /** Ends every transaction under way, and begins none until `back()`: a page frozen or cached keeps none open. */
     leave() {
       left = true;
-      open.forEach((tx) => { try { tx.abort(); } catch { /* it had just ended */ } });
+      open.forEach((tx) => {
+        try {
+          tx.abort();
+        } catch {
+          /* it had just ended */
+        }
+      });
     },
-    back() { left = false; },
+    back() {
+      left = false;
+    },
     close: () => db.close(),
   };
-  db.onversionchange = () => backend.closed?.("another page opened a newer version of the outbox's database");
-  db.onclose = () => backend.closed?.("the browser closed the outbox's database (storage cleared, or a disk error)");
+  db.onversionchange = () =>
+    backend.closed?.("another page opened a newer version of the outbox's database");
+  db.onclose = () =>
+    backend.closed?.("the browser closed the outbox's database (storage cleared, or a disk error)");
   return backend;
 }
 
 /** Creates or upgrades the database from `old` (0: none): each record of an older release rewritten by Rust. */
 function upgrade(db, tx, old, rules) {
-  const entries = old < 1 ? db.createObjectStore('entries', { keyPath: 'key' }) : tx.objectStore('entries');
+  const entries =
+    old < 1 ? db.createObjectStore('entries', { keyPath: 'key' }) : tx.objectStore('entries');
   for (const index of [...entries.indexNames]) entries.deleteIndex(index);
   if (db.objectStoreNames.contains('lease')) db.deleteObjectStore('lease');
   entries.createIndex('id', 'id', { unique: true });
@@ -183,7 +264,10 @@ function upgrade(db, tx, old, rules) {
 /** A store of the app's, one outbox's: its changes are made one at a time (the outbox's turn). */
 function app(store) {
   if (!['getAll', 'put', 'delete'].every((method) => typeof store?.[method] == 'function')) {
-    throw new PlantStoreError('config', 'options.store must have the methods getAll(), put(record) and delete(key), each returning a promise');
+    throw new PlantStoreError(
+      'config',
+      'options.store must have the methods getAll(), put(record) and delete(key), each returning a promise',
+    );
   }
   const all = async () => {
     const records = await store.getAll();
@@ -192,17 +276,29 @@ function app(store) {
   };
   const s = {
     // A get that answers null for no record (as some stores do) answers as the interface says.
-    get: async (key) => (store.get ? (await store.get(key)) ?? undefined : (await all()).find((record) => record?.key === key)),
+    get: async (key) =>
+      store.get
+        ? ((await store.get(key)) ?? undefined)
+        : (await all()).find((record) => record?.key === key),
     byId: async (id) => (await all()).find((record) => record?.id === id),
     put: (record) => store.put(record),
     delete: (key) => store.delete(key),
     active: all,
     expired: all,
     /** The earliest expiry after `now`, as IndexedDB's index gives it. */
-    next: async (now) => (await all()).map((record) => record?.expiresAt).filter((at) => Number.isFinite(at) && at > now)
-      .reduce((a, b) => Math.min(a, b), Infinity),
+    next: async (now) =>
+      (await all())
+        .map((record) => record?.expiresAt)
+        .filter((at) => Number.isFinite(at) && at > now)
+        .reduce((a, b) => Math.min(a, b), Infinity),
     load: all,
   };
   let last = Promise.resolve();
-  return { shared: false, run: (write, work) => (last = last.catch(() => {}).then(() => work(s))), leave() {}, back() {}, close() {} };
+  return {
+    shared: false,
+    run: (write, work) => (last = last.catch(() => {}).then(() => work(s))),
+    leave() {},
+    back() {},
+    close() {},
+  };
 }

@@ -22,10 +22,14 @@ export function tabs(name, shared) {
   let locks = shared && globalThis.navigator?.locks;
   let release = null;
   let queued = null;
-  const warn = (why) => console.warn(`plant-store-client/outbox: ${why}, so every tab of the outbox sends: an entry ` +
-    'being sent when its tab closes is sent again once its call has surely ended, with the same Idempotency-Key');
+  const warn = (why) =>
+    console.warn(
+      `plant-store-client/outbox: ${why}, so every tab of the outbox sends: an entry ` +
+        'being sent when its tab closes is sent again once its call has surely ended, with the same Idempotency-Key',
+    );
   let told = !shared || locks;
-  let channel = shared && typeof BroadcastChannel == 'function' ? new BroadcastChannel(channelName) : null;
+  let channel =
+    shared && typeof BroadcastChannel == 'function' ? new BroadcastChannel(channelName) : null;
   const post = (hint) => channel?.postMessage({ type: HINT, v: 1, ...hint });
   const listeners = [];
   /** The timer of the second after the page hid: no round of its runs meanwhile, queued ones included. */
@@ -45,7 +49,11 @@ export function tabs(name, shared) {
         listeners.push([target, type, listener]);
       };
       const document = globalThis.document;
-      const yielded = () => { clearTimeout(yielding); yielding = null; on.released(); };
+      const yielded = () => {
+        clearTimeout(yielding);
+        yielding = null;
+        on.released();
+      };
       listen(document, 'visibilitychange', () => {
         // Visible again within the second, it is a visible tab: it sends at once.
         if (document.visibilityState !== 'hidden') return yielding && yielded();
@@ -77,7 +85,9 @@ export function tabs(name, shared) {
           return new Promise((resolve, reject) => {
             release = resolve;
             round(true).then(resolve, reject);
-          }).finally(() => { release = null; });
+          }).finally(() => {
+            release = null;
+          });
         });
       } catch (cause) {
         if (granted || queued?.signal.aborted) return;
@@ -111,14 +121,26 @@ export function tabs(name, shared) {
  * under way (until it ends), so that what is added meanwhile is sent beside a slow call. Each
  * sender writes an entry's answer with the mark of its next entry, in one `changes` transaction.
  */
-export function senders({ take, going, signal, concurrency, due, changes, send, unrecorded, warn }) {
+export function senders({
+  take,
+  going,
+  signal,
+  concurrency,
+  due,
+  changes,
+  send,
+  unrecorded,
+  warn,
+}) {
   const [queue, tried] = [[], new Set()];
   let [running, reading, over] = [0, 0, false];
   let resolve;
-  const done = new Promise((settle) => { resolve = settle; });
+  const done = new Promise((settle) => {
+    resolve = settle;
+  });
   const sender = async () => {
     running++;
-    for (let answer; ;) {
+    for (let answer; ; ) {
       const key = going() ? queue.shift() : undefined;
       const list = [answer, key && [key, 'take', take]].filter(Boolean);
       if (!list.length) break;
@@ -142,12 +164,17 @@ export function senders({ take, going, signal, concurrency, due, changes, send, 
   const feed = () => {
     if (over) return;
     reading++;
-    due(take).then((keys) => {
-      for (const key of keys) if (!tried.has(key)) tried.add(key) && queue.push(key);
-    }, () => {}).finally(() => {
-      reading--;
-      fill();
-    });
+    due(take)
+      .then(
+        (keys) => {
+          for (const key of keys) if (!tried.has(key)) tried.add(key) && queue.push(key);
+        },
+        () => {},
+      )
+      .finally(() => {
+        reading--;
+        fill();
+      });
   };
   feed();
   return { done, feed };

@@ -3,7 +3,7 @@
 // `plant-store-client/outbox` types are src/js/types.d.ts, this file, and js/entries/outbox.d.ts.
 
 /** Where an outbox entry stands. */
-export type OutboxEntryState = "pending" | "sending" | "created" | "rejected" | "uncertain";
+export type OutboxEntryState = 'pending' | 'sending' | 'created' | 'rejected' | 'uncertain';
 
 /** One plant in an outbox. Times are ms since the epoch. */
 export interface OutboxEntry {
@@ -78,7 +78,12 @@ export type PlantOutboxOptions = PlantStoreOptions & {
 /** A listener of any event (the DOM's `EventListenerOrEventListenerObject`, which a project without the DOM library lacks). */
 export type OutboxListener = ((event: Event) => void) | { handleEvent(event: Event): void };
 /** The DOM's `AddEventListenerOptions`. */
-export interface OutboxListenerOptions { capture?: boolean; once?: boolean; passive?: boolean; signal?: AbortSignal }
+export interface OutboxListenerOptions {
+  capture?: boolean;
+  once?: boolean;
+  passive?: boolean;
+  signal?: AbortSignal;
+}
 
 /** The events of a `PlantOutbox`. */
 export interface PlantOutboxEventMap {
@@ -135,11 +140,25 @@ export declare class PlantOutbox extends EventTarget {
   /** Closes the outbox; an entry being sent is sent again, with its key, by the next round. */
   close(): void;
   addEventListener<K extends keyof PlantOutboxEventMap>(
-    type: K, listener: (this: PlantOutbox, event: PlantOutboxEventMap[K]) => void, options?: boolean | OutboxListenerOptions): void;
-  addEventListener(type: string, listener: OutboxListener | null, options?: boolean | OutboxListenerOptions): void;
+    type: K,
+    listener: (this: PlantOutbox, event: PlantOutboxEventMap[K]) => void,
+    options?: boolean | OutboxListenerOptions,
+  ): void;
+  addEventListener(
+    type: string,
+    listener: OutboxListener | null,
+    options?: boolean | OutboxListenerOptions,
+  ): void;
   removeEventListener<K extends keyof PlantOutboxEventMap>(
-    type: K, listener: (this: PlantOutbox, event: PlantOutboxEventMap[K]) => void, options?: boolean | { capture?: boolean }): void;
-  removeEventListener(type: string, listener: OutboxListener | null, options?: boolean | { capture?: boolean }): void;
+    type: K,
+    listener: (this: PlantOutbox, event: PlantOutboxEventMap[K]) => void,
+    options?: boolean | { capture?: boolean },
+  ): void;
+  removeEventListener(
+    type: string,
+    listener: OutboxListener | null,
+    options?: boolean | { capture?: boolean },
+  ): void;
 }
 
 /** Opens the outbox `options` describe: a `config` PlantStoreError when a setting is wrong or the store cannot be opened (the message names the cause and the fix). */

@@ -28,7 +28,10 @@ export interface RefreshContext {
 
 /** How the token is given: a fixed string, or a function called before every request. */
 export type PlantStoreAuth =
-  | { /** The bearer token (an RFC 6750 b64token), without `Bearer `; never refreshed. */ token: string; getToken?: undefined }
+  | {
+      /** The bearer token (an RFC 6750 b64token), without `Bearer `; never refreshed. */ token: string;
+      getToken?: undefined;
+    }
   | {
       token?: undefined;
       /**
@@ -109,8 +112,14 @@ export interface CallOptions {
 
 /** What a validation issue is about. */
 export type ValidationIssueCode =
-  | "invalid_type" | "required" | "unknown_field" | "not_integer"
-  | "unsafe_integer" | "out_of_range" | "malformed_string" | "unreadable";
+  | 'invalid_type'
+  | 'required'
+  | 'unknown_field'
+  | 'not_integer'
+  | 'unsafe_integer'
+  | 'out_of_range'
+  | 'malformed_string'
+  | 'unreadable';
 
 /** One problem with a NewPlant. */
 export interface ValidationIssue {
@@ -127,14 +136,14 @@ export type ValidationResult =
   | { ok: false; issues: ValidationIssue[] };
 
 /** What went wrong; see the README for each. */
-export type PlantStoreErrorKind = PlantStoreError["kind"];
+export type PlantStoreErrorKind = PlantStoreError['kind'];
 
 /**
  * What every PlantStoreError has; `kind` tells which of the types below it is, and each narrows the
  * optional fields it always has (`code` after `"rejected"`, `issues` after `"validation"`).
  */
 interface PlantStoreErrorBase extends Error {
-  readonly name: "PlantStoreError";
+  readonly name: 'PlantStoreError';
   /** The original JavaScript failure, or else the error of the attempt before, when there was one. */
   readonly cause?: unknown;
   /** The HTTP status, when an answer came. */
@@ -150,14 +159,21 @@ interface PlantStoreErrorBase extends Error {
   /** True when a request may have reached the store without the client learning the outcome: the plant may exist. */
   readonly maybeCreated: boolean;
   toJSON(): {
-    name: "PlantStoreError"; kind: PlantStoreErrorKind; message: string; status?: number; code?: number;
-    issues?: ValidationIssue[]; attempts: number; maybeCreated: boolean; retryAfterMs?: number;
+    name: 'PlantStoreError';
+    kind: PlantStoreErrorKind;
+    message: string;
+    status?: number;
+    code?: number;
+    issues?: ValidationIssue[];
+    attempts: number;
+    maybeCreated: boolean;
+    retryAfterMs?: number;
   };
 }
 
 /** The NewPlant broke a rule of the contract; nothing was sent. */
 export interface ValidationError extends PlantStoreErrorBase {
-  readonly kind: "validation";
+  readonly kind: 'validation';
   /** Every problem found. */
   readonly issues: ValidationIssue[];
 }
@@ -167,47 +183,47 @@ export interface ValidationError extends PlantStoreErrorBase {
  * what was sent: nothing, unless `afterAttempt` threw after its request or getToken failed before a retry.
  */
 export interface ConfigError extends PlantStoreErrorBase {
-  readonly kind: "config";
+  readonly kind: 'config';
 }
 
 /** No answer: fetch threw or rejected (the reason, such as ECONNREFUSED, is in the message), or the body broke off. */
 export interface NetworkError extends PlantStoreErrorBase {
-  readonly kind: "network";
+  readonly kind: 'network';
 }
 
 /** No complete answer within `timeoutMs` (or `retry.attemptTimeoutMs`). */
 export interface TimeoutError extends PlantStoreErrorBase {
-  readonly kind: "timeout";
+  readonly kind: 'timeout';
 }
 
 /** A signal aborted the call; `cause` is its reason. */
 export interface AbortedError extends PlantStoreErrorBase {
-  readonly kind: "aborted";
+  readonly kind: 'aborted';
 }
 
 /** The Plant Store answered 400 with an Error body: `message` is its message, `code` its `error`. */
 export interface RejectedError extends PlantStoreErrorBase {
-  readonly kind: "rejected";
+  readonly kind: 'rejected';
   readonly status: 400;
   readonly code: number;
 }
 
 /** 401: the token was refused (for getToken: also after one refresh), or the refresh failed. */
 export interface UnauthorizedError extends PlantStoreErrorBase {
-  readonly kind: "unauthorized";
+  readonly kind: 'unauthorized';
   readonly status: 401;
 }
 
 /** Any other status (404, 409, 429, 5xx, 204, a redirect, …). */
 export interface UnexpectedStatusError extends PlantStoreErrorBase {
-  readonly kind: "unexpected_status";
+  readonly kind: 'unexpected_status';
   /** The HTTP status (none for an opaque redirect). */
   readonly status?: number;
 }
 
 /** An answer outside the contract: a 200 that is not a Plant, a 400 without an Error body, not a Response. */
 export interface InvalidResponseError extends PlantStoreErrorBase {
-  readonly kind: "invalid_response";
+  readonly kind: 'invalid_response';
 }
 
 /**
@@ -215,8 +231,15 @@ export interface InvalidResponseError extends PlantStoreErrorBase {
  * `err.kind === "rejected"` makes `err.code` a number. The token never appears in it.
  */
 export type PlantStoreError =
-  | ValidationError | ConfigError | NetworkError | TimeoutError | AbortedError
-  | RejectedError | UnauthorizedError | UnexpectedStatusError | InvalidResponseError;
+  | ValidationError
+  | ConfigError
+  | NetworkError
+  | TimeoutError
+  | AbortedError
+  | RejectedError
+  | UnauthorizedError
+  | UnexpectedStatusError
+  | InvalidResponseError;
 
 /** The class of every PlantStoreError: `err instanceof PlantStoreError` narrows `err` to the union. */
 export declare const PlantStoreError: {

@@ -3,7 +3,12 @@
 //
 // It loads the wasm-bindgen module of the build (the package's entries are this module bundled with a
 // loader), to keep the instance's exports and so its `memory`.
-import init, { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError } from '/pkg/plant_store_client.js';
+import init, {
+  createPlant,
+  validateNewPlant,
+  PlantStoreClient,
+  PlantStoreError,
+} from '/pkg/plant_store_client.js';
 import { buildCorpus } from './corpus.js';
 
 const exports = await init({ module_or_path: '/pkg/plant_store_client_bg.wasm' });
@@ -20,7 +25,8 @@ const defaults = () => ({ baseUrl: ORIGIN, token: TOKEN });
 /** The wasm linear memory, in bytes. */
 const memory = () => wasmMemory.buffer.byteLength;
 const stats = async () => (await fetch('/__test/stats')).json();
-const short = (text, max = 200) => (typeof text === 'string' && text.length > max ? text.slice(0, max) + '…' : text);
+const short = (text, max = 200) =>
+  typeof text === 'string' && text.length > max ? text.slice(0, max) + '…' : text;
 
 /** Every 8-character piece of the token found in `text`: a whole or a partial leak. */
 function leaksIn(text) {
@@ -41,7 +47,9 @@ function secretLeaks(err, checkCause) {
     // (Elsewhere the cause is the caller's own failure, which may hold what the caller put in it.)
     cause: () => (checkCause ? String(err.cause) : ''),
   };
-  return Object.entries(places).filter(([, read]) => leaksIn(read())).map(([where]) => where);
+  return Object.entries(places)
+    .filter(([, read]) => leaksIn(read()))
+    .map(([where]) => where);
 }
 
 /** A failure, summarised for Node. */
@@ -57,7 +65,10 @@ function describe(err, checkCause = false) {
     message: short(err.message, 600),
     messageChars: err.message.length,
     hasCause: 'cause' in err,
-    cause: 'cause' in err ? short(err.cause instanceof Error ? err.cause.message : String(err.cause), 100) : undefined,
+    cause:
+      'cause' in err
+        ? short(err.cause instanceof Error ? err.cause.message : String(err.cause), 100)
+        : undefined,
     issues: err.issues?.map((i) => ({
       path: short(i.path, 60),
       code: i.code,
@@ -69,7 +80,13 @@ function describe(err, checkCause = false) {
   };
 }
 
-const plantSummary = (p) => ({ ok: true, name: short(p?.name, 60), nameLength: p?.name?.length, tag: short(p?.tag, 60), keys: Object.keys(p ?? {}) });
+const plantSummary = (p) => ({
+  ok: true,
+  name: short(p?.name, 60),
+  nameLength: p?.name?.length,
+  tag: short(p?.tag, 60),
+  keys: Object.keys(p ?? {}),
+});
 
 /** A valid call right after something hostile: proves the module still works. */
 async function validCall() {
@@ -87,7 +104,8 @@ async function call(entry) {
     const client = new PlantStoreClient(entry.options);
     return client.createPlant(entry.plant);
   }
-  if ('callOptions' in entry) return new PlantStoreClient(defaults()).createPlant(entry.plant, entry.callOptions);
+  if ('callOptions' in entry)
+    return new PlantStoreClient(defaults()).createPlant(entry.plant, entry.callOptions);
   return createPlant(entry.plant, 'options' in entry ? entry.options : defaults());
 }
 
@@ -109,7 +127,11 @@ async function runEntry(entry) {
     const plant = await call(entry);
     outcome = plantSummary(plant);
     const sent = entry.expect.stored ?? entry.expect.returns;
-    if (sent) returned = plant.name === sent.name && plant.tag === sent.tag ? 'ok' : `returned ${short(JSON.stringify(plant))}`;
+    if (sent)
+      returned =
+        plant.name === sent.name && plant.tag === sent.tag
+          ? 'ok'
+          : `returned ${short(JSON.stringify(plant))}`;
   } catch (err) {
     outcome = describe(err, entry.kind === 'fault');
   }
@@ -120,7 +142,9 @@ async function runEntry(entry) {
   if (entry.kind === 'plant' && !entry.noRevalidate) {
     try {
       const result = validateNewPlant(entry.plant);
-      validated = result.ok ? { ok: true } : { ok: false, issues: result.issues.map((i) => [short(i.path, 60), i.code]) };
+      validated = result.ok
+        ? { ok: true }
+        : { ok: false, issues: result.issues.map((i) => [short(i.path, 60), i.code]) };
     } catch (err) {
       validated = { threw: short(String(err)) };
     }
@@ -167,7 +191,14 @@ globalThis.harness = {
   async faults({ recorderPort }) {
     const at = (path, extra = {}) => ({ ...defaults(), baseUrl: ORIGIN + path, ...extra });
     const plant = () => ({ id: fresh(), name: 'Fern' });
-    const entry = (name, options, expect, extra = {}) => ({ name, kind: 'fault', plant: plant(), options, expect, ...extra });
+    const entry = (name, options, expect, extra = {}) => ({
+      name,
+      kind: 'fault',
+      plant: plant(),
+      options,
+      expect,
+      ...extra,
+    });
     const fault = (name, expect) => entry(`fault ${name}`, at(`/__test/fault/${name}`), expect);
     const entries = [
       fault('200-not-json', { kind: 'invalid_response', status: 200, requests: 1 }),
@@ -176,39 +207,131 @@ globalThis.harness = {
       fault('200-lone-surrogate', { kind: 'invalid_response', status: 200, requests: 1 }),
       fault('200-tag-null', { kind: 'invalid_response', status: 200, requests: 1 }),
       // A 200 is read up to six bytes per byte of the name and tag it echoes, plus 64 KiB: 65560 bytes for 'Fern'.
-      fault('200-huge', { kind: 'invalid_response', status: 200, requests: 1, includes: '65560 bytes', maxGrowth: 0 }),
-      fault('200-name-twice', { kind: 'invalid_response', status: 200, requests: 1, includes: 'name appears more than once' }),
+      fault('200-huge', {
+        kind: 'invalid_response',
+        status: 200,
+        requests: 1,
+        includes: '65560 bytes',
+        maxGrowth: 0,
+      }),
+      fault('200-name-twice', {
+        kind: 'invalid_response',
+        status: 200,
+        requests: 1,
+        includes: 'name appears more than once',
+      }),
       // A repeated key the client does not read is allowed (RFC 8259); 80,000 of them read in linear time.
       // The answer is 0.9 MiB, so the call sends a tag of 200,000 characters, which lets the client read 1.2 MiB.
-      entry('fault 200-many-keys', at('/__test/fault/200-many-keys'),
+      entry(
+        'fault 200-many-keys',
+        at('/__test/fault/200-many-keys'),
         { ok: true, returns: { name: 'Fern' }, requests: 1, maxMs: 5000, maxGrowth: 2 << 20 },
-        { plant: { id: fresh(), name: 'Fern', tag: 'x'.repeat(200_000) } }),
+        { plant: { id: fresh(), name: 'Fern', tag: 'x'.repeat(200_000) } },
+      ),
       fault('204', { kind: 'unexpected_status', status: 204, requests: 1 }),
       fault('400-not-error', { kind: 'invalid_response', status: 400, requests: 1 }),
-      fault('400-html', { kind: 'invalid_response', status: 400, requests: 1, includes: '<h1>Oops</h1>' }),
-      fault('500-html', { kind: 'unexpected_status', status: 500, requests: 1, includes: '<h1>Oops</h1>' }),
-      fault('401', { kind: 'unauthorized', status: 401, code: 4, requests: 1, includes: 'who are you?' }),
-      fault('403', { kind: 'unexpected_status', status: 403, code: 5, requests: 1, includes: 'not yours' }),
-      fault('404', { kind: 'unexpected_status', status: 404, code: 6, requests: 1, includes: 'no such route' }),
+      fault('400-html', {
+        kind: 'invalid_response',
+        status: 400,
+        requests: 1,
+        includes: '<h1>Oops</h1>',
+      }),
+      fault('500-html', {
+        kind: 'unexpected_status',
+        status: 500,
+        requests: 1,
+        includes: '<h1>Oops</h1>',
+      }),
+      fault('401', {
+        kind: 'unauthorized',
+        status: 401,
+        code: 4,
+        requests: 1,
+        includes: 'who are you?',
+      }),
+      fault('403', {
+        kind: 'unexpected_status',
+        status: 403,
+        code: 5,
+        requests: 1,
+        includes: 'not yours',
+      }),
+      fault('404', {
+        kind: 'unexpected_status',
+        status: 404,
+        code: 6,
+        requests: 1,
+        includes: 'no such route',
+      }),
       fault('409', { kind: 'unexpected_status', status: 409, code: 7, requests: 1 }),
-      fault('503-error', { kind: 'unexpected_status', status: 503, code: 8, requests: 1, includes: 'try later' }),
-      fault('huge-error', { kind: 'unexpected_status', status: 500, requests: 1, maxChars: 400, maxGrowth: 1 << 20 }),
+      fault('503-error', {
+        kind: 'unexpected_status',
+        status: 503,
+        code: 8,
+        requests: 1,
+        includes: 'try later',
+      }),
+      fault('huge-error', {
+        kind: 'unexpected_status',
+        status: 500,
+        requests: 1,
+        maxChars: 400,
+        maxGrowth: 1 << 20,
+      }),
       fault('close-mid-body', { kind: 'network', requests: 1 }),
-      fault('echo-token-400', { kind: 'rejected', status: 400, code: 2, requests: 1, includes: '[redacted]' }),
-      fault('echo-token-401', { kind: 'unauthorized', status: 401, code: 4, requests: 1, includes: '[redacted]' }),
+      fault('echo-token-400', {
+        kind: 'rejected',
+        status: 400,
+        code: 2,
+        requests: 1,
+        includes: '[redacted]',
+      }),
+      fault('echo-token-401', {
+        kind: 'unauthorized',
+        status: 401,
+        code: 4,
+        requests: 1,
+        includes: '[redacted]',
+      }),
       fault('echo-token-500', { kind: 'unexpected_status', status: 500, requests: 1 }),
-      entry('slower than the timeout', at('/__test/delay/3000', { timeoutMs: 300 }),
-        { kind: 'timeout', requests: 1, maxMs: 2000, includes: '300 ms' }),
-      entry('signal already aborted', at('', { signal: AbortSignal.abort(new Error('caller gave up')) }),
-        { kind: 'aborted', requests: 0, cause: 'caller gave up' }),
-      entry('signal aborted mid-request', at('/__test/delay/3000'), { kind: 'aborted', requests: 1, maxMs: 2000 },
-        { prepare: (e) => { e.options.signal = AbortSignal.timeout(200); } }),
-      entry('per-call signal already aborted', at(''), { kind: 'aborted', requests: 0 },
-        { callOptions: { signal: AbortSignal.abort() } }),
-      ...[302, 307].map((status) => entry(`redirect ${status} to another origin`,
-        at(`/__test/redirect/${status}/${recorderPort}`), { kind: 'unexpected_status', requests: 1 })),
-      entry('redirect 307 within the origin', at(`/__test/redirect/307/${location.port}`),
-        { kind: 'unexpected_status', requests: 1 }),
+      entry('slower than the timeout', at('/__test/delay/3000', { timeoutMs: 300 }), {
+        kind: 'timeout',
+        requests: 1,
+        maxMs: 2000,
+        includes: '300 ms',
+      }),
+      entry(
+        'signal already aborted',
+        at('', { signal: AbortSignal.abort(new Error('caller gave up')) }),
+        { kind: 'aborted', requests: 0, cause: 'caller gave up' },
+      ),
+      entry(
+        'signal aborted mid-request',
+        at('/__test/delay/3000'),
+        { kind: 'aborted', requests: 1, maxMs: 2000 },
+        {
+          prepare: (e) => {
+            e.options.signal = AbortSignal.timeout(200);
+          },
+        },
+      ),
+      entry(
+        'per-call signal already aborted',
+        at(''),
+        { kind: 'aborted', requests: 0 },
+        { callOptions: { signal: AbortSignal.abort() } },
+      ),
+      ...[302, 307].map((status) =>
+        entry(
+          `redirect ${status} to another origin`,
+          at(`/__test/redirect/${status}/${recorderPort}`),
+          { kind: 'unexpected_status', requests: 1 },
+        ),
+      ),
+      entry('redirect 307 within the origin', at(`/__test/redirect/307/${location.port}`), {
+        kind: 'unexpected_status',
+        requests: 1,
+      }),
     ];
     const results = [];
     for (const e of entries) {
@@ -227,8 +350,21 @@ globalThis.harness = {
       () => ({ id: 2n ** 63n, name: big }),
       () => ({ id: 1, name: big + '\uD800' }),
       () => ({ id: 1, name: 'x', tag: null, tags: 'y', ['k'.repeat(1000)]: 1 }),
-      () => ({ get id() { throw new Error('boom'); }, name: 'x' }),
-      () => new Proxy({}, { ownKeys() { throw new Error('no keys'); } }),
+      () => ({
+        get id() {
+          throw new Error('boom');
+        },
+        name: 'x',
+      }),
+      () =>
+        new Proxy(
+          {},
+          {
+            ownKeys() {
+              throw new Error('no keys');
+            },
+          },
+        ),
       () => [1, 2, 3],
       () => new Date(),
       () => Object.assign(Object.create(null), { id: '1', name: 2 }),
@@ -254,7 +390,16 @@ globalThis.harness = {
     const ms = performance.now() - started;
     const memoryAfter = memory();
     const after = await stats();
-    return { calls: n, warmup, failures, memoryBefore, memoryAfter, ms, requests: after.requests - before.requests, afterCall: await validCall() };
+    return {
+      calls: n,
+      warmup,
+      failures,
+      memoryBefore,
+      memoryAfter,
+      ms,
+      requests: after.requests - before.requests,
+      afterCall: await validCall(),
+    };
   },
 
   /** `n` createPlant calls, `inflight` at a time, through one client; stops issuing at `deadlineMs`. */
@@ -273,8 +418,15 @@ globalThis.harness = {
         current++;
         maxInflight = Math.max(maxInflight, current);
         try {
-          const plant = await client.createPlant({ id, name: `load-${i}`, tag: i % 2 ? `t${i}` : undefined });
-          results[i] = plant.name === `load-${i}` && plant.tag === (i % 2 ? `t${i}` : undefined) ? 'ok' : 'wrong answer';
+          const plant = await client.createPlant({
+            id,
+            name: `load-${i}`,
+            tag: i % 2 ? `t${i}` : undefined,
+          });
+          results[i] =
+            plant.name === `load-${i}` && plant.tag === (i % 2 ? `t${i}` : undefined)
+              ? 'ok'
+              : 'wrong answer';
         } catch (err) {
           results[i] = `${err?.kind}: ${short(err?.message, 100)}`;
         }
@@ -291,7 +443,18 @@ globalThis.harness = {
       else if (r === null) unresolved++;
       else failures[r] = (failures[r] ?? 0) + 1;
     }
-    return { n, inflight, maxInflight, ok, unresolved, failures, ms, memoryBefore, memoryAfter: memory(), afterCall: await validCall() };
+    return {
+      n,
+      inflight,
+      maxInflight,
+      ok,
+      unresolved,
+      failures,
+      ms,
+      memoryBefore,
+      memoryAfter: memory(),
+      afterCall: await validCall(),
+    };
   },
 
   /** Values inherited from a polluted Object.prototype must not reach the request or the options. */
@@ -302,18 +465,32 @@ globalThis.harness = {
       tag: 'polluted-tag',
       id: 424242,
       headers: { 'X-Polluted': 'yes' },
-      fetch() { seen.fetch++; return fetch(...arguments); },
-      getToken() { seen.getToken++; return 'polluted'; },
+      fetch() {
+        seen.fetch++;
+        return fetch(...arguments);
+      },
+      getToken() {
+        seen.getToken++;
+        return 'polluted';
+      },
       timeoutMs: 1,
     };
     const results = {};
     try {
       for (const [key, value] of Object.entries(polluted)) {
-        Object.defineProperty(Object.prototype, key, { value, configurable: true, writable: true, enumerable: false });
+        Object.defineProperty(Object.prototype, key, {
+          value,
+          configurable: true,
+          writable: true,
+          enumerable: false,
+        });
       }
       const id = fresh();
       try {
-        const plant = await createPlant({ id, name: 'clean' }, { baseUrl: `${ORIGIN}/__test/delay/20`, token: TOKEN });
+        const plant = await createPlant(
+          { id, name: 'clean' },
+          { baseUrl: `${ORIGIN}/__test/delay/20`, token: TOKEN },
+        );
         results.created = plantSummary(plant);
       } catch (err) {
         results.created = describe(err);
@@ -325,7 +502,9 @@ globalThis.harness = {
         results.noId = describe(err);
       }
       const v = validateNewPlant({ id: 1, name: 'x' });
-      results.validated = v.ok ? { ok: true, keys: Object.keys(v.value), tag: v.value.tag } : { ok: false };
+      results.validated = v.ok
+        ? { ok: true, keys: Object.keys(v.value), tag: v.value.tag }
+        : { ok: false };
       results.id = id;
     } finally {
       for (const key of Object.keys(polluted)) delete Object.prototype[key];

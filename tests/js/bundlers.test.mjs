@@ -17,7 +17,15 @@ import assert from 'node:assert/strict';
 import { consumers } from './support/checked.mjs';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, cpSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { sendFile } from './support/static.mjs';
@@ -33,20 +41,38 @@ const WASM = 'plant_store_client_bg.wasm';
 /** Runs a command to its end (killed after `timeout` ms); rejects with its output when it fails. */
 function run(command, args, { cwd = WORK, timeout = 120_000, env } = {}) {
   return new Promise((resolve, reject) => {
-    execFile(command, args, { cwd, timeout, env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...env }, maxBuffer: 16 << 20 },
+    execFile(
+      command,
+      args,
+      {
+        cwd,
+        timeout,
+        env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...env },
+        maxBuffer: 16 << 20,
+      },
       (err, stdout, stderr) => {
-        if (err) reject(new Error(`${command} ${args.join(' ')} failed (${err.code ?? err.signal}):\n${stdout}\n${stderr}`));
+        if (err)
+          reject(
+            new Error(
+              `${command} ${args.join(' ')} failed (${err.code ?? err.signal}):\n${stdout}\n${stderr}`,
+            ),
+          );
         else resolve({ stdout, stderr });
-      });
+      },
+    );
   });
 }
 
 /** The README's one line for a bundler that does not emit the .wasm: copy it next to the bundle. */
-const copyWasm = (dir) => copyFileSync(join(WORK, 'node_modules/plant-store-client', WASM), join(dir, WASM));
+const copyWasm = (dir) =>
+  copyFileSync(join(WORK, 'node_modules/plant-store-client', WASM), join(dir, WASM));
 
 /** A page that loads `script` as a module (for the tools that build a script, not a page). */
 const page = (dir, script, type = 'module') =>
-  writeFileSync(join(dir, 'index.html'), `<!doctype html><meta charset="utf-8"><script type="${type}" src="./${script}"></script>\n`);
+  writeFileSync(
+    join(dir, 'index.html'),
+    `<!doctype html><meta charset="utf-8"><script type="${type}" src="./${script}"></script>\n`,
+  );
 
 /**
  * Serves out/<dir>/ at /<dir>/. Three more mounts serve the failure page (out/failure/) badly:
@@ -56,8 +82,10 @@ const page = (dir, script, type = 'module') =>
  */
 function staticServer() {
   const mounts = {
-    missing: { dir: 'failure', wasm: 'missing' }, html: { dir: 'failure', wasm: 'html' },
-    csp: { dir: 'failure', csp: "script-src 'self'" }, mime: { dir: 'esbuild', wasmType: 'application/octet-stream' },
+    missing: { dir: 'failure', wasm: 'missing' },
+    html: { dir: 'failure', wasm: 'html' },
+    csp: { dir: 'failure', csp: "script-src 'self'" },
+    mime: { dir: 'esbuild', wasmType: 'application/octet-stream' },
   };
   return createServer((req, res) => {
     const [, mount, ...rest] = new URL(req.url, 'http://x').pathname.split('/');
@@ -97,12 +125,21 @@ describe('the packed package in each bundler and framework', { timeout: 600_000 
     rmSync(join(WORK, 'next/app'), { recursive: true, force: true });
     mkdirSync(join(ROOT, 'artifacts'), { recursive: true });
     cpSync(join(ROOT, 'tests/bundlers'), WORK, { recursive: true });
-    for (const dir of ['web', 'next', 'vite', '.']) copyFileSync(join(ROOT, 'tests/runtimes/check.mjs'), join(WORK, dir, 'check.mjs'));
+    for (const dir of ['web', 'next', 'vite', '.'])
+      copyFileSync(join(ROOT, 'tests/runtimes/check.mjs'), join(WORK, dir, 'check.mjs'));
     copyFileSync(join(ROOT, 'tests/runtimes/node-esm.mjs'), join(WORK, 'node-esm.mjs'));
     // The tarball has no dependencies: nothing is fetched. No lockfile, which Next.js would take for
     // a second workspace root.
     const packed = tarball(WORK);
-    await run('npm', ['install', '--offline', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', packed]);
+    await run('npm', [
+      'install',
+      '--offline',
+      '--no-package-lock',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      packed,
+    ]);
     [server, browser] = await Promise.all([startServer(), launchChromium()]);
     web = staticServer().listen(0, '127.0.0.1');
     await once(web, 'listening');
@@ -132,18 +169,33 @@ describe('the packed package in each bundler and framework', { timeout: 600_000 
   it('webpack 5, no config: emits the .wasm as an asset; the page creates a plant', async () => {
     const dir = join(OUT, 'webpack');
     // What `webpack --mode production` does with no config (the CLI is a separate package).
-    await run(process.execPath, ['--input-type=module', '-e', `
+    await run(process.execPath, [
+      '--input-type=module',
+      '-e',
+      `
       import webpack from 'webpack';
       webpack({ mode: 'production', context: ${JSON.stringify(join(WORK, 'web'))}, entry: './index.js', output: { path: ${JSON.stringify(dir)} } },
-        (err, stats) => { if (err || stats.hasErrors()) { console.error(err ?? stats.toString('errors-only')); process.exit(1); } });`]);
+        (err, stats) => { if (err || stats.hasErrors()) { console.error(err ?? stats.toString('errors-only')); process.exit(1); } });`,
+    ]);
     assert.equal(emitted('webpack').length, 1, 'webpack emitted the .wasm');
     page(dir, 'main.js', 'text/javascript');
     await assertPage('webpack');
   });
 
   it('Parcel 2, no config: emits the .wasm as an asset; the page creates a plant', async () => {
-    await run(join(BIN, 'parcel'), ['build', 'web/index.html', '--dist-dir', join(OUT, 'parcel'), '--cache-dir', '.parcel-cache',
-      '--public-url', './', '--no-source-maps', '--log-level', 'warn']);
+    await run(join(BIN, 'parcel'), [
+      'build',
+      'web/index.html',
+      '--dist-dir',
+      join(OUT, 'parcel'),
+      '--cache-dir',
+      '.parcel-cache',
+      '--public-url',
+      './',
+      '--no-source-maps',
+      '--log-level',
+      'warn',
+    ]);
     assert.equal(emitted('parcel').length, 1, 'Parcel emitted the .wasm');
     await assertPage('parcel');
   });
@@ -152,18 +204,46 @@ describe('the packed package in each bundler and framework', { timeout: 600_000 
   // entry has none. `--base ./` only, to serve the page from /<version>/.
   for (const version of [5, 6, 7, 8]) {
     it(`Vite ${version}, default configuration: emits the .wasm once, \`?url\` of plant-store-client/wasm is its URL; the page creates a plant`, async () => {
-      const vite = join(ROOT, 'node_modules', version === 8 ? 'vite' : `vite-${version}`, 'bin/vite.js');
+      const vite = join(
+        ROOT,
+        'node_modules',
+        version === 8 ? 'vite' : `vite-${version}`,
+        'bin/vite.js',
+      );
       const dir = `vite-${version}`;
-      await run(process.execPath, [vite, 'build', 'vite', '--base', './', '--outDir', join(OUT, dir), '--emptyOutDir', '--logLevel', 'warn']);
+      await run(process.execPath, [
+        vite,
+        'build',
+        'vite',
+        '--base',
+        './',
+        '--outDir',
+        join(OUT, dir),
+        '--emptyOutDir',
+        '--logLevel',
+        'warn',
+      ]);
       const assets = readdirSync(join(OUT, dir, 'assets'));
       const wasm = assets.filter((name) => name.endsWith('.wasm'));
       assert.equal(wasm.length, 1, `one .wasm among ${assets}`);
       const id = nextId();
-      const query = new URLSearchParams({ base: server.url, token: TOKEN, id: String(id), where: dir });
-      const { result, pageErrors } = await openPage(browser, `${origin}/${dir}/index.html?${query}`);
+      const query = new URLSearchParams({
+        base: server.url,
+        token: TOKEN,
+        id: String(id),
+        where: dir,
+      });
+      const { result, pageErrors } = await openPage(
+        browser,
+        `${origin}/${dir}/index.html?${query}`,
+      );
       assert.deepEqual(pageErrors, []);
       const { wasmUrl, loaded, ...checkedResult } = result;
-      assert.equal(wasmUrl, `${origin}/${dir}/assets/${wasm[0]}`, 'the ?url import is the emitted .wasm');
+      assert.equal(
+        wasmUrl,
+        `${origin}/${dir}/assets/${wasm[0]}`,
+        'the ?url import is the emitted .wasm',
+      );
       assert.deepEqual([...new Set(loaded)], [wasmUrl], 'the package loaded the preloaded URL');
       await assertChecked(checkedResult, { id, where: dir });
     });
@@ -173,11 +253,23 @@ describe('the packed package in each bundler and framework', { timeout: 600_000 
   // app of its own (tests/bundlers/react/: TanStack Query's provider, a Suspense boundary, an outbox)
   // built by Vite 8 at its default configuration, then used in Chromium as a person would.
   it("React with Vite: the recipe of docs/react.md validates as you type, creates a plant with useMutation, shows the outbox's entries live, their errors and actions, through a reload", async () => {
-    const recipe = readFileSync(join(ROOT, 'docs/react.md'), 'utf8').match(/^```jsx\n([\s\S]*?)^```$/m)[1];
+    const recipe = readFileSync(join(ROOT, 'docs/react.md'), 'utf8').match(
+      /^```jsx\n([\s\S]*?)^```$/m,
+    )[1];
     assert.ok(recipe.split('\n').length - 1 < 30, `the recipe is under 30 lines:\n${recipe}`);
     writeFileSync(join(WORK, 'react/recipe.jsx'), recipe);
-    await run(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', 'react', '--base', './',
-      '--outDir', join(OUT, 'react'), '--emptyOutDir', '--logLevel', 'warn']);
+    await run(process.execPath, [
+      join(ROOT, 'node_modules/vite/bin/vite.js'),
+      'build',
+      'react',
+      '--base',
+      './',
+      '--outDir',
+      join(OUT, 'react'),
+      '--emptyOutDir',
+      '--logLevel',
+      'warn',
+    ]);
     const packed = readFileSync(join(WORK, 'node_modules/plant-store-client/package.json'), 'utf8');
     assert.ok(!/react/i.test(packed), 'the package names no React');
 
@@ -185,7 +277,9 @@ describe('the packed package in each bundler and framework', { timeout: 600_000 
     const pageErrors = [];
     tab.on('pageerror', (err) => pageErrors.push(String(err)));
     try {
-      await tab.goto(`${origin}/react/index.html?${new URLSearchParams({ base: server.url, token: TOKEN })}`);
+      await tab.goto(
+        `${origin}/react/index.html?${new URLSearchParams({ base: server.url, token: TOKEN })}`,
+      );
       const [id, name] = [tab.getByPlaceholder('id'), tab.getByPlaceholder('name')];
       const create = tab.getByRole('button', { name: 'Create' });
       // As you type: each keystroke is validated, and the issue shows at once.
@@ -198,7 +292,11 @@ describe('the packed package in each bundler and framework', { timeout: 600_000 
       await tab.getByText('id must be an integer').waitFor({ state: 'detached' });
       await create.click();
       await tab.locator('output', { hasText: 'Created Fern' }).waitFor();
-      assert.deepEqual(await server.json(`/__test/plants/${first}`), { id: String(first), name: 'Fern', tag: null });
+      assert.deepEqual(await server.json(`/__test/plants/${first}`), {
+        id: String(first),
+        name: 'Fern',
+        tag: null,
+      });
       // The same id again: useMutation's error is the PlantStoreError, its message the store's.
       await create.click();
       await tab.locator('output', { hasText: `a plant with id ${first} already exists` }).waitFor();
@@ -207,13 +305,23 @@ describe('the packed package in each bundler and framework', { timeout: 600_000 
       await id.fill(String(queued));
       await tab.getByRole('button', { name: 'Queue' }).click();
       await tab.getByText('Fern: created').waitFor();
-      assert.deepEqual(await server.json(`/__test/plants/${queued}`), { id: String(queued), name: 'Fern', tag: null });
+      assert.deepEqual(await server.json(`/__test/plants/${queued}`), {
+        id: String(queued),
+        name: 'Fern',
+        tag: null,
+      });
       // The id the store holds: rejected, with the store's message and what the app can do.
       await id.fill(String(first));
       await tab.getByRole('button', { name: 'Queue' }).click();
-      const refused = tab.getByRole('listitem').filter({ hasText: `Fern: rejected a plant with id ${first} already exists` });
+      const refused = tab
+        .getByRole('listitem')
+        .filter({ hasText: `Fern: rejected a plant with id ${first} already exists` });
       await refused.waitFor();
-      assert.deepEqual(await refused.getByRole('button').allTextContents(), ['Retry', 'Remove', 'It is there']);
+      assert.deepEqual(await refused.getByRole('button').allTextContents(), [
+        'Retry',
+        'Remove',
+        'It is there',
+      ]);
       await tab.screenshot({ path: join(ROOT, 'artifacts/react.png') });
       await refused.getByRole('button', { name: 'Remove' }).click();
       await refused.waitFor({ state: 'detached' });
@@ -226,9 +334,15 @@ describe('the packed package in each bundler and framework', { timeout: 600_000 
       await tab.getByPlaceholder('name').fill('Palm');
       await tab.getByRole('button', { name: 'Queue' }).click();
       await tab.getByText('Palm: sending').waitFor();
-      await tab.goto(`${origin}/react/index.html?${new URLSearchParams({ base: server.url, token: TOKEN })}`);
+      await tab.goto(
+        `${origin}/react/index.html?${new URLSearchParams({ base: server.url, token: TOKEN })}`,
+      );
       await tab.getByText('Palm: created').waitFor({ timeout: 15_000 });
-      assert.deepEqual(await server.json(`/__test/plants/${reloaded}`), { id: String(reloaded), name: 'Palm', tag: null });
+      assert.deepEqual(await server.json(`/__test/plants/${reloaded}`), {
+        id: String(reloaded),
+        name: 'Palm',
+        tag: null,
+      });
       assert.deepEqual(pageErrors, []);
     } finally {
       await tab.close();
@@ -237,7 +351,14 @@ describe('the packed package in each bundler and framework', { timeout: 600_000 
 
   it('esbuild: with the .wasm copied next to the bundle, the page creates a plant', async () => {
     const dir = join(OUT, 'esbuild');
-    await run(join(BIN, 'esbuild'), ['web/index.js', '--bundle', '--format=esm', '--platform=browser', `--outdir=${dir}`, '--log-level=warning']);
+    await run(join(BIN, 'esbuild'), [
+      'web/index.js',
+      '--bundle',
+      '--format=esm',
+      '--platform=browser',
+      `--outdir=${dir}`,
+      '--log-level=warning',
+    ]);
     assert.deepEqual(emitted('esbuild'), [], 'esbuild does not emit the .wasm');
     copyWasm(dir);
     page(dir, 'index.js');
@@ -264,15 +385,32 @@ describe('the packed package in each bundler and framework', { timeout: 600_000 
 
   it('the Bun runtime: an import (node.mjs) and a real call', async () => {
     const id = nextId();
-    const { stdout } = await run(join(BIN, 'bun'), ['node-esm.mjs', server.url, TOKEN, String(id), 'bun']);
-    await assertChecked(JSON.parse(stdout.trim().split('\n').at(-1)), { id, where: 'bun', window: false });
+    const { stdout } = await run(join(BIN, 'bun'), [
+      'node-esm.mjs',
+      server.url,
+      TOKEN,
+      String(id),
+      'bun',
+    ]);
+    await assertChecked(JSON.parse(stdout.trim().split('\n').at(-1)), {
+      id,
+      where: 'bun',
+      window: false,
+    });
   });
 
   describe('a failed load in Chromium: the import succeeds, every export fails with a config PlantStoreError', () => {
     before(async () => {
       // The failure page, built by esbuild with the .wasm next to it; the mounts serve it badly.
       const dir = join(OUT, 'failure');
-      await run(join(BIN, 'esbuild'), ['web/failure.js', '--bundle', '--format=esm', '--platform=browser', `--outdir=${dir}`, '--log-level=warning']);
+      await run(join(BIN, 'esbuild'), [
+        'web/failure.js',
+        '--bundle',
+        '--format=esm',
+        '--platform=browser',
+        `--outdir=${dir}`,
+        '--log-level=warning',
+      ]);
       copyWasm(dir);
       page(dir, 'failure.js');
     });
@@ -281,19 +419,35 @@ describe('the packed package in each bundler and framework', { timeout: 600_000 
     async function assertFailure(mount, cause) {
       const before = await server.stats();
       const query = new URLSearchParams({ base: server.url, token: TOKEN });
-      const { result, pageErrors } = await openPage(browser, `${origin}/${mount}/index.html?${query}`);
+      const { result, pageErrors } = await openPage(
+        browser,
+        `${origin}/${mount}/index.html?${query}`,
+      );
       assert.deepEqual(pageErrors, [], 'no uncaught error, no unhandled rejection');
       const url = `${origin}/${mount}/${WASM}`;
       const error = result.createPlant.rejected;
       assert.ok(error, `createPlant rejects: ${JSON.stringify(result)}`);
-      assert.deepEqual({ isPlantStoreError: error.isPlantStoreError, kind: error.kind }, { isPlantStoreError: true, kind: 'config' });
-      assert.ok(error.message.startsWith(`plant-store-client could not load its wasm module from ${url} (`), error.message);
-      assert.ok(error.message.endsWith("or import from 'plant-store-client/manual' and await init(url) with the URL where you serve it"), error.message);
+      assert.deepEqual(
+        { isPlantStoreError: error.isPlantStoreError, kind: error.kind },
+        { isPlantStoreError: true, kind: 'config' },
+      );
+      assert.ok(
+        error.message.startsWith(`plant-store-client could not load its wasm module from ${url} (`),
+        error.message,
+      );
+      assert.ok(
+        error.message.endsWith(
+          "or import from 'plant-store-client/manual' and await init(url) with the URL where you serve it",
+        ),
+        error.message,
+      );
       assert.match(error.cause, cause);
       assert.ok(error.message.includes(error.cause), 'the message names the cause');
       assert.deepEqual(result, {
-        createPlant: { rejected: error }, init: { rejected: error },
-        validateNewPlant: { threw: error }, PlantStoreClient: { threw: error },
+        createPlant: { rejected: error },
+        init: { rejected: error },
+        validateNewPlant: { threw: error },
+        PlantStoreClient: { threw: error },
       });
       const after = await server.stats();
       assert.equal(after.requests - before.requests, 0, 'nothing was sent');
@@ -328,20 +482,35 @@ describe('the packed package in each bundler and framework', { timeout: 600_000 
       await run(join(BIN, 'next'), ['build'], { cwd, timeout: 400_000 });
       const port = await freePort();
       next = spawn(join(BIN, 'next'), ['start', '-H', '127.0.0.1', '-p', String(port)], {
-        cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+        cwd,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
       });
-      next.stdout.on('data', (chunk) => { output += chunk; });
-      next.stderr.on('data', (chunk) => { output += chunk; });
+      next.stdout.on('data', (chunk) => {
+        output += chunk;
+      });
+      next.stderr.on('data', (chunk) => {
+        output += chunk;
+      });
       url = `http://127.0.0.1:${port}`;
       const deadline = Date.now() + 30_000;
-      while (!(await fetch(url, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false))) {
-        if (next.exitCode !== null || Date.now() > deadline) throw new Error(`next start did not answer:\n${output}`);
+      while (
+        !(await fetch(url, { signal: AbortSignal.timeout(2_000) }).then(
+          (r) => r.ok,
+          () => false,
+        ))
+      ) {
+        if (next.exitCode !== null || Date.now() > deadline)
+          throw new Error(`next start did not answer:\n${output}`);
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
     });
 
     after(async () => {
-      if (next && next.exitCode === null) { next.kill('SIGTERM'); await once(next, 'exit'); }
+      if (next && next.exitCode === null) {
+        next.kill('SIGTERM');
+        await once(next, 'exit');
+      }
     });
 
     it('a client component: the page creates a plant from the browser', async () => {
@@ -356,7 +525,8 @@ describe('the packed package in each bundler and framework', { timeout: 600_000 
       it(`a route handler on the ${runtime} runtime creates a plant`, async () => {
         const id = nextId();
         const response = await fetch(`${url}/api/${runtime}`, {
-          method: 'POST', body: JSON.stringify({ baseUrl: server.url, token: TOKEN, id: String(id) }),
+          method: 'POST',
+          body: JSON.stringify({ baseUrl: server.url, token: TOKEN, id: String(id) }),
           signal: AbortSignal.timeout(15_000),
         });
         const result = await response.json();

@@ -36,7 +36,11 @@ describe('demo page (www/) in headless Chromium', { timeout: 90_000 }, () => {
     await page.goto(server.url + '/');
     // The button is enabled once the wasm client has loaded.
     await page.locator('#submit:enabled').waitFor();
-    assert.equal(await page.inputValue('#base-url'), server.url, 'the base URL is pre-filled with the page origin');
+    assert.equal(
+      await page.inputValue('#base-url'),
+      server.url,
+      'the base URL is pre-filled with the page origin',
+    );
     assert.equal(await page.inputValue('#token'), 'demo-token', 'the demo token is pre-filled');
     await page.fill('#token', TOKEN); // startServer's token
   });
@@ -49,7 +53,8 @@ describe('demo page (www/) in headless Chromium', { timeout: 90_000 }, () => {
   const result = () => page.locator('#result-body');
   const history = () => page.locator('#history > li');
   /** Waits for the result card with this title. */
-  const outcome = (title) => page.locator('#result-body .outcome-title', { hasText: title }).waitFor();
+  const outcome = (title) =>
+    page.locator('#result-body .outcome-title', { hasText: title }).waitFor();
 
   it('creates a plant with an id beyond 2^53 and shows it, the id kept exact', async () => {
     await page.fill('#plant-id', BIG_ID);
@@ -64,7 +69,11 @@ describe('demo page (www/) in headless Chromium', { timeout: 90_000 }, () => {
     assert.deepEqual(stored, { id: BIG_ID, name: 'Monstera', tag: 'tropical' });
     assert.equal(await history().count(), 1);
     assert.match(await history().first().innerText(), /Created “Monstera”/);
-    assert.match(await history().first().innerText(), /1 attempt: 200/, 'the history shows the attempts');
+    assert.match(
+      await history().first().innerText(),
+      /1 attempt: 200/,
+      'the history shows the attempts',
+    );
   });
 
   it('shows an invalid id next to the field as it is typed, and sends nothing on submit', async () => {
@@ -82,10 +91,18 @@ describe('demo page (www/) in headless Chromium', { timeout: 90_000 }, () => {
     await outcome('Check the highlighted fields');
     assert.match(await result().innerText(), /Nothing was sent/);
     assert.match(await result().innerText(), /id must be an integer/);
-    assert.equal(await page.evaluate(() => document.activeElement.id), 'plant-id', 'focus goes to the invalid field');
+    assert.equal(
+      await page.evaluate(() => document.activeElement.id),
+      'plant-id',
+      'focus goes to the invalid field',
+    );
     assert.match(await history().first().innerText(), /Not sent/);
     assert.deepEqual(await server.stats(), before, 'no request reached the server');
-    assert.equal(seen.requests.filter((r) => r.url.endsWith('/plants')).length, sentBefore, 'the page made no request');
+    assert.equal(
+      seen.requests.filter((r) => r.url.endsWith('/plants')).length,
+      sentBefore,
+      'the page made no request',
+    );
 
     // Fixing the id clears the message.
     await page.fill('#plant-id', '12');
@@ -108,7 +125,7 @@ describe('demo page (www/) in headless Chromium', { timeout: 90_000 }, () => {
     await page.screenshot({ path: join(ARTIFACTS, 'demo.png'), fullPage: true });
   });
 
-  it('shows a refused token once: the client\'s message names the 401, nothing repeats it', async () => {
+  it("shows a refused token once: the client's message names the 401, nothing repeats it", async () => {
     await page.fill('#token', 'not-the-token');
     await page.fill('#plant-id', '401');
     await page.fill('#plant-name', 'Fern');
@@ -116,7 +133,10 @@ describe('demo page (www/) in headless Chromium', { timeout: 90_000 }, () => {
     await outcome('The Plant Store did not accept the token');
     const shown = await result().innerText();
     assert.equal(shown.split('401').length - 1, 1, `"401" once:\n${shown}`);
-    assert.match(shown, /the Plant Store answered 401 \(error 4\): missing or invalid bearer token/);
+    assert.match(
+      shown,
+      /the Plant Store answered 401 \(error 4\): missing or invalid bearer token/,
+    );
     assert.match(await history().first().innerText(), /1 attempt: 401 · code 4 · unauthorized$/);
     await page.screenshot({ path: join(ARTIFACTS, 'demo-401.png'), fullPage: true });
     await page.fill('#token', TOKEN);
@@ -127,7 +147,11 @@ describe('demo page (www/) in headless Chromium', { timeout: 90_000 }, () => {
     await page.locator('#queue-add:enabled').waitFor();
     const before = await server.stats();
     await page.check('#queue-offline');
-    for (const [id, name] of [['9001', 'Aloe'], ['9002', 'Basil'], ['9003', 'Cactus']]) {
+    for (const [id, name] of [
+      ['9001', 'Aloe'],
+      ['9002', 'Basil'],
+      ['9003', 'Cactus'],
+    ]) {
       await page.fill('#plant-id', id);
       await page.fill('#plant-name', name);
       await page.click('#queue-add');
@@ -146,7 +170,11 @@ describe('demo page (www/) in headless Chromium', { timeout: 90_000 }, () => {
     assert.equal(await queued().count(), 3, 'an invalid plant is not queued');
     await page.fill('#plant-id', '9004');
     await page.screenshot({ path: join(ARTIFACTS, 'demo-queue.png'), fullPage: true });
-    assert.deepEqual(await server.stats().then((s) => s.plants - before.plants), 0, 'nothing sent while offline');
+    assert.deepEqual(
+      await server.stats().then((s) => s.plants - before.plants),
+      0,
+      'nothing sent while offline',
+    );
 
     await page.uncheck('#queue-offline');
     await page.locator('#queue > li.created').nth(2).waitFor();
@@ -165,7 +193,10 @@ describe('demo page (www/) in headless Chromium', { timeout: 90_000 }, () => {
     await page.click('#queue-add');
     const refused = page.locator('#queue > li.rejected');
     await refused.waitFor();
-    assert.match(await refused.innerText(), new RegExp(`refused[\\s\\S]*a plant with id ${BIG_ID} already exists`));
+    assert.match(
+      await refused.innerText(),
+      new RegExp(`refused[\\s\\S]*a plant with id ${BIG_ID} already exists`),
+    );
     assert.equal(await refused.getByRole('button', { name: 'Send again' }).count(), 0);
     await page.screenshot({ path: join(ARTIFACTS, 'demo-queue-refused.png'), fullPage: true });
     await refused.getByRole('button', { name: 'Remove' }).click();
@@ -182,12 +213,18 @@ describe('demo page (www/) in headless Chromium', { timeout: 90_000 }, () => {
     await outcome('Could not reach the Plant Store');
     assert.match(await result().innerText(), /network/);
     assert.equal(await history().count(), 5);
-    assert.match(await history().first().innerText(), /3 attempts: network → network → network$/, 'the kind is not repeated');
+    assert.match(
+      await history().first().innerText(),
+      /3 attempts: network → network → network$/,
+      'the kind is not repeated',
+    );
     assert.equal(await page.locator('#submit:enabled').count(), 1, 'the button is usable again');
 
     await page.setViewportSize({ width: 375, height: 812 });
     await page.screenshot({ path: join(ARTIFACTS, 'demo-phone.png'), fullPage: true });
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - window.innerWidth,
+    );
     assert.ok(overflow <= 0, `no horizontal scrolling at 375 px (overflow ${overflow}px)`);
   });
 
@@ -200,7 +237,9 @@ describe('demo page (www/) in headless Chromium', { timeout: 90_000 }, () => {
   });
 });
 
-describe("the demo's queue when its .wasm does not load, and the package before its load", { timeout: 90_000 }, () => {
+describe("the demo's queue when its .wasm does not load, and the package before its load", {
+  timeout: 90_000,
+}, () => {
   let server;
   let browser;
   const OUTBOX_WASM = '**/pkg/outbox/plant_store_client_bg.wasm';
@@ -231,10 +270,14 @@ describe("the demo's queue when its .wasm does not load, and the package before 
     try {
       await context.route(OUTBOX_WASM, (route) => route.abort('internetdisconnected'));
       await page.goto(server.url + '/');
-      const offline = 'Offline: the client’s code could not be downloaded. It loads as soon as the connection is back.';
+      const offline =
+        'Offline: the client’s code could not be downloaded. It loads as soon as the connection is back.';
       await page.locator('#form-status').getByText(offline).waitFor();
       await page.locator('#queue-empty').getByText(offline).waitFor();
-      assert.ok(!(await page.locator('#queue-empty').innerText()).includes('bundle'), 'no advice for a bundler');
+      assert.ok(
+        !(await page.locator('#queue-empty').innerText()).includes('bundle'),
+        'no advice for a bundler',
+      );
       assert.equal(await page.locator('#submit').isDisabled(), true);
       assert.equal(await page.locator('#queue-add').isDisabled(), true);
       await page.screenshot({ path: join(ARTIFACTS, 'demo-queue-offline.png'), fullPage: true });
@@ -255,13 +298,30 @@ describe("the demo's queue when its .wasm does not load, and the package before 
     const { context, page } = await freshPage();
     try {
       let asked = 0;
-      await context.route(OUTBOX_WASM, (route) => { asked++; return route.fulfill({ status: 404, body: 'not here' }); });
-      await page.addInitScript(() => addEventListener('online', () => { window.onlines = (window.onlines ?? 0) + 1; }));
+      await context.route(OUTBOX_WASM, (route) => {
+        asked++;
+        return route.fulfill({ status: 404, body: 'not here' });
+      });
+      await page.addInitScript(() =>
+        addEventListener('online', () => {
+          window.onlines = (window.onlines ?? 0) + 1;
+        }),
+      );
       await page.goto(server.url + '/');
       const empty = page.locator('#queue-empty');
-      await empty.getByText('The client could not be loaded: plant-store-client could not load its wasm module from').waitFor();
-      assert.match(await empty.innerText(), /\(Error: 404 Not Found\)\. Serve plant_store_client_bg\.wasm there \(copy it next to your bundle/);
-      await page.screenshot({ path: join(ARTIFACTS, 'demo-queue-misconfigured.png'), fullPage: true });
+      await empty
+        .getByText(
+          'The client could not be loaded: plant-store-client could not load its wasm module from',
+        )
+        .waitFor();
+      assert.match(
+        await empty.innerText(),
+        /\(Error: 404 Not Found\)\. Serve plant_store_client_bg\.wasm there \(copy it next to your bundle/,
+      );
+      await page.screenshot({
+        path: join(ARTIFACTS, 'demo-queue-misconfigured.png'),
+        fullPage: true,
+      });
       await context.setOffline(true);
       await context.setOffline(false);
       await page.waitForFunction(() => window.onlines === 1);
@@ -282,14 +342,28 @@ describe("the demo's queue when its .wasm does not load, and the package before 
       const seen = await page.evaluate(async () => {
         const api = await import('/pkg/index.js?before-load');
         let early;
-        try { api.validateNewPlant({ id: 1, name: 'Fern' }); } catch (err) { early = { kind: err.kind, message: err.message }; }
-        const client = new api.PlantStoreClient({ baseUrl: location.origin, token: 'not-the-token' });
-        const call = await client.createPlant({ id: 1, name: 'Fern' }).then(() => 'created', (err) => err.kind);
+        try {
+          api.validateNewPlant({ id: 1, name: 'Fern' });
+        } catch (err) {
+          early = { kind: err.kind, message: err.message };
+        }
+        const client = new api.PlantStoreClient({
+          baseUrl: location.origin,
+          token: 'not-the-token',
+        });
+        const call = await client.createPlant({ id: 1, name: 'Fern' }).then(
+          () => 'created',
+          (err) => err.kind,
+        );
         await api.init();
         return { early, call, after: api.validateNewPlant({ id: 1, name: 'Fern' }).ok };
       });
       assert.deepEqual(seen, {
-        early: { kind: 'config', message: 'the wasm module is still loading: await init() before validateNewPlant (createPlant and PlantStoreClient wait by themselves)' },
+        early: {
+          kind: 'config',
+          message:
+            'the wasm module is still loading: await init() before validateNewPlant (createPlant and PlantStoreClient wait by themselves)',
+        },
         call: 'unauthorized', // it waited for the load, then was sent
         after: true,
       });
@@ -299,11 +373,17 @@ describe("the demo's queue when its .wasm does not load, and the package before 
   });
 });
 
-describe('scripts/demo: the first start shows its progress, the second only the banner', { timeout: 900_000 }, () => {
+describe('scripts/demo: the first start shows its progress, the second only the banner', {
+  timeout: 900_000,
+}, () => {
   let pkg;
 
-  before(() => { pkg = mkdtempSync(join(tmpdir(), 'plant-store-demo-pkg-')); });
-  after(() => { if (pkg) rmSync(pkg, { recursive: true, force: true }); });
+  before(() => {
+    pkg = mkdtempSync(join(tmpdir(), 'plant-store-demo-pkg-'));
+  });
+  after(() => {
+    if (pkg) rmSync(pkg, { recursive: true, force: true });
+  });
 
   /**
    * Runs `scripts/demo` with its package in `pkg` (PORT=0: a free port) until its banner; then
@@ -312,38 +392,65 @@ describe('scripts/demo: the first start shows its progress, the second only the 
    */
   async function start() {
     const demo = spawn(join(ROOT, 'scripts/demo'), [], {
-      env: { ...process.env, PKG_DIR: pkg, PORT: '0', TOKEN }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+      env: { ...process.env, PKG_DIR: pkg, PORT: '0', TOKEN },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
     });
     let output = '';
-    demo.stdout.on('data', (chunk) => { output += chunk; });
-    demo.stderr.on('data', (chunk) => { output += chunk; });
+    demo.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    demo.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
     const exited = once(demo, 'exit');
     try {
       const url = await new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no banner within 14 min:\n${output}`)), 840_000);
-        demo.on('exit', (code) => { clearTimeout(timer); reject(new Error(`scripts/demo exited with ${code}:\n${output}`)); });
+        const timer = setTimeout(
+          () => reject(new Error(`no banner within 14 min:\n${output}`)),
+          840_000,
+        );
+        demo.on('exit', (code) => {
+          clearTimeout(timer);
+          reject(new Error(`scripts/demo exited with ${code}:\n${output}`));
+        });
         demo.stdout.on('data', () => {
-          const match = output.match(/page: +(http:\/\/127\.0\.0\.1:\d+)\/[^]*Ctrl-C stops the server/);
-          if (match) { clearTimeout(timer); resolve(match[1]); }
+          const match = output.match(
+            /page: +(http:\/\/127\.0\.0\.1:\d+)\/[^]*Ctrl-C stops the server/,
+          );
+          if (match) {
+            clearTimeout(timer);
+            resolve(match[1]);
+          }
         });
       });
       const served = (await fetch(`${url}/pkg/index.js`)).status;
       return { before: output.slice(0, output.indexOf('\n  Plant Store demo')), served };
     } finally {
-      if (demo.exitCode === null) { process.kill(-demo.pid, 'SIGTERM'); await exited; }
+      if (demo.exitCode === null) {
+        process.kill(-demo.pid, 'SIGTERM');
+        await exited;
+      }
     }
   }
 
   it('first start (the package not built yet): a line per step as it begins, its time when it ends, then the whole time', async () => {
     const { before, served } = await start();
     const steps = [
-      'the JS API: compiling the crate to wasm', 'the JS API: its JS bindings (wasm-bindgen)',
-      'the JS API: shrinking the .wasm (wasm-opt)', 'the outbox: compiling the crate to wasm',
-      'the outbox: its JS bindings (wasm-bindgen)', 'the outbox: shrinking the .wasm (wasm-opt)',
+      'the JS API: compiling the crate to wasm',
+      'the JS API: its JS bindings (wasm-bindgen)',
+      'the JS API: shrinking the .wasm (wasm-opt)',
+      'the outbox: compiling the crate to wasm',
+      'the outbox: its JS bindings (wasm-bindgen)',
+      'the outbox: shrinking the .wasm (wasm-opt)',
       'the entries, their types and package.json (finish-pkg.mjs)',
     ];
     const lines = before.split('\n');
-    assert.match(lines[0], /^building the package into \S+ \(scripts\/build-pkg\), reused by later starts until its sources change:$/, before);
+    assert.match(
+      lines[0],
+      /^building the package into \S+ \(scripts\/build-pkg\), reused by later starts until its sources change:$/,
+      before,
+    );
     let at = 0;
     for (const step of steps) {
       const found = lines.findIndex((line, i) => i > at && line.startsWith(`  ${step}`));

@@ -27,7 +27,8 @@ const consoleLines = [];
 const pageErrors = [];
 
 const leaks = (text) => {
-  for (let i = 0; i + 8 <= TOKEN.length; i++) if (String(text).includes(TOKEN.slice(i, i + 8))) return true;
+  for (let i = 0; i + 8 <= TOKEN.length; i++)
+    if (String(text).includes(TOKEN.slice(i, i + 8))) return true;
   return false;
 };
 const mib = (bytes) => `${(bytes / (1 << 20)).toFixed(2)} MiB`;
@@ -36,7 +37,11 @@ before(async () => {
   server = await startServer({ token: TOKEN, www: join(ROOT, 'tests/hardening'), pkg: PKG });
   // Another origin on loopback: it records every request, so a redirect that carried the token shows.
   recorder = http.createServer((req, res) => {
-    recorded.push({ method: req.method, url: req.url, authorization: req.headers.authorization ?? null });
+    recorded.push({
+      method: req.method,
+      url: req.url,
+      authorization: req.headers.authorization ?? null,
+    });
     req.resume();
     res.writeHead(200, { 'access-control-allow-origin': '*' }).end('recorded');
   });
@@ -65,26 +70,35 @@ function errorProblems(r, expect) {
   if (o.ok) return [`resolved (${JSON.stringify(o)}), expected ${expect.kind}`];
   if (o.foreign) return [`threw something that is not a PlantStoreError: ${o.text}`];
   if (o.name !== 'PlantStoreError') problems.push(`name ${o.name}`);
-  if (o.kind !== expect.kind) problems.push(`kind ${o.kind} (${o.message}), expected ${expect.kind}`);
-  if (expect.status !== undefined && o.status !== expect.status) problems.push(`status ${o.status}, expected ${expect.status}`);
-  if (expect.code !== undefined && o.code !== expect.code) problems.push(`code ${o.code}, expected ${expect.code}`);
-  if (expect.includes && !o.message.includes(expect.includes)) problems.push(`message lacks ${JSON.stringify(expect.includes)}: ${o.message}`);
-  if (expect.maxChars && o.messageChars > expect.maxChars) problems.push(`message of ${o.messageChars} chars`);
+  if (o.kind !== expect.kind)
+    problems.push(`kind ${o.kind} (${o.message}), expected ${expect.kind}`);
+  if (expect.status !== undefined && o.status !== expect.status)
+    problems.push(`status ${o.status}, expected ${expect.status}`);
+  if (expect.code !== undefined && o.code !== expect.code)
+    problems.push(`code ${o.code}, expected ${expect.code}`);
+  if (expect.includes && !o.message.includes(expect.includes))
+    problems.push(`message lacks ${JSON.stringify(expect.includes)}: ${o.message}`);
+  if (expect.maxChars && o.messageChars > expect.maxChars)
+    problems.push(`message of ${o.messageChars} chars`);
   if (expect.cause && o.cause !== expect.cause) problems.push(`cause ${o.cause}`);
   if (expect.issues) {
     const got = (o.issues ?? []).map((i) => [i.path, i.code]);
     try {
       assert.deepEqual(got, expect.issues);
     } catch {
-      problems.push(`issues ${JSON.stringify(got).slice(0, 300)}, expected ${JSON.stringify(expect.issues).slice(0, 300)}`);
+      problems.push(
+        `issues ${JSON.stringify(got).slice(0, 300)}, expected ${JSON.stringify(expect.issues).slice(0, 300)}`,
+      );
     }
-    for (const i of o.issues ?? []) if (!i.named) problems.push(`issue message does not name ${i.path}: ${i.message}`);
+    for (const i of o.issues ?? [])
+      if (!i.named) problems.push(`issue message does not name ${i.path}: ${i.message}`);
     if (r.validated && JSON.stringify(r.validated.issues) !== JSON.stringify(got)) {
       problems.push(`validateNewPlant disagrees: ${JSON.stringify(r.validated).slice(0, 300)}`);
     }
   }
   if (o.leaks?.length) problems.push(`the token leaked in ${o.leaks.join(', ')}`);
-  if (leaks(JSON.stringify({ ...o, cause: undefined }))) problems.push('the token leaked in the summary');
+  if (leaks(JSON.stringify({ ...o, cause: undefined })))
+    problems.push('the token leaked in the summary');
   return problems;
 }
 
@@ -93,66 +107,104 @@ function problemsOf(r) {
   const expect = r.expect;
   const problems = [];
   if (expect.ok) {
-    if (!r.outcome.ok) problems.push(`failed: ${r.outcome.kind} ${r.outcome.message ?? r.outcome.text}`);
+    if (!r.outcome.ok)
+      problems.push(`failed: ${r.outcome.kind} ${r.outcome.message ?? r.outcome.text}`);
     if (r.requests !== 1) problems.push(`${r.requests} requests, expected 1`);
     if (expect.stored && r.stored !== 'ok') problems.push(`stored: ${r.stored}`);
-    if ((expect.stored || expect.returns) && r.returned !== 'ok') problems.push(`the Plant: ${r.returned}`);
-    if (r.validated && !r.validated.ok) problems.push(`validateNewPlant says no: ${JSON.stringify(r.validated)}`);
+    if ((expect.stored || expect.returns) && r.returned !== 'ok')
+      problems.push(`the Plant: ${r.returned}`);
+    if (r.validated && !r.validated.ok)
+      problems.push(`validateNewPlant says no: ${JSON.stringify(r.validated)}`);
   } else {
     problems.push(...errorProblems(r, expect));
     const requests = expect.requests ?? 0;
-    if (r.requests !== requests) problems.push(`${r.requests} requests reached the server, expected ${requests}`);
+    if (r.requests !== requests)
+      problems.push(`${r.requests} requests reached the server, expected ${requests}`);
     if (r.plants !== (expect.plants ?? 0)) problems.push(`${r.plants} plants stored`);
     if (expect.stored && r.stored !== 'ok') problems.push(`stored: ${r.stored}`);
   }
   if (expect.maxMs && r.ms > expect.maxMs) problems.push(`took ${Math.round(r.ms)} ms`);
-  if (expect.maxGrowth !== undefined && r.growth > expect.maxGrowth) problems.push(`wasm memory grew by ${r.growth} bytes`);
+  if (expect.maxGrowth !== undefined && r.growth > expect.maxGrowth)
+    problems.push(`wasm memory grew by ${r.growth} bytes`);
   if (r.afterCall !== 'ok') problems.push(`the valid call after it: ${r.afterCall}`);
-  if (r.afterRequests !== 1) problems.push(`the valid call after it made ${r.afterRequests} requests`);
+  if (r.afterRequests !== 1)
+    problems.push(`the valid call after it made ${r.afterRequests} requests`);
   return problems;
 }
 
 function report(results) {
-  const failures = results.map((r) => ({ name: r.name, problems: problemsOf(r) })).filter((f) => f.problems.length);
-  assert.deepEqual(failures, [], `${failures.length} of ${results.length} entries failed:\n` +
-    failures.map((f) => `  - ${f.name}: ${f.problems.join('; ')}`).join('\n'));
+  const failures = results
+    .map((r) => ({ name: r.name, problems: problemsOf(r) }))
+    .filter((f) => f.problems.length);
+  assert.deepEqual(
+    failures,
+    [],
+    `${failures.length} of ${results.length} entries failed:\n` +
+      failures.map((f) => `  - ${f.name}: ${f.problems.join('; ')}`).join('\n'),
+  );
 }
 
-test('hostile inputs: at least 200, each with its expected outcome, nothing sent, the module keeps working', { timeout: 120_000 }, async () => {
+test('hostile inputs: at least 200, each with its expected outcome, nothing sent, the module keeps working', {
+  timeout: 120_000,
+}, async () => {
   const results = await page.evaluate(() => globalThis.harness.corpus());
   const byFamily = {};
   for (const r of results) byFamily[r.family] = (byFamily[r.family] ?? 0) + 1;
   const invalid = results.filter((r) => !r.expect.ok).length;
-  console.log(`hostile corpus: ${results.length} inputs (${invalid} refused before sending, ${results.length - invalid} valid boundary values sent and checked on the server)`);
-  console.log(`  by family: ${Object.entries(byFamily).map(([f, n]) => `${f} ${n}`).join(', ')}`);
+  console.log(
+    `hostile corpus: ${results.length} inputs (${invalid} refused before sending, ${results.length - invalid} valid boundary values sent and checked on the server)`,
+  );
+  console.log(
+    `  by family: ${Object.entries(byFamily)
+      .map(([f, n]) => `${f} ${n}`)
+      .join(', ')}`,
+  );
   assert.ok(results.length >= 200, `only ${results.length} entries`);
   report(results);
 });
 
-test('broken servers: a specific kind, a useful message, no trap, no token', { timeout: 120_000 }, async () => {
+test('broken servers: a specific kind, a useful message, no trap, no token', {
+  timeout: 120_000,
+}, async () => {
   const recorderPort = recorder.address().port;
   const results = await page.evaluate((args) => globalThis.harness.faults(args), { recorderPort });
   console.log(`broken servers: ${results.length} faults`);
   for (const r of results) {
     const o = r.outcome;
-    const what = o.ok ? `resolved { name: ${JSON.stringify(o.name)} }` : `${o.kind}${o.status ? ` ${o.status}` : ''}${o.code !== undefined ? ` code ${o.code}` : ''}`;
-    console.log(`  ${r.name.padEnd(34)} -> ${what} (${Math.round(r.ms)} ms, wasm +${r.growth} B)${o.ok ? '' : `: ${String(o.message).slice(0, 90)}`}`);
+    const what = o.ok
+      ? `resolved { name: ${JSON.stringify(o.name)} }`
+      : `${o.kind}${o.status ? ` ${o.status}` : ''}${o.code !== undefined ? ` code ${o.code}` : ''}`;
+    console.log(
+      `  ${r.name.padEnd(34)} -> ${what} (${Math.round(r.ms)} ms, wasm +${r.growth} B)${o.ok ? '' : `: ${String(o.message).slice(0, 90)}`}`,
+    );
   }
   report(results);
   assert.deepEqual(recorded, [], 'the other origin of the redirects received a request');
   // The control: the recorder is reachable from the page, so the silence above means something.
-  const probe = await page.evaluate((port) => fetch(`http://127.0.0.1:${port}/probe`).then((r) => r.text(), (e) => String(e)), recorderPort);
+  const probe = await page.evaluate(
+    (port) =>
+      fetch(`http://127.0.0.1:${port}/probe`).then(
+        (r) => r.text(),
+        (e) => String(e),
+      ),
+    recorderPort,
+  );
   assert.equal(probe, 'recorded');
   assert.deepEqual(recorded, [{ method: 'GET', url: '/probe', authorization: null }]);
 });
 
-test('a polluted Object.prototype reaches neither the request nor the options', { timeout: 60_000 }, async () => {
+test('a polluted Object.prototype reaches neither the request nor the options', {
+  timeout: 60_000,
+}, async () => {
   const r = await page.evaluate(() => globalThis.harness.pollution());
   assert.equal(r.created.ok, true, JSON.stringify(r.created));
   assert.deepEqual(r.created.keys, ['name'], 'no inherited tag in the answer');
   assert.equal(r.stored, 'ok');
   assert.equal(r.noId.kind, 'validation', JSON.stringify(r.noId));
-  assert.deepEqual(r.noId.issues.map((i) => [i.path, i.code]), [['id', 'required']]);
+  assert.deepEqual(
+    r.noId.issues.map((i) => [i.path, i.code]),
+    [['id', 'required']],
+  );
   assert.equal(r.validated.ok, true);
   assert.deepEqual(r.validated.keys, ['id', 'name'], 'no inherited tag in the validated value');
   assert.ok(!r.lastHeaders.includes('x-polluted'), `headers: ${r.lastHeaders}`);
@@ -161,13 +213,17 @@ test('a polluted Object.prototype reaches neither the request nor the options', 
   assert.equal(r.requests, 2);
 });
 
-test(`${INVALID_CALLS} invalid calls in a row do not grow the wasm memory`, { timeout: 300_000 }, async () => {
+test(`${INVALID_CALLS} invalid calls in a row do not grow the wasm memory`, {
+  timeout: 300_000,
+}, async () => {
   const before = await server.stats();
   const r = await page.evaluate((n) => globalThis.harness.invalidCalls(n), INVALID_CALLS);
   const after = await server.stats();
   const growth = r.memoryAfter - r.memoryBefore;
-  console.log(`invalid calls: ${r.calls} createPlant + ${r.calls} validateNewPlant after a warm-up of ${r.warmup}, in ${Math.round(r.ms)} ms;` +
-    ` wasm memory ${r.memoryBefore} -> ${r.memoryAfter} bytes (growth ${growth} bytes, bound ${INVALID_GROWTH_MAX})`);
+  console.log(
+    `invalid calls: ${r.calls} createPlant + ${r.calls} validateNewPlant after a warm-up of ${r.warmup}, in ${Math.round(r.ms)} ms;` +
+      ` wasm memory ${r.memoryBefore} -> ${r.memoryAfter} bytes (growth ${growth} bytes, bound ${INVALID_GROWTH_MAX})`,
+  );
   assert.equal(r.failures, 0, 'every call failed validation');
   assert.equal(r.requests, 0, 'no invalid call reached the server');
   assert.equal(after.requests - before.requests, 1);
@@ -175,16 +231,20 @@ test(`${INVALID_CALLS} invalid calls in a row do not grow the wasm memory`, { ti
   assert.ok(growth <= INVALID_GROWTH_MAX, `wasm memory grew by ${growth} bytes`);
 });
 
-test(`load: ${LOAD.n} createPlant calls at ${LOAD.inflight} in flight, every plant stored exactly once`, { timeout: 180_000 }, async () => {
+test(`load: ${LOAD.n} createPlant calls at ${LOAD.inflight} in flight, every plant stored exactly once`, {
+  timeout: 180_000,
+}, async () => {
   const before = await server.stats();
   const r = await page.evaluate((args) => globalThis.harness.load(args), LOAD);
   const after = await server.stats();
   const growth = r.memoryAfter - r.memoryBefore;
   const plants = after.plants - before.plants - 1; // the valid call after the run adds one
   const requests = after.requests - before.requests - 1;
-  console.log(`load: ${r.ok}/${r.n} calls resolved ok, ${r.unresolved} unresolved, failures ${JSON.stringify(r.failures)};` +
-    ` ${Math.round(r.ms)} ms (${Math.round(r.n / (r.ms / 1000))} calls/s), at most ${r.maxInflight} in flight;` +
-    ` ${requests} requests, ${plants} plants stored; wasm memory ${r.memoryBefore} -> ${r.memoryAfter} bytes (growth ${growth} bytes, bound ${LOAD_GROWTH_MAX})`);
+  console.log(
+    `load: ${r.ok}/${r.n} calls resolved ok, ${r.unresolved} unresolved, failures ${JSON.stringify(r.failures)};` +
+      ` ${Math.round(r.ms)} ms (${Math.round(r.n / (r.ms / 1000))} calls/s), at most ${r.maxInflight} in flight;` +
+      ` ${requests} requests, ${plants} plants stored; wasm memory ${r.memoryBefore} -> ${r.memoryAfter} bytes (growth ${growth} bytes, bound ${LOAD_GROWTH_MAX})`,
+  );
   assert.equal(r.unresolved, 0, 'a call was never issued or never settled');
   assert.deepEqual(r.failures, {});
   assert.equal(r.ok, LOAD.n);
@@ -196,20 +256,27 @@ test(`load: ${LOAD.n} createPlant calls at ${LOAD.inflight} in flight, every pla
   // Every id, read back from the server: stored once (the store is keyed by id) with its own name.
   const wrong = [];
   let next = 0;
-  await Promise.all(Array.from({ length: 16 }, async () => {
-    while (next < LOAD.n) {
-      const i = next++;
-      const got = await server.json(`/__test/plants/${LOAD.base + i}`).catch((e) => ({ error: String(e) }));
-      const tag = i % 2 ? `t${i}` : null;
-      if (got.id !== String(LOAD.base + i) || got.name !== `load-${i}` || got.tag !== tag) wrong.push([i, got]);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < LOAD.n) {
+        const i = next++;
+        const got = await server
+          .json(`/__test/plants/${LOAD.base + i}`)
+          .catch((e) => ({ error: String(e) }));
+        const tag = i % 2 ? `t${i}` : null;
+        if (got.id !== String(LOAD.base + i) || got.name !== `load-${i}` || got.tag !== tag)
+          wrong.push([i, got]);
+      }
+    }),
+  );
   assert.deepEqual(wrong.slice(0, 5), [], `${wrong.length} plants stored wrong`);
 });
 
 test('secrets: the token never reached the console, and nothing threw uncaught in the page', async () => {
   const leaked = consoleLines.filter(leaks);
-  console.log(`console: ${consoleLines.length} lines captured, ${leaked.length} with the token; ${pageErrors.length} uncaught page errors`);
+  console.log(
+    `console: ${consoleLines.length} lines captured, ${leaked.length} with the token; ${pageErrors.length} uncaught page errors`,
+  );
   assert.deepEqual(leaked, []);
   assert.deepEqual(pageErrors, []);
 });

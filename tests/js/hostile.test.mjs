@@ -55,16 +55,64 @@ function leak(err) {
  * 100 Continue, so the client must say `network`; where fetch parses it, the Plant.
  */
 const CASES = [
-  { route: 'gzip/200', kind: 'invalid_response', status: 200, includes: 'with a body over', hangsUp: true },
-  { route: 'deflate/200', kind: 'invalid_response', status: 200, includes: 'with a body over', hangsUp: true },
-  { route: 'br/200', kind: 'invalid_response', status: 200, includes: 'with a body over', hangsUp: true },
-  { route: 'gzip/500', kind: 'unexpected_status', status: 500, includes: 'body starting "{"error":1,"message":"Bearer [redacted]', hangsUp: true },
-  { route: 'deflate/400', kind: 'invalid_response', status: 400, includes: 'without an Error body', hangsUp: true },
-  { route: 'br/503', kind: 'unexpected_status', status: 503, includes: 'Bearer [redacted]', hangsUp: true },
+  {
+    route: 'gzip/200',
+    kind: 'invalid_response',
+    status: 200,
+    includes: 'with a body over',
+    hangsUp: true,
+  },
+  {
+    route: 'deflate/200',
+    kind: 'invalid_response',
+    status: 200,
+    includes: 'with a body over',
+    hangsUp: true,
+  },
+  {
+    route: 'br/200',
+    kind: 'invalid_response',
+    status: 200,
+    includes: 'with a body over',
+    hangsUp: true,
+  },
+  {
+    route: 'gzip/500',
+    kind: 'unexpected_status',
+    status: 500,
+    includes: 'body starting "{"error":1,"message":"Bearer [redacted]',
+    hangsUp: true,
+  },
+  {
+    route: 'deflate/400',
+    kind: 'invalid_response',
+    status: 400,
+    includes: 'without an Error body',
+    hangsUp: true,
+  },
+  {
+    route: 'br/503',
+    kind: 'unexpected_status',
+    status: 503,
+    includes: 'Bearer [redacted]',
+    hangsUp: true,
+  },
   { route: 'gzip-corrupt/200', kind: 'network' },
   { route: 'gzip-corrupt/500', kind: 'network' },
-  { route: 'endless/200', kind: 'invalid_response', status: 200, includes: 'with a body over', hangsUp: true },
-  { route: 'endless/503', kind: 'unexpected_status', status: 503, includes: 'body starting "Bearer [redacted]', hangsUp: true },
+  {
+    route: 'endless/200',
+    kind: 'invalid_response',
+    status: 200,
+    includes: 'with a body over',
+    hangsUp: true,
+  },
+  {
+    route: 'endless/503',
+    kind: 'unexpected_status',
+    status: 503,
+    includes: 'body starting "Bearer [redacted]',
+    hangsUp: true,
+  },
   { route: 'oversized/200', kind: 'invalid_response', status: 200, includes: 'with a body over' },
   { route: 'oversized/500', kind: 'unexpected_status', status: 500, hangsUp: true },
   { route: 'drip/50', kind: 'timeout', timeoutMs: SHORT_TIMEOUT_MS, hangsUp: true },
@@ -82,19 +130,35 @@ const CASES = [
   { route: 'token-in-head', kind: 'unexpected_status', status: 500, code: 9 },
   // The 200 read limit to the byte: 6 × the name and tag's bytes + 64 KiB is read, one more is not.
   { route: 'echo-escaped/0', kind: 'ok' },
-  { route: 'echo-escaped/1', kind: 'invalid_response', status: 200, includes: 'with a body over 65566 bytes' },
+  {
+    route: 'echo-escaped/1',
+    kind: 'invalid_response',
+    status: 200,
+    includes: 'with a body over 65566 bytes',
+  },
 ];
 
 /** One call against `route`: { kind, status, code, message, ms, leak, plant }. */
 async function call(route, { baseUrl = hostile.url, timeoutMs = 10_000, id = PLANT.id } = {}) {
   const started = performance.now();
   try {
-    const plant = await api.createPlant({ ...PLANT, id }, { baseUrl: `${baseUrl}/${route}`, token: TOKEN, timeoutMs });
+    const plant = await api.createPlant(
+      { ...PLANT, id },
+      { baseUrl: `${baseUrl}/${route}`, token: TOKEN, timeoutMs },
+    );
     return { kind: 'ok', plant, ms: performance.now() - started, leak: null };
   } catch (err) {
     const ms = performance.now() - started;
-    if (!api.PlantStoreError.is(err)) return { kind: `not a PlantStoreError: ${err}`, ms, leak: leak(err) };
-    return { kind: err.kind, status: err.status, code: err.code, message: err.message, ms, leak: leak(err) };
+    if (!api.PlantStoreError.is(err))
+      return { kind: `not a PlantStoreError: ${err}`, ms, leak: leak(err) };
+    return {
+      kind: err.kind,
+      status: err.status,
+      code: err.code,
+      message: err.message,
+      ms,
+      leak: leak(err),
+    };
   }
 }
 
@@ -117,10 +181,13 @@ async function control(route) {
 function problems(r, c, expectedKind = c.kind) {
   const out = [];
   if (r.kind !== expectedKind) out.push(`kind ${r.kind} (${r.message}), expected ${expectedKind}`);
-  if (expectedKind === 'ok' && r.kind === 'ok' && r.plant?.name !== PLANT.name) out.push(`the Plant ${JSON.stringify(r.plant)}`);
-  if (c.status !== undefined && r.status !== c.status) out.push(`status ${r.status}, expected ${c.status}`);
+  if (expectedKind === 'ok' && r.kind === 'ok' && r.plant?.name !== PLANT.name)
+    out.push(`the Plant ${JSON.stringify(r.plant)}`);
+  if (c.status !== undefined && r.status !== c.status)
+    out.push(`status ${r.status}, expected ${c.status}`);
   if (c.code !== undefined && r.code !== c.code) out.push(`code ${r.code}, expected ${c.code}`);
-  if (c.includes && r.kind === c.kind && !r.message.includes(c.includes)) out.push(`message lacks ${JSON.stringify(c.includes)}: ${r.message.slice(0, 200)}`);
+  if (c.includes && r.kind === c.kind && !r.message.includes(c.includes))
+    out.push(`message lacks ${JSON.stringify(c.includes)}: ${r.message.slice(0, 200)}`);
   const maxMs = c.timeoutMs ? c.timeoutMs + 1500 : 5000;
   if (r.ms > maxMs) out.push(`settled in ${Math.round(r.ms)} ms, bound ${maxMs}`);
   if (r.leak) out.push(`a piece of the token in ${r.leak}`);
@@ -128,13 +195,32 @@ function problems(r, c, expectedKind = c.kind) {
 }
 
 /** The nastiest answers, for the burst of 50 mixed. */
-const NASTIEST = ['gzip/200', 'br/200', 'deflate/200', 'endless/200', 'oversized/200', 'gzip/500', 'br/503', 'endless/503',
-  'oversized/500', 'drip/50', 'reset/200', 'token/alone', 'token/401', 'informational-forever', 'gzip-corrupt/200'];
+const NASTIEST = [
+  'gzip/200',
+  'br/200',
+  'deflate/200',
+  'endless/200',
+  'oversized/200',
+  'gzip/500',
+  'br/503',
+  'endless/503',
+  'oversized/500',
+  'drip/50',
+  'reset/200',
+  'token/alone',
+  'token/401',
+  'informational-forever',
+  'gzip-corrupt/200',
+];
 /** The answers of the memory burst: endless or oversized, all 200s (whose read limit is the largest). */
 const LARGEST = ['endless/200', 'oversized/200', 'gzip/200', 'br/200', 'deflate/200'];
 
 /** `n` routes taken in turn from `routes`, each on the next of the hostile server's ports. */
-const burstOf = (routes, n = 50) => Array.from({ length: n }, (_, i) => ({ route: routes[i % routes.length], port: i % hostile.urls.length }));
+const burstOf = (routes, n = 50) =>
+  Array.from({ length: n }, (_, i) => ({
+    route: routes[i % routes.length],
+    port: i % hostile.urls.length,
+  }));
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'hostile-'));
@@ -149,28 +235,46 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-test('each hostile server: its kind, settled in bounded time, no piece of the token, the answer stopped', { timeout: 120_000 }, async () => {
+test('each hostile server: its kind, settled in bounded time, no piece of the token, the answer stopped', {
+  timeout: 120_000,
+}, async () => {
   const failures = [];
   for (const c of CASES) {
-    const expected = c.kind === 'runtime' ? ((await control(c.route)) === 'ok' ? 'ok' : 'network') : c.kind;
+    const expected =
+      c.kind === 'runtime' ? ((await control(c.route)) === 'ok' ? 'ok' : 'network') : c.kind;
     const from = hostile.log.length;
     const r = await call(c.route, { timeoutMs: c.timeoutMs });
-    const what = r.kind === 'ok' ? 'ok' : `${r.kind}${r.status ? ` ${r.status}` : ''}${r.code !== undefined ? ` code ${r.code}` : ''}`;
-    console.log(`  ${c.route.padEnd(26)} -> ${what} (${Math.round(r.ms)} ms)${r.message ? `: ${r.message.slice(0, 80)}` : ''}`);
+    const what =
+      r.kind === 'ok'
+        ? 'ok'
+        : `${r.kind}${r.status ? ` ${r.status}` : ''}${r.code !== undefined ? ` code ${r.code}` : ''}`;
+    console.log(
+      `  ${c.route.padEnd(26)} -> ${what} (${Math.round(r.ms)} ms)${r.message ? `: ${r.message.slice(0, 80)}` : ''}`,
+    );
     const found = problems(r, c, expected);
     // The server sees the client go: a bomb, an endless or dripping answer is ended by the
     // client, long before its own caps (16 GiB decoded, 256 MiB, 30 s), and no answer is still
     // being sent a moment later.
     if (c.hangsUp) {
       const entry = hostile.log.slice(from).find((e) => e.route === c.route);
-      for (let i = 0; i < 40 && entry && entry.closedBy === undefined; i++) await new Promise((resolve) => setTimeout(resolve, 25));
-      if (entry?.closedBy !== 'client') found.push(`the server's answer ended by ${entry?.closedBy}, not by the client`);
-      else console.log(`  ${''.padEnd(26)}    the client hung up after ${(entry.sent / 1024).toFixed(1)} KiB sent`);
+      for (let i = 0; i < 40 && entry && entry.closedBy === undefined; i++)
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      if (entry?.closedBy !== 'client')
+        found.push(`the server's answer ended by ${entry?.closedBy}, not by the client`);
+      else
+        console.log(
+          `  ${''.padEnd(26)}    the client hung up after ${(entry.sent / 1024).toFixed(1)} KiB sent`,
+        );
     }
     if (found.length) failures.push(`${c.route}: ${found.join('; ')}`);
   }
-  for (let i = 0; i < 40 && hostile.open().length; i++) await new Promise((resolve) => setTimeout(resolve, 50));
-  assert.deepEqual(hostile.open().map((e) => e.route), [], 'answers still being sent 2 s after their calls settled');
+  for (let i = 0; i < 40 && hostile.open().length; i++)
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.deepEqual(
+    hostile.open().map((e) => e.route),
+    [],
+    'answers still being sent 2 s after their calls settled',
+  );
   assert.deepEqual(failures, []);
 });
 
@@ -178,11 +282,18 @@ test('each hostile server: its kind, settled in bounded time, no piece of the to
 async function nodeBurst(burst) {
   const before = wasmMemoryBytes();
   const started = performance.now();
-  const results = await Promise.all(burst.map(({ route, port }, i) => call(route, {
-    baseUrl: hostile.urls[port],
-    timeoutMs: route.startsWith('drip') || route.startsWith('informational-forever') ? SHORT_TIMEOUT_MS : 10_000,
-    id: 1000 + i,
-  })));
+  const results = await Promise.all(
+    burst.map(({ route, port }, i) =>
+      call(route, {
+        baseUrl: hostile.urls[port],
+        timeoutMs:
+          route.startsWith('drip') || route.startsWith('informational-forever')
+            ? SHORT_TIMEOUT_MS
+            : 10_000,
+        id: 1000 + i,
+      }),
+    ),
+  );
   const ms = performance.now() - started;
   const after = wasmMemoryBytes();
   const failures = [];
@@ -196,33 +307,49 @@ async function nodeBurst(burst) {
   return { before, after, ms, failures };
 }
 
-const BURSTS = [['50 of the nastiest at once', NASTIEST], ['50 endless or oversized 200s at once', LARGEST]];
+const BURSTS = [
+  ['50 of the nastiest at once', NASTIEST],
+  ['50 endless or oversized 200s at once', LARGEST],
+];
 
 for (const [name, routes] of BURSTS) {
-  test(`Node: ${name}, then the wasm memory is at most ${mib(MEMORY_MAX)}`, { timeout: 60_000 }, async () => {
+  test(`Node: ${name}, then the wasm memory is at most ${mib(MEMORY_MAX)}`, {
+    timeout: 60_000,
+  }, async () => {
     // A fresh instance of the package (the module under another URL), so that the figure is this
     // burst's alone: wasm memory never shrinks.
-    api = await import(`${pathToFileURL(join(dir, 'package/node.mjs')).href}?${encodeURIComponent(name)}`);
+    api = await import(
+      `${pathToFileURL(join(dir, 'package/node.mjs')).href}?${encodeURIComponent(name)}`
+    );
     const r = await nodeBurst(burstOf(routes));
-    console.log(`Node, ${name} (${routes.join(', ')}): settled in ${Math.round(r.ms)} ms; wasm memory ${r.before} -> ${r.after} bytes (${mib(r.after)})`);
+    console.log(
+      `Node, ${name} (${routes.join(', ')}): settled in ${Math.round(r.ms)} ms; wasm memory ${r.before} -> ${r.after} bytes (${mib(r.after)})`,
+    );
     const after = await call('echo-escaped/0', { id: 99 });
     assert.equal(after.kind, 'ok', `the call after the burst: ${after.message}`);
-    if (!FIGURES_ONLY) assert.ok(r.after <= MEMORY_MAX, `wasm memory ${r.after} bytes after the burst`);
+    if (!FIGURES_ONLY)
+      assert.ok(r.after <= MEMORY_MAX, `wasm memory ${r.after} bytes after the burst`);
     assert.deepEqual(r.failures, []);
   });
 }
 
 /** The unpacked package and a page that loads it (its WebAssembly is wrapped by the tab), on loopback. */
-const startPage = () => startPackagePage(dir, `
+const startPage = () =>
+  startPackagePage(
+    dir,
+    `
   import * as api from '/package/index.js';
   globalThis.api = api;
-  globalThis.ready = true;`);
+  globalThis.ready = true;`,
+  );
 
 let site;
 let browser;
 
 for (const [name, routes] of BURSTS) {
-  test(`Chromium: ${name}, then the wasm memory is at most ${mib(MEMORY_MAX)}`, { timeout: 60_000 }, async () => {
+  test(`Chromium: ${name}, then the wasm memory is at most ${mib(MEMORY_MAX)}`, {
+    timeout: 60_000,
+  }, async () => {
     site ??= await startPage();
     browser ??= await launchChromium();
     // A fresh page, so a fresh instance and memory.
@@ -233,35 +360,73 @@ for (const [name, routes] of BURSTS) {
     await tab.goto(site.url);
     await tab.waitForFunction(() => globalThis.ready === true, null, { timeout: 20_000 });
     const burst = burstOf(routes).map(({ route, port }) => ({ route, url: hostile.urls[port] }));
-    const r = await tab.evaluate(async ({ burst, token, pieces, plant, shortTimeout }) => {
-      const memory = () => globalThis.__wasmMemories.at(-1).buffer.byteLength;
-      const before = memory();
-      const started = performance.now();
-      const results = await Promise.all(burst.map(async ({ route, url }, i) => {
-        const t = performance.now();
-        const timeoutMs = route.startsWith('drip') || route.startsWith('informational-forever') ? shortTimeout : 10_000;
-        try {
-          const p = await globalThis.api.createPlant({ ...plant, id: 2000 + i }, { baseUrl: `${url}/${route}`, token, timeoutMs });
-          return { kind: 'ok', name: p.name, ms: performance.now() - t };
-        } catch (err) {
-          const texts = [err.message, String(err), err.stack, JSON.stringify(err), String(err.cause), err.cause?.stack];
-          const leak = pieces.find((p) => texts.some((text) => String(text).includes(p))) ?? null;
-          return { kind: err.kind, status: err.status, code: err.code, message: err.message, leak, ms: performance.now() - t };
-        }
-      }));
-      return { before, after: memory(), memories: globalThis.__wasmMemories.length, ms: performance.now() - started, results };
-    }, { burst, token: TOKEN, pieces, plant: PLANT, shortTimeout: SHORT_TIMEOUT_MS });
+    const r = await tab.evaluate(
+      async ({ burst, token, pieces, plant, shortTimeout }) => {
+        const memory = () => globalThis.__wasmMemories.at(-1).buffer.byteLength;
+        const before = memory();
+        const started = performance.now();
+        const results = await Promise.all(
+          burst.map(async ({ route, url }, i) => {
+            const t = performance.now();
+            const timeoutMs =
+              route.startsWith('drip') || route.startsWith('informational-forever')
+                ? shortTimeout
+                : 10_000;
+            try {
+              const p = await globalThis.api.createPlant(
+                { ...plant, id: 2000 + i },
+                { baseUrl: `${url}/${route}`, token, timeoutMs },
+              );
+              return { kind: 'ok', name: p.name, ms: performance.now() - t };
+            } catch (err) {
+              const texts = [
+                err.message,
+                String(err),
+                err.stack,
+                JSON.stringify(err),
+                String(err.cause),
+                err.cause?.stack,
+              ];
+              const leak =
+                pieces.find((p) => texts.some((text) => String(text).includes(p))) ?? null;
+              return {
+                kind: err.kind,
+                status: err.status,
+                code: err.code,
+                message: err.message,
+                leak,
+                ms: performance.now() - t,
+              };
+            }
+          }),
+        );
+        return {
+          before,
+          after: memory(),
+          memories: globalThis.__wasmMemories.length,
+          ms: performance.now() - started,
+          results,
+        };
+      },
+      { burst, token: TOKEN, pieces, plant: PLANT, shortTimeout: SHORT_TIMEOUT_MS },
+    );
     await tab.close();
-    console.log(`Chromium, ${name}: settled in ${Math.round(r.ms)} ms; wasm memory ${r.before} -> ${r.after} bytes (${mib(r.after)})`);
+    console.log(
+      `Chromium, ${name}: settled in ${Math.round(r.ms)} ms; wasm memory ${r.before} -> ${r.after} bytes (${mib(r.after)})`,
+    );
     assert.equal(r.memories, 1, 'the page sees the one wasm memory of the package');
     const failures = [];
     for (const [i, res] of r.results.entries()) {
       const c = CASES.find((x) => x.route === burst[i].route);
-      const found = problems({ ...res, plant: { name: res.name }, leak: res.leak && `a text: ${res.leak}`, ms: 0 }, c);
+      const found = problems(
+        { ...res, plant: { name: res.name }, leak: res.leak && `a text: ${res.leak}`, ms: 0 },
+        c,
+      );
       if (res.ms > 20_000) found.push(`settled in ${Math.round(res.ms)} ms`);
       if (found.length) failures.push(`${i} ${burst[i].route}: ${found.join('; ')}`);
     }
-    if (!FIGURES_ONLY) assert.ok(r.after <= MEMORY_MAX, `wasm memory ${r.after} bytes after ${name}`);
+    if (!FIGURES_ONLY)
+      assert.ok(r.after <= MEMORY_MAX, `wasm memory ${r.after} bytes after ${name}`);
     assert.deepEqual(failures, []);
     assert.deepEqual(pageErrors, []);
   });

@@ -61,7 +61,8 @@ function runModule(command, args, source) {
   writeFileSync(file, source);
   return new Promise((resolve) => {
     execFile(command, [...args, file], { timeout: 30_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? err.code ?? err.signal : 0, stdout, output: stdout + stderr, file }));
+      resolve({ code: err ? (err.code ?? err.signal) : 0, stdout, output: stdout + stderr, file }),
+    );
   });
 }
 
@@ -73,7 +74,10 @@ before(async () => {
 });
 
 after(async () => {
-  for (const s of servers) { s.closeAllConnections?.(); s.close(); }
+  for (const s of servers) {
+    s.closeAllConnections?.();
+    s.close();
+  }
   await server?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
@@ -83,19 +87,29 @@ test('a refused connection names ECONNREFUSED and says maybeCreated: false (Node
   const url = `http://127.0.0.1:${port}/plants`;
   const seen = await outcome({ baseUrl: `http://127.0.0.1:${port}` });
   assert.deepEqual(seen, {
-    kind: 'network', status: undefined, attempts: 1, maybeCreated: false,
+    kind: 'network',
+    status: undefined,
+    attempts: 1,
+    maybeCreated: false,
     message: `could not reach the Plant Store at ${url}: fetch failed (connect ECONNREFUSED 127.0.0.1:${port})`,
   });
   // Deno names it in its cause's message ("client error (Connect)"), Bun in a `code` of its own.
   const source = `import * as api from ${JSON.stringify(pathToFileURL(join(dir, 'package/node.mjs')).href)};
     try { await api.createPlant({ id: 1, name: 'x' }, { baseUrl: 'http://127.0.0.1:${port}', token: 't0ken' }); }
     catch (e) { console.log(JSON.stringify({ kind: e.kind, maybeCreated: e.maybeCreated, message: e.message })); }`;
-  for (const [runtime, command, args] of [['Deno', join(ROOT, 'node_modules/.bin/deno'), ['run', '-A']], ['Bun', join(ROOT, 'node_modules/.bin/bun'), []]]) {
+  for (const [runtime, command, args] of [
+    ['Deno', join(ROOT, 'node_modules/.bin/deno'), ['run', '-A']],
+    ['Bun', join(ROOT, 'node_modules/.bin/bun'), []],
+  ]) {
     const { stdout, output } = await runModule(command, args, source);
     const seen = JSON.parse(stdout.trim().split('\n').at(-1) || '{}');
     assert.equal(seen.kind, 'network', `${runtime}: ${output}`);
     assert.equal(seen.maybeCreated, false, `${runtime}: ${seen.message}`);
-    assert.match(seen.message, /^could not reach the Plant Store at .*: .*(ECONNREFUSED|Connection refused)/, runtime);
+    assert.match(
+      seen.message,
+      /^could not reach the Plant Store at .*: .*(ECONNREFUSED|Connection refused)/,
+      runtime,
+    );
   }
 });
 
@@ -103,7 +117,10 @@ test('a name that does not resolve names ENOTFOUND and says maybeCreated: false'
   const seen = await outcome({ baseUrl: 'http://plants.invalid' });
   assert.equal(seen.kind, 'network');
   assert.equal(seen.maybeCreated, false);
-  assert.match(seen.message, /^could not reach the Plant Store at http:\/\/plants\.invalid\/plants: fetch failed \(getaddrinfo (ENOTFOUND|EAI_AGAIN) plants\.invalid\)$/);
+  assert.match(
+    seen.message,
+    /^could not reach the Plant Store at http:\/\/plants\.invalid\/plants: fetch failed \(getaddrinfo (ENOTFOUND|EAI_AGAIN) plants\.invalid\)$/,
+  );
 });
 
 test('a certificate fetch refuses is named, and says maybeCreated: false', async () => {
@@ -111,57 +128,103 @@ test('a certificate fetch refuses is named, and says maybeCreated: false', async
   const tls = createTlsServer({ key: pem, cert: pem }, (req, res) => res.end('{"name":"Fern"}'));
   const origin = await listen(tls, 'https');
   const seen = await outcome({ baseUrl: origin });
-  assert.deepEqual({ kind: seen.kind, maybeCreated: seen.maybeCreated }, { kind: 'network', maybeCreated: false });
-  assert.equal(seen.message, `could not reach the Plant Store at ${origin}/plants: fetch failed (self-signed certificate)`);
+  assert.deepEqual(
+    { kind: seen.kind, maybeCreated: seen.maybeCreated },
+    { kind: 'network', maybeCreated: false },
+  );
+  assert.equal(
+    seen.message,
+    `could not reach the Plant Store at ${origin}/plants: fetch failed (self-signed certificate)`,
+  );
 });
 
 test('a connection lost after the request was sent still says maybeCreated: true', async () => {
-  const reset = createServer((req) => req.on('data', () => {}).on('end', () => req.socket.destroy()));
+  const reset = createServer((req) =>
+    req.on('data', () => {}).on('end', () => req.socket.destroy()),
+  );
   const seen = await outcome({ baseUrl: await listen(reset) });
-  assert.deepEqual({ kind: seen.kind, maybeCreated: seen.maybeCreated }, { kind: 'network', maybeCreated: true });
+  assert.deepEqual(
+    { kind: seen.kind, maybeCreated: seen.maybeCreated },
+    { kind: 'network', maybeCreated: true },
+  );
   assert.match(seen.message, /: fetch failed \(other side closed\)$/);
 });
 
 test('a 404 names the URL it tried and says to check the baseUrl path', async () => {
   const seen = await outcome({ baseUrl: `${server.url}/api` });
   assert.equal(seen.kind, 'unexpected_status');
-  assert.equal(seen.message, `the Plant Store answered 404 for POST ${server.url}/api/plants: an empty body; check baseUrl: ` +
-    "/plants is appended to it, so it must hold the API's path prefix, for example https://plants.example/api/v1");
+  assert.equal(
+    seen.message,
+    `the Plant Store answered 404 for POST ${server.url}/api/plants: an empty body; check baseUrl: ` +
+      "/plants is appended to it, so it must hold the API's path prefix, for example https://plants.example/api/v1",
+  );
 });
 
 test('a token passed with its Bearer prefix: pass the token without it', async () => {
   const seen = await outcome({ baseUrl: server.url, token: `Bearer ${TOKEN}` });
   assert.equal(seen.kind, 'config');
-  assert.equal(seen.message, 'options.token: token starts with `Bearer `: pass the token without the `Bearer ` prefix ' +
-    '(the client adds it); its value is not shown');
+  assert.equal(
+    seen.message,
+    'options.token: token starts with `Bearer `: pass the token without the `Bearer ` prefix ' +
+      '(the client adds it); its value is not shown',
+  );
   assert.equal(seen.attempts, 0);
 });
 
 test("getToken's wrong result is named as its result", async () => {
-  for (const [result, got] of [[undefined, 'undefined'], [null, 'null'], [42, 'number'], [{ token: 't' }, 'object']]) {
-    const seen = await outcome({ baseUrl: server.url, token: undefined, getToken: async () => result });
+  for (const [result, got] of [
+    [undefined, 'undefined'],
+    [null, 'null'],
+    [42, 'number'],
+    [{ token: 't' }, 'object'],
+  ]) {
+    const seen = await outcome({
+      baseUrl: server.url,
+      token: undefined,
+      getToken: async () => result,
+    });
     assert.equal(seen.kind, 'config');
-    assert.equal(seen.message, `options.getToken returned ${got}; it must return the token, a string`);
+    assert.equal(
+      seen.message,
+      `options.getToken returned ${got}; it must return the token, a string`,
+    );
   }
 });
 
 test("a one-character token: the client's own sentences are whole; the server's text is redacted", async () => {
   const port = await closedPort();
   const refused = await outcome({ baseUrl: `http://127.0.0.1:${port}`, token: 'o' });
-  assert.ok(refused.message.startsWith(`could not reach the Plant Store at http://127.0.0.1:${port}/plants: `), refused.message);
+  assert.ok(
+    refused.message.startsWith(
+      `could not reach the Plant Store at http://127.0.0.1:${port}/plants: `,
+    ),
+    refused.message,
+  );
   const echo = createServer((req, res) => res.writeHead(500).end('token o refused'));
   const seen = await outcome({ baseUrl: await listen(echo), token: 'o' });
-  assert.equal(seen.message, 'the Plant Store answered 500: body "t[redacted]ken [redacted] refused"');
+  assert.equal(
+    seen.message,
+    'the Plant Store answered 500: body "t[redacted]ken [redacted] refused"',
+  );
 });
 
 test('a 200 with fields the client does not read is the Plant: 20 KB of metadata, a 10,000-digit number', async () => {
   const bodies = [
-    JSON.stringify({ name: 'Fern', links: Array.from({ length: 300 }, (_, i) => ({ rel: `r${i}`, href: `https://plants.example/plants/${i}` })), meta: 'm'.repeat(8000) }),
+    JSON.stringify({
+      name: 'Fern',
+      links: Array.from({ length: 300 }, (_, i) => ({
+        rel: `r${i}`,
+        href: `https://plants.example/plants/${i}`,
+      })),
+      meta: 'm'.repeat(8000),
+    }),
     `{"name":"Fern","audit":${'9'.repeat(10_000)}}`,
   ];
   assert.ok(bodies[0].length > 20_000);
   for (const body of bodies) {
-    const padded = createServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
+    const padded = createServer((req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(body),
+    );
     assert.deepEqual(await outcome({ baseUrl: await listen(padded) }), { plant: { name: 'Fern' } });
   }
 });
@@ -171,30 +234,69 @@ test('a 200 with fields the client does not read is the Plant: 20 KB of metadata
 // the package. A network error's cause is fetch's own TypeError and its cause, which Node prints
 // with their stacks (about ten lines more).
 for (const { what, baseUrl, first, most, client } of [
-  { what: 'a 400', baseUrl: () => server.url, first: 'PlantStoreError: a plant with id 1 already exists', most: 18 },
-  { what: 'a 404', baseUrl: () => `${server.url}/api`, first: 'PlantStoreError: the Plant Store answered 404 for POST', most: 18 },
-  { what: 'a refused connection', baseUrl: async () => `http://127.0.0.1:${await closedPort()}`, first: 'PlantStoreError: could not reach the Plant Store', most: 28 },
-  { what: "a client's refused connection", client: true, baseUrl: async () => `http://127.0.0.1:${await closedPort()}`, first: 'PlantStoreError: could not reach the Plant Store', most: 28 },
+  {
+    what: 'a 400',
+    baseUrl: () => server.url,
+    first: 'PlantStoreError: a plant with id 1 already exists',
+    most: 18,
+  },
+  {
+    what: 'a 404',
+    baseUrl: () => `${server.url}/api`,
+    first: 'PlantStoreError: the Plant Store answered 404 for POST',
+    most: 18,
+  },
+  {
+    what: 'a refused connection',
+    baseUrl: async () => `http://127.0.0.1:${await closedPort()}`,
+    first: 'PlantStoreError: could not reach the Plant Store',
+    most: 28,
+  },
+  {
+    what: "a client's refused connection",
+    client: true,
+    baseUrl: async () => `http://127.0.0.1:${await closedPort()}`,
+    first: 'PlantStoreError: could not reach the Plant Store',
+    most: 28,
+  },
 ]) {
   test(`an uncaught PlantStoreError in Node (${what}): the caller's line under the caret and as its frame, no line of the package`, async () => {
     const options = `{ baseUrl: ${JSON.stringify(await baseUrl())}, token: ${JSON.stringify(TOKEN)} }`;
-    const call = client ? `await new api.PlantStoreClient(${options}).createPlant({ id: 1, name: 'x' });`
+    const call = client
+      ? `await new api.PlantStoreClient(${options}).createPlant({ id: 1, name: 'x' });`
       : `await api.createPlant({ id: 1, name: 'x' }, ${options});`;
     const source = `import * as api from ${JSON.stringify(pathToFileURL(join(dir, 'package/node.mjs')).href)};
 ${call}
 `;
-    if (what === 'a 400') await api.createPlant({ id: 1, name: 'x' }, { baseUrl: server.url, token: TOKEN }).catch(() => {});
+    if (what === 'a 400')
+      await api
+        .createPlant({ id: 1, name: 'x' }, { baseUrl: server.url, token: TOKEN })
+        .catch(() => {});
     const { code, output, file } = await runModule(process.execPath, [], source);
     assert.equal(code, 1);
     const lines = output.trimEnd().split('\n');
     assert.ok(lines.length <= most, `${lines.length} lines:\n${output}`);
-    assert.ok(lines.every((line) => line.length <= 300), `no long line:\n${output}`);
+    assert.ok(
+      lines.every((line) => line.length <= 300),
+      `no long line:\n${output}`,
+    );
     const caller = pathToFileURL(file).href;
-    assert.deepEqual(lines.slice(0, 2), [`${caller}:2`, call], `the caller's line of source:\n${output}`);
+    assert.deepEqual(
+      lines.slice(0, 2),
+      [`${caller}:2`, call],
+      `the caller's line of source:\n${output}`,
+    );
     assert.match(lines[2], /^ *\^$/, output);
-    assert.ok(lines.some((line) => line.startsWith(first)), output);
+    assert.ok(
+      lines.some((line) => line.startsWith(first)),
+      output,
+    );
     const frames = lines.filter((line) => /^ {4}at /.test(line));
-    assert.match(frames[0], new RegExp(`^    at ${caller.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:\\d+( \\{)?$`), `the first frame is the caller's:\n${output}`);
+    assert.match(
+      frames[0],
+      new RegExp(`^    at ${caller.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:\\d+( \\{)?$`),
+      `the first frame is the caller's:\n${output}`,
+    );
     assert.ok(!output.includes('package/node.mjs'), `no line of the package:\n${output}`);
     assert.ok(!output.includes('[PlantStoreError]') && !output.includes('wasm-function['), output);
   });
@@ -204,23 +306,36 @@ ${call}
 // stack goes on with the line that awaited it: a call that succeeds pays for no stack.
 test("in Chromium, a call's error carries the frame of the line that awaited it", async () => {
   const port = await closedPort();
-  const page = await startPackagePage(dir, `
+  const page = await startPackagePage(
+    dir,
+    `
     import { createPlant, PlantStoreClient, PlantStoreError } from '/package/index.js';
     const options = { baseUrl: 'http://127.0.0.1:${port}', token: '${TOKEN}' };
     async function saveTheFern() { await createPlant({ id: 1, name: 'Fern' }, options); }
     async function saveWithClient() { await new PlantStoreClient(options).createPlant({ id: 2, name: 'Fern' }); }
     const seen = (e) => ({ kind: e.kind, message: e.message, instance: e instanceof PlantStoreError, stack: e.stack });
-    window.result = [await saveTheFern().catch(seen), await saveWithClient().catch(seen)];`);
+    window.result = [await saveTheFern().catch(seen), await saveWithClient().catch(seen)];`,
+  );
   const browser = await launchChromium();
   try {
     const { result, pageErrors } = await openPage(browser, page.url);
     assert.deepEqual(pageErrors, []);
-    for (const [error, caller] of [[result[0], 'saveTheFern'], [result[1], 'saveWithClient']]) {
+    for (const [error, caller] of [
+      [result[0], 'saveTheFern'],
+      [result[1], 'saveWithClient'],
+    ]) {
       assert.equal(error.kind, 'network');
       assert.ok(error.instance);
       const lines = error.stack.split('\n');
-      assert.equal(lines[0], `PlantStoreError: ${error.message}`, 'the first line is the error, with its message');
-      assert.ok(lines.some((line) => line.includes(`at async ${caller} (${page.url}`)), `the caller's frame:\n${error.stack}`);
+      assert.equal(
+        lines[0],
+        `PlantStoreError: ${error.message}`,
+        'the first line is the error, with its message',
+      );
+      assert.ok(
+        lines.some((line) => line.includes(`at async ${caller} (${page.url}`)),
+        `the caller's frame:\n${error.stack}`,
+      );
     }
   } finally {
     await browser.close();

@@ -18,7 +18,16 @@ import { pathToFileURL } from 'node:url';
 import { startServer, PKG } from './support/server.mjs';
 import { startScripted } from './support/scripted.mjs';
 import { sendFile } from './support/static.mjs';
-import { ORIGIN, html, startBrowser, openIn, entries, settled, until, withoutWebLocks } from './support/outbox-page.mjs';
+import {
+  ORIGIN,
+  html,
+  startBrowser,
+  openIn,
+  entries,
+  settled,
+  until,
+  withoutWebLocks,
+} from './support/outbox-page.mjs';
 
 const TOKEN = 'edge-token-0123';
 
@@ -39,7 +48,11 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
   async function outboxOf(steps, options = {}) {
     const store = options.store ?? new api.MemoryStore();
     const outbox = await api.PlantOutbox.open({
-      baseUrl: `${scripted.url}/s/${steps}`, token: TOKEN, name: `edges-${n++}`, ...options, store,
+      baseUrl: `${scripted.url}/s/${steps}`,
+      token: TOKEN,
+      name: `edges-${n++}`,
+      ...options,
+      store,
     });
     const changes = [];
     outbox.addEventListener('change', (e) => changes.push(e.detail));
@@ -60,34 +73,60 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
     const waiting = only(outbox);
     assert.equal(waiting.state, 'pending');
     assert.equal(waiting.error.status, 429);
-    assert.ok(waiting.nextAttemptAt >= before + 2_000, `next attempt ${waiting.nextAttemptAt - before} ms after the add`);
+    assert.ok(
+      waiting.nextAttemptAt >= before + 2_000,
+      `next attempt ${waiting.nextAttemptAt - before} ms after the add`,
+    );
     // Its timer sends it then: the store saw the second request 2 s or more after the first.
     await until(() => only(outbox).state === 'created', 'created after the wait', 15_000);
     const [first, second] = scripted.requests(id);
-    assert.ok(second.at - first.at >= 1_990, `sent again ${Math.round(second.at - first.at)} ms later`);
-    console.log(`Retry-After 2: next attempt ${waiting.nextAttemptAt - before} ms after the add; sent again ${Math.round(second.at - first.at)} ms later`);
+    assert.ok(
+      second.at - first.at >= 1_990,
+      `sent again ${Math.round(second.at - first.at)} ms later`,
+    );
+    console.log(
+      `Retry-After 2: next attempt ${waiting.nextAttemptAt - before} ms after the add; sent again ${Math.round(second.at - first.at)} ms later`,
+    );
     outbox.close();
   });
 
   it('a lost answer, then "duplicate id" on the client\'s retry: uncertain, maybe created, 2 requests; the app settles it', async () => {
     // The first request is stored and answered after 1.5 s, past the attempt's 200 ms: the client
     // retries with the same key, which this store ignores, and meets "duplicate id".
-    const { outbox } = await outboxOf('slowok1500,ok', { retry: { attempts: 2, attemptTimeoutMs: 200, baseDelayMs: 1 } });
+    const { outbox } = await outboxOf('slowok1500,ok', {
+      retry: { attempts: 2, attemptTimeoutMs: 200, baseDelayMs: 1 },
+    });
     const id = 9200;
     const added = await outbox.add({ id, name: 'Doubtful', tag: 'x' });
     await outbox.flush();
     const doubtful = only(outbox);
-    assert.deepEqual([doubtful.state, doubtful.maybeCreated, doubtful.attempts], ['uncertain', true, 2]);
+    assert.deepEqual(
+      [doubtful.state, doubtful.maybeCreated, doubtful.attempts],
+      ['uncertain', true, 2],
+    );
     assert.equal(doubtful.error.kind, 'rejected');
     assert.equal(scripted.requests(id).length, 2);
     await outbox.flush();
-    assert.equal(scripted.requests(id).length, 2, 'an uncertain entry is never sent again on its own');
+    assert.equal(
+      scripted.requests(id).length,
+      2,
+      'an uncertain entry is never sent again on its own',
+    );
     // The app looked: the plant is there.
     await outbox.markCreated(added.key);
     const settledEntry = only(outbox);
-    assert.deepEqual([settledEntry.state, settledEntry.maybeCreated, settledEntry.created], ['created', false, { name: 'Doubtful', tag: 'x' }]);
-    await assert.rejects(outbox.markCreated(added.key), { kind: 'config', message: /markCreated: not now, it was created/ });
-    await assert.rejects(outbox.retry(added.key), { kind: 'config', message: /retry: not now, it was created/ });
+    assert.deepEqual(
+      [settledEntry.state, settledEntry.maybeCreated, settledEntry.created],
+      ['created', false, { name: 'Doubtful', tag: 'x' }],
+    );
+    await assert.rejects(outbox.markCreated(added.key), {
+      kind: 'config',
+      message: /markCreated: not now, it was created/,
+    });
+    await assert.rejects(outbox.retry(added.key), {
+      kind: 'config',
+      message: /retry: not now, it was created/,
+    });
     outbox.close();
   });
 
@@ -96,7 +135,10 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
     await outbox.add({ id: 9210, name: 'Reset' });
     await outbox.flush();
     const doubtful = only(outbox);
-    assert.deepEqual([doubtful.state, doubtful.maybeCreated, doubtful.attempts, doubtful.error.code], ['uncertain', true, 2, 3]);
+    assert.deepEqual(
+      [doubtful.state, doubtful.maybeCreated, doubtful.attempts, doubtful.error.code],
+      ['uncertain', true, 2, 3],
+    );
     outbox.close();
   });
 
@@ -114,10 +156,19 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
     const first = await outbox.add({ id: 9300, name: 'Once' });
     const again = await outbox.add({ id: 9300, name: 'Once' });
     assert.equal(again.key, first.key);
-    const [a, b] = await Promise.all([outbox.add({ id: 9301n, name: 'Twin' }), outbox.add({ id: 9301n, name: 'Twin' })]);
+    const [a, b] = await Promise.all([
+      outbox.add({ id: 9301n, name: 'Twin' }),
+      outbox.add({ id: 9301n, name: 'Twin' }),
+    ]);
     assert.equal(a.key, b.key, 'two adds at once of one plant: one entry');
-    await assert.rejects(outbox.add({ id: 9300, name: 'Other' }),
-      (err) => err instanceof PlantStoreError && err.kind === 'config' && err.message.includes(first.key) && /remove it first/.test(err.message));
+    await assert.rejects(
+      outbox.add({ id: 9300, name: 'Other' }),
+      (err) =>
+        err instanceof PlantStoreError &&
+        err.kind === 'config' &&
+        err.message.includes(first.key) &&
+        /remove it first/.test(err.message),
+    );
     assert.equal((await store.getAll()).length, 2);
     outbox.close();
   });
@@ -141,29 +192,49 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
   });
 
   it('a store that throws or gives garbage: a clear error and nothing lost; a record it cannot read is set aside', async () => {
-    const failing = { getAll: async () => [], put: async () => { throw new Error('disk full.'); }, delete: async () => {} };
+    const failing = {
+      getAll: async () => [],
+      put: async () => {
+        throw new Error('disk full.');
+      },
+      delete: async () => {},
+    };
     const { outbox } = await outboxOf('ok', { store: failing });
-    await assert.rejects(outbox.add({ id: 9500, name: 'Lost?' }),
-      { kind: 'config', message: 'the outbox could not store the entry: Error: disk full' });
+    await assert.rejects(outbox.add({ id: 9500, name: 'Lost?' }), {
+      kind: 'config',
+      message: 'the outbox could not store the entry: Error: disk full',
+    });
     assert.deepEqual(outbox.entries(), [], 'nothing added');
     outbox.close();
 
     const garbage = { getAll: async () => 42, put: async () => {}, delete: async () => {} };
-    await assert.rejects(outboxOf('ok', { store: garbage }),
-      { kind: 'config', message: /could not read its store: TypeError: getAll\(\) did not give an array/ });
+    await assert.rejects(outboxOf('ok', { store: garbage }), {
+      kind: 'config',
+      message: /could not read its store: TypeError: getAll\(\) did not give an array/,
+    });
 
     const store = new api.MemoryStore();
     await store.put({ key: 'junk', state: 'flying' });
     await store.put({ v: 4, key: 'future', plant: { id: '1', name: 'x' } });
     const opened = await outboxOf('ok', { store });
     const aside = opened.outbox.unreadable();
-    assert.deepEqual(aside.map((u) => u.key), ['junk', 'future']);
+    assert.deepEqual(
+      aside.map((u) => u.key),
+      ['junk', 'future'],
+    );
     assert.match(aside[0].reason, /^it has no|its plant/);
     assert.match(aside[1].reason, /written by a newer release of plant-store-client \(schema 4\)/);
     assert.deepEqual(aside[0].record, { key: 'junk', state: 'flying' });
     await opened.outbox.remove('junk');
-    assert.deepEqual(opened.outbox.unreadable().map((u) => u.key), ['future']);
-    assert.deepEqual((await store.getAll()).map((r) => r.key), ['future'], 'the newer record is kept for its release');
+    assert.deepEqual(
+      opened.outbox.unreadable().map((u) => u.key),
+      ['future'],
+    );
+    assert.deepEqual(
+      (await store.getAll()).map((r) => r.key),
+      ['future'],
+      'the newer record is kept for its release',
+    );
     opened.outbox.close();
   });
 
@@ -187,10 +258,24 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
       const { key } = await outbox.add({ id: 9550, name: 'Unrecorded' });
       // The add's round sends it, and the store refuses its answer: the entry stays `sending`, and
       // the outbox's own timer starts the round that sends it again, with its key.
-      await until(() => scripted.requests(9550).length === 2 && only(outbox).state !== 'sending', 'sent again', 10_000);
-      assert.ok(warnings.some((w) => w.includes(`could not record the answer to entry ${key}: it stays sending`) && w.endsWith('(Error: disk busy)')), warnings.join('\n'));
+      await until(
+        () => scripted.requests(9550).length === 2 && only(outbox).state !== 'sending',
+        'sent again',
+        10_000,
+      );
+      assert.ok(
+        warnings.some(
+          (w) =>
+            w.includes(`could not record the answer to entry ${key}: it stays sending`) &&
+            w.endsWith('(Error: disk busy)'),
+        ),
+        warnings.join('\n'),
+      );
       const requests = scripted.requests(9550);
-      assert.deepEqual(requests.map((r) => r.headers['idempotency-key']), [`"${key}"`, `"${key}"`]);
+      assert.deepEqual(
+        requests.map((r) => r.headers['idempotency-key']),
+        [`"${key}"`, `"${key}"`],
+      );
       // This store ignores the key and says "duplicate id": the plant most likely exists.
       const entry = only(outbox);
       assert.deepEqual([entry.state, entry.maybeCreated, entry.error.code], ['uncertain', true, 3]);
@@ -211,8 +296,15 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
     const navigator = Object.getOwnPropertyDescriptor(globalThis, 'navigator');
     const setTimeout = globalThis.setTimeout;
     const timers = [];
-    Object.defineProperty(globalThis, 'navigator', { value: { onLine: false }, configurable: true, writable: true });
-    globalThis.setTimeout = (f, ms, ...args) => { timers.push(ms); return setTimeout(f, ms, ...args); };
+    Object.defineProperty(globalThis, 'navigator', {
+      value: { onLine: false },
+      configurable: true,
+      writable: true,
+    });
+    globalThis.setTimeout = (f, ms, ...args) => {
+      timers.push(ms);
+      return setTimeout(f, ms, ...args);
+    };
     try {
       await outbox.flush(); // a round that sends nothing, then no timer while offline
       assert.deepEqual(timers, [], 'no timer armed offline');
@@ -239,22 +331,42 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
       outbox.close();
       registry.register(outbox, i);
     }
-    await until(() => { gc(); return collected === 5; }, 'the 5 closed outboxes collected', 10_000);
+    await until(
+      () => {
+        gc();
+        return collected === 5;
+      },
+      'the 5 closed outboxes collected',
+      10_000,
+    );
   });
 
   it('a record of schema 1, as an older release wrote it, is read and sent, then written as schema 3', async () => {
     const store = new api.MemoryStore();
     const key = '6f1c1a52-2f9e-4a8e-9b1e-8d5b1c1f0a01';
-    await store.put({ key, plant: { name: 'Old', id: '9600' }, state: 'sending', attempts: 1, maybeCreated: false,
-      addedAt: 1_700_000_000_000, idType: 'number' });
+    await store.put({
+      key,
+      plant: { name: 'Old', id: '9600' },
+      state: 'sending',
+      attempts: 1,
+      maybeCreated: false,
+      addedAt: 1_700_000_000_000,
+      idType: 'number',
+    });
     const { outbox } = await outboxOf('ok', { store });
     await outbox.flush();
     const entry = only(outbox);
     // It was `sending` when its page closed: sent again, maybe created, its cut-short send counted.
-    assert.deepEqual([entry.key, entry.plant.id, entry.state, entry.attempts], [key, 9600, 'created', 3]);
+    assert.deepEqual(
+      [entry.key, entry.plant.id, entry.state, entry.attempts],
+      [key, 9600, 'created', 3],
+    );
     const [record] = await store.getAll();
     // Revision 0 (schema 1), then taken again (its cut-short send counted), then created.
-    assert.deepEqual([record.v, record.revision, record.state, typeof record.expiresAt], [3, 2, 'created', 'number']);
+    assert.deepEqual(
+      [record.v, record.revision, record.state, typeof record.expiresAt],
+      [3, 2, 'created', 'number'],
+    );
     outbox.close();
   });
 
@@ -270,26 +382,33 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
     outbox.close();
   });
 
-  it('the outbox\'s errors are instances of either entry\'s PlantStoreError', async () => {
+  it("the outbox's errors are instances of either entry's PlantStoreError", async () => {
     const { outbox } = await outboxOf('ok');
     const err = await outbox.add({ id: 1.5, name: 'x' }).catch((e) => e);
-    assert.ok(err instanceof PlantStoreError, 'the default entry\'s class');
-    assert.ok(err instanceof api.PlantStoreError, 'the outbox entry\'s class');
+    assert.ok(err instanceof PlantStoreError, "the default entry's class");
+    assert.ok(err instanceof api.PlantStoreError, "the outbox entry's class");
     assert.ok(!(new Error('x') instanceof PlantStoreError));
     outbox.close();
   });
 
   it('a token source that fails, so that no request goes out: the wait still doubles, try after try', async () => {
-    const signedOut = async () => { throw new Error('signed out'); };
+    const signedOut = async () => {
+      throw new Error('signed out');
+    };
     const { outbox } = await outboxOf('ok', { token: undefined, getToken: signedOut });
     await outbox.add({ id: 9710, name: 'Signed out' });
     const seen = [];
     for (let flushes = 0; seen.length < 3 && flushes < 10; flushes++) {
       await outbox.flush(); // its own timer may try too: each try is checked
       const { attempts, nextAttemptAt, updatedAt, state } = only(outbox);
-      if (attempts !== seen.at(-1)?.attempts) seen.push({ attempts, wait: nextAttemptAt - updatedAt, state });
+      if (attempts !== seen.at(-1)?.attempts)
+        seen.push({ attempts, wait: nextAttemptAt - updatedAt, state });
     }
-    assert.deepEqual(seen.map((s) => s.state), ['pending', 'pending', 'pending'], 'each flush tried it again');
+    assert.deepEqual(
+      seen.map((s) => s.state),
+      ['pending', 'pending', 'pending'],
+      'each flush tried it again',
+    );
     for (const { attempts, wait } of seen) {
       // 1 s doubling, equal jitter: from half the doubled wait to all of it.
       const doubled = 1000 * 2 ** (attempts - 1);
@@ -304,7 +423,11 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
     const { key } = await outbox.add({ id: 9711, name: 'Brief' });
     await outbox.flush(); // created, and its round's purge over, which kept it
     assert.equal(only(outbox).state, 'created');
-    await until(() => changes.some((c) => c.key === key && c.removed), 'removed by its timer', 30_000);
+    await until(
+      () => changes.some((c) => c.key === key && c.removed),
+      'removed by its timer',
+      30_000,
+    );
     assert.deepEqual(await store.getAll(), []);
     outbox.close();
   });
@@ -313,27 +436,63 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
     const store = new api.MemoryStore();
     await store.put({ key: 'junk', state: 'flying' });
     const odd = {
-      getAll: () => store.getAll(), put: (record) => store.put(record), delete: (key) => store.delete(key),
-      get: async (key) => { if (key === 'boom') throw new Error('disk gone.'); return (await store.get(key)) ?? null; },
+      getAll: () => store.getAll(),
+      put: (record) => store.put(record),
+      delete: (key) => store.delete(key),
+      get: async (key) => {
+        if (key === 'boom') throw new Error('disk gone.');
+        return (await store.get(key)) ?? null;
+      },
     };
     const { outbox } = await outboxOf('ok', { store: odd });
-    await assert.rejects(outbox.get('boom'),
-      (e) => e instanceof PlantStoreError && e.kind === 'config' && e.message === 'the outbox could not read its store: Error: disk gone');
-    await assert.rejects(outbox.remove('nope'), { kind: 'config', message: 'outbox.remove: not now, the outbox holds no entry of this key' });
-    assert.deepEqual(outbox.unreadable().map((u) => u.key), ['junk'], 'no record made up of a null');
+    await assert.rejects(
+      outbox.get('boom'),
+      (e) =>
+        e instanceof PlantStoreError &&
+        e.kind === 'config' &&
+        e.message === 'the outbox could not read its store: Error: disk gone',
+    );
+    await assert.rejects(outbox.remove('nope'), {
+      kind: 'config',
+      message: 'outbox.remove: not now, the outbox holds no entry of this key',
+    });
+    assert.deepEqual(
+      outbox.unreadable().map((u) => u.key),
+      ['junk'],
+      'no record made up of a null',
+    );
     let told = 0;
     outbox.subscribe(() => told++);
     await outbox.remove('junk');
-    assert.deepEqual([outbox.unreadable(), told], [[], 1], 'the removal of a record set aside is told');
-    assert.ok(Object.isFrozen(outbox.entries()), 'the snapshot\'s array cannot be changed by its reader');
+    assert.deepEqual(
+      [outbox.unreadable(), told],
+      [[], 1],
+      'the removal of a record set aside is told',
+    );
+    assert.ok(
+      Object.isFrozen(outbox.entries()),
+      "the snapshot's array cannot be changed by its reader",
+    );
     outbox.close();
   });
 
   it('a record it cannot remove, its expiry passed, arms no timer: no round after round', async () => {
     const store = new api.MemoryStore();
-    await store.put({ v: 4, key: 'future', plant: { id: '1', name: 'x' }, expiresAt: Date.now() - 1_000 });
+    await store.put({
+      v: 4,
+      key: 'future',
+      plant: { id: '1', name: 'x' },
+      expiresAt: Date.now() - 1_000,
+    });
     let reads = 0;
-    const counted = { getAll: () => { reads++; return store.getAll(); }, put: (r) => store.put(r), delete: (k) => store.delete(k) };
+    const counted = {
+      getAll: () => {
+        reads++;
+        return store.getAll();
+      },
+      put: (r) => store.put(r),
+      delete: (k) => store.delete(k),
+    };
     const { outbox } = await outboxOf('ok', { store: counted });
     await outbox.flush();
     const after = reads;
@@ -359,7 +518,8 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
     await server?.stop();
   });
 
-  const open = (page, name, options = {}) => openIn(page, { baseUrl: server.url, token: TOKEN, name, ...options });
+  const open = (page, name, options = {}) =>
+    openIn(page, { baseUrl: server.url, token: TOKEN, name, ...options });
   const keysSent = (id) => chromium.posts.filter((p) => p.id === String(id)).map((p) => p.key);
 
   it('the sending tab closes mid-request: the other takes over at once, without a trigger of its own', async () => {
@@ -369,7 +529,10 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
     await open(b, 'handover');
     const id = 9800;
     await a.evaluate((id) => outbox.add({ id, name: 'Handed over' }), id);
-    await until(async () => (await server.json('/__test/stats')).plants > 0 && keysSent(id).length === 1, 'a sent it');
+    await until(
+      async () => (await server.json('/__test/stats')).plants > 0 && keysSent(id).length === 1,
+      'a sent it',
+    );
     await b.waitForFunction(() => outbox.entries()[0]?.state === 'sending');
     const closed = Date.now();
     await a.close(); // its answer never comes back; b has no timer, no event of its own
@@ -379,26 +542,45 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
     const [entry] = await entries(b);
     assert.deepEqual([entry.attempts, entry.maybeCreated], [2, false]);
     assert.equal(new Set(keysSent(id)).size, 1, 'with the same key');
-    console.log(`hand-over: the other tab sent the entry again ${took} ms after the sending tab closed`);
+    console.log(
+      `hand-over: the other tab sent the entry again ${took} ms after the sending tab closed`,
+    );
     await b.close();
   });
 
   it('without the Web Locks API: every tab sends, each entry once, and open says so', async () => {
     const warnings = [];
-    const [a, b] = [await chromium.tab('/', withoutWebLocks), await chromium.tab('/', withoutWebLocks)];
-    for (const page of [a, b]) page.on('console', (m) => m.type() === 'warning' && warnings.push(m.text()));
+    const [a, b] = [
+      await chromium.tab('/', withoutWebLocks),
+      await chromium.tab('/', withoutWebLocks),
+    ];
+    for (const page of [a, b])
+      page.on('console', (m) => m.type() === 'warning' && warnings.push(m.text()));
     await open(a, 'no-locks');
     await open(b, 'no-locks');
     const ids = Array.from({ length: 16 }, (_, i) => 9840 + i);
     await Promise.all([
-      a.evaluate((ids) => Promise.all(ids.map((id) => outbox.add({ id, name: 'A' }))), ids.slice(0, 8)),
-      b.evaluate((ids) => Promise.all(ids.map((id) => outbox.add({ id, name: 'B' }))), ids.slice(8)),
+      a.evaluate(
+        (ids) => Promise.all(ids.map((id) => outbox.add({ id, name: 'A' }))),
+        ids.slice(0, 8),
+      ),
+      b.evaluate(
+        (ids) => Promise.all(ids.map((id) => outbox.add({ id, name: 'B' }))),
+        ids.slice(8),
+      ),
     ]);
     await settled(a, 16);
     await settled(b, 16);
     // Each tab marks an entry `sending` only over the revision it read: one of them wins.
-    assert.equal(chromium.posts.filter((p) => ids.includes(+p.id)).length, 16, 'one POST per plant');
-    assert.equal(warnings.filter((w) => /no Web Locks API, so every tab of the outbox sends/.test(w)).length, 2);
+    assert.equal(
+      chromium.posts.filter((p) => ids.includes(+p.id)).length,
+      16,
+      'one POST per plant',
+    );
+    assert.equal(
+      warnings.filter((w) => /no Web Locks API, so every tab of the outbox sends/.test(w)).length,
+      2,
+    );
     await a.close();
     await b.close();
   });
@@ -413,13 +595,19 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
     await b.evaluate((key) => outbox.remove(key), key);
     await a.evaluate(() => outbox.flush()); // a's send is over
     for (const page of [a, b]) assert.deepEqual(await entries(page), []);
-    const stored = await a.evaluate(() => new Promise((resolve) => {
-      const request = indexedDB.open('plant-store-outbox:race');
-      request.onsuccess = () => {
-        const get = request.result.transaction('entries').objectStore('entries').getAll();
-        get.onsuccess = () => { resolve(get.result); request.result.close(); };
-      };
-    }));
+    const stored = await a.evaluate(
+      () =>
+        new Promise((resolve) => {
+          const request = indexedDB.open('plant-store-outbox:race');
+          request.onsuccess = () => {
+            const get = request.result.transaction('entries').objectStore('entries').getAll();
+            get.onsuccess = () => {
+              resolve(get.result);
+              request.result.close();
+            };
+          };
+        }),
+    );
     assert.deepEqual(stored, [], 'the answer wrote nothing back');
     await a.close();
     await b.close();
@@ -433,8 +621,14 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
     await a.evaluate(() => outbox.pause()); // nothing is sent until b holds the entry
     const { key } = await a.evaluate(() => outbox.add({ id: 9870, name: 'Brief' }));
     await b.waitForFunction((key) => outbox.entries().some((e) => e.key === key), key);
-    await a.evaluate(() => { outbox.resume(); return outbox.flush(); }); // created, then removed in the same round
-    await b.waitForFunction((key) => outbox.entries().length === 0 && changes.some((c) => c.key === key && c.removed), key);
+    await a.evaluate(() => {
+      outbox.resume();
+      return outbox.flush();
+    }); // created, then removed in the same round
+    await b.waitForFunction(
+      (key) => outbox.entries().length === 0 && changes.some((c) => c.key === key && c.removed),
+      key,
+    );
     await a.close();
     await b.close();
   });
@@ -448,7 +642,7 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
       await outbox.add({ id: 9880, name: 'Flushed' });
       return outbox.flush().then(() => outbox.entries()[0].state);
     });
-    assert.equal(state, 'created', 'b\'s flush resolved once its entry was tried');
+    assert.equal(state, 'created', "b's flush resolved once its entry was tried");
     await a.close();
     await b.close();
   });
@@ -465,19 +659,36 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
     await a.waitForFunction((key) => !outbox.entries().some((e) => e.key === key), key);
     // What the previous release posted (a record), anything at all, and a hint of the removed key.
     const marker = '00000000-0000-4000-8000-000000009891';
-    await b.evaluate(({ key, marker }) => {
-      const channel = new BroadcastChannel('plant-store-outbox:ghost');
-      channel.postMessage({ key, v: 2, revision: 9, state: 'pending', plant: { id: '9890', name: 'Ghost' } });
-      channel.postMessage({ key: marker, removed: true });
-      channel.postMessage('junk');
-      channel.postMessage({ type: 'plant-store-outbox', v: 2, keys: [key] });
-      channel.postMessage({ type: 'plant-store-outbox', v: 1, keys: [key, 42] });
-    }, { key, marker });
+    await b.evaluate(
+      ({ key, marker }) => {
+        const channel = new BroadcastChannel('plant-store-outbox:ghost');
+        channel.postMessage({
+          key,
+          v: 2,
+          revision: 9,
+          state: 'pending',
+          plant: { id: '9890', name: 'Ghost' },
+        });
+        channel.postMessage({ key: marker, removed: true });
+        channel.postMessage('junk');
+        channel.postMessage({ type: 'plant-store-outbox', v: 2, keys: [key] });
+        channel.postMessage({ type: 'plant-store-outbox', v: 1, keys: [key, 42] });
+      },
+      { key, marker },
+    );
     const { key: after } = await b.evaluate(() => outbox.add({ id: 9891, name: 'After' }));
     for (const page of [a, b]) {
       await page.waitForFunction((after) => outbox.entries().some((e) => e.key === after), after);
-      assert.deepEqual((await entries(page)).map((e) => e.key), [after], 'the removed entry stays removed');
-      assert.deepEqual(await page.evaluate(() => outbox.unreadable()), [], 'and nothing was set aside');
+      assert.deepEqual(
+        (await entries(page)).map((e) => e.key),
+        [after],
+        'the removed entry stays removed',
+      );
+      assert.deepEqual(
+        await page.evaluate(() => outbox.unreadable()),
+        [],
+        'and nothing was set aside',
+      );
     }
     await a.close();
     await b.close();
@@ -486,47 +697,83 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
   it('a database of an older release: its records migrated and sent, the one it cannot read set aside', async () => {
     const page = await chromium.tab();
     const key = 'a1b2c3d4-0000-4000-8000-000000000001';
-    await page.evaluate(({ key }) => new Promise((resolve, reject) => {
-      // As the previous release made it: version 1, `entries` by key and `lease`.
-      const request = indexedDB.open('plant-store-outbox:legacy', 1);
-      request.onupgradeneeded = () => {
-        request.result.createObjectStore('entries', { keyPath: 'key' });
-        request.result.createObjectStore('lease');
-      };
-      request.onsuccess = () => {
-        const tx = request.result.transaction('entries', 'readwrite');
-        const entries = tx.objectStore('entries');
-        entries.put({ key, plant: { name: 'Legacy', id: '9820' }, state: 'pending', attempts: 0, maybeCreated: false, addedAt: Date.now(), idType: 'number' });
-        entries.put({ key: 'old-created', plant: { name: 'Done', id: '9821' }, state: 'created', attempts: 1, maybeCreated: false, addedAt: Date.now() - 60_000, idType: 'number', created: { name: 'Done' } });
-        entries.put({ key: 'junk', state: 'flying' });
-        tx.oncomplete = () => { request.result.close(); resolve(); };
-        tx.onerror = () => reject(tx.error);
-      };
-    }), { key });
+    await page.evaluate(
+      ({ key }) =>
+        new Promise((resolve, reject) => {
+          // As the previous release made it: version 1, `entries` by key and `lease`.
+          const request = indexedDB.open('plant-store-outbox:legacy', 1);
+          request.onupgradeneeded = () => {
+            request.result.createObjectStore('entries', { keyPath: 'key' });
+            request.result.createObjectStore('lease');
+          };
+          request.onsuccess = () => {
+            const tx = request.result.transaction('entries', 'readwrite');
+            const entries = tx.objectStore('entries');
+            entries.put({
+              key,
+              plant: { name: 'Legacy', id: '9820' },
+              state: 'pending',
+              attempts: 0,
+              maybeCreated: false,
+              addedAt: Date.now(),
+              idType: 'number',
+            });
+            entries.put({
+              key: 'old-created',
+              plant: { name: 'Done', id: '9821' },
+              state: 'created',
+              attempts: 1,
+              maybeCreated: false,
+              addedAt: Date.now() - 60_000,
+              idType: 'number',
+              created: { name: 'Done' },
+            });
+            entries.put({ key: 'junk', state: 'flying' });
+            tx.oncomplete = () => {
+              request.result.close();
+              resolve();
+            };
+            tx.onerror = () => reject(tx.error);
+          };
+        }),
+      { key },
+    );
     const upgraded = Date.now();
     await open(page, 'legacy');
     await settled(page, 2); // the pending one sent, and the one created before, listed
     const held = Object.fromEntries((await entries(page)).map((e) => [e.key, e]));
     assert.deepEqual([held[key].plant.id, held[key].revision, held[key].attempts], [9820, 2, 1]);
     assert.deepEqual(held['old-created'].created, { name: 'Done' });
-    const aside = await page.evaluate(() => outbox.unreadable().map((u) => [u.key, u.reason, u.record.state]));
+    const aside = await page.evaluate(() =>
+      outbox.unreadable().map((u) => [u.key, u.reason, u.record.state]),
+    );
     assert.deepEqual(aside, [['junk', 'it has no plant', 'flying']]);
     assert.equal((await server.json('/__test/plants/9820')).name, 'Legacy');
-    const stored = await page.evaluate(() => new Promise((resolve) => {
-      const request = indexedDB.open('plant-store-outbox:legacy');
-      request.onsuccess = () => {
-        const db = request.result;
-        const get = db.transaction('entries').objectStore('entries').getAll();
-        get.onsuccess = () => { resolve([db.version, get.result]); db.close(); };
-      };
-    }));
+    const stored = await page.evaluate(
+      () =>
+        new Promise((resolve) => {
+          const request = indexedDB.open('plant-store-outbox:legacy');
+          request.onsuccess = () => {
+            const db = request.result;
+            const get = db.transaction('entries').objectStore('entries').getAll();
+            get.onsuccess = () => {
+              resolve([db.version, get.result]);
+              db.close();
+            };
+          };
+        }),
+    );
     const [version, records] = stored;
     const record = Object.fromEntries(records.map((r) => [r.key, r]));
     assert.equal(version, 3);
     // Created a minute before the upgrade, with no time of its own: kept a whole retention from it.
     assert.equal(record['old-created'].v, 3);
     assert.ok(record['old-created'].expiresAt >= upgraded + 86_400_000, 'not removed at once');
-    assert.deepEqual(record.junk, { key: 'junk', state: 'flying', dueAt: 8.64e15 }, 'kept as it was, where a load finds it');
+    assert.deepEqual(
+      record.junk,
+      { key: 'junk', state: 'flying', dueAt: 8.64e15 },
+      'kept as it was, where a load finds it',
+    );
     await page.evaluate(() => outbox.remove('junk'));
     assert.deepEqual(await page.evaluate(() => outbox.unreadable()), []);
     await page.close();
@@ -534,27 +781,54 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
 
   it('a tab of an older release holding the database: open says so; a newer page closes the outbox cleanly', async () => {
     const old = await chromium.tab();
-    await old.evaluate(() => new Promise((resolve) => {
-      const request = indexedDB.open('plant-store-outbox:held', 1);
-      request.onupgradeneeded = () => request.result.createObjectStore('entries', { keyPath: 'key' });
-      request.onsuccess = () => { window.held = request.result; resolve(); }; // no versionchange handler
-    }));
+    await old.evaluate(
+      () =>
+        new Promise((resolve) => {
+          const request = indexedDB.open('plant-store-outbox:held', 1);
+          request.onupgradeneeded = () =>
+            request.result.createObjectStore('entries', { keyPath: 'key' });
+          request.onsuccess = () => {
+            window.held = request.result;
+            resolve();
+          }; // no versionchange handler
+        }),
+    );
     const page = await chromium.tab();
-    const refused = await page.evaluate((options) => PlantOutbox.open(options).then(() => 'opened', (e) => [e.kind, e.message]),
-      { baseUrl: server.url, token: TOKEN, name: 'held' });
+    const refused = await page.evaluate(
+      (options) =>
+        PlantOutbox.open(options).then(
+          () => 'opened',
+          (e) => [e.kind, e.message],
+        ),
+      { baseUrl: server.url, token: TOKEN, name: 'held' },
+    );
     assert.equal(refused[0], 'config');
-    assert.match(refused[1], /open in another tab of an older release of this app.*close or reload that tab/);
+    assert.match(
+      refused[1],
+      /open in another tab of an older release of this app.*close or reload that tab/,
+    );
     await old.evaluate(() => window.held.close());
     await open(page, 'held');
     // A newer release opens the database at version 4: the outbox closes and lets it.
-    const upgraded = await page.evaluate(() => new Promise((resolve) => {
-      const request = indexedDB.open('plant-store-outbox:held', 4);
-      request.onsuccess = () => { request.result.close(); resolve(request.result.version); };
-      request.onblocked = () => resolve('blocked');
-    }));
+    const upgraded = await page.evaluate(
+      () =>
+        new Promise((resolve) => {
+          const request = indexedDB.open('plant-store-outbox:held', 4);
+          request.onsuccess = () => {
+            request.result.close();
+            resolve(request.result.version);
+          };
+          request.onblocked = () => resolve('blocked');
+        }),
+    );
     assert.equal(upgraded, 4);
-    assert.deepEqual(await page.evaluate(() => closes), ['another page opened a newer version of the outbox\'s database']);
-    await assert.rejects(page.evaluate(() => outbox.add({ id: 1, name: 'x' })), /the outbox is closed/);
+    assert.deepEqual(await page.evaluate(() => closes), [
+      "another page opened a newer version of the outbox's database",
+    ]);
+    await assert.rejects(
+      page.evaluate(() => outbox.add({ id: 1, name: 'x' })),
+      /the outbox is closed/,
+    );
     await old.close();
     await page.close();
   });
@@ -566,8 +840,10 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
     const page = await context.newPage();
     await page.goto(strict.page);
     await page.waitForFunction(() => window.ready);
-    const plant = await page.evaluate(({ url, token }) => createPlant({ id: 9830, name: 'Plain' }, { baseUrl: url, token }),
-      { url: strict.url, token: TOKEN });
+    const plant = await page.evaluate(
+      ({ url, token }) => createPlant({ id: 9830, name: 'Plain' }, { baseUrl: url, token }),
+      { url: strict.url, token: TOKEN },
+    );
     assert.deepEqual(plant, { name: 'Plain' });
     assert.equal(strict.preflights.length, 1);
     await openIn(page, { baseUrl: strict.url, token: TOKEN, name: 'strict-cors' });
@@ -576,7 +852,10 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
     const [entry] = await entries(page);
     assert.equal(entry.state, 'pending');
     assert.equal(entry.error.kind, 'network');
-    assert.match(entry.error.message, /another origin: if it is up, its CORS may refuse the call \(it must allow this origin, POST and the headers Authorization, Content-Type, Idempotency-Key\)/);
+    assert.match(
+      entry.error.message,
+      /another origin: if it is up, its CORS may refuse the call \(it must allow this origin, POST and the headers Authorization, Content-Type, Idempotency-Key\)/,
+    );
     assert.match(strict.preflights.at(-1), /idempotency-key/);
     console.log(`strict CORS: ${entry.error.message}`);
     await context.close();
@@ -591,7 +870,10 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
     assert.deepEqual(result, { instance: true, kind: 'validation' });
     const twice = warnings.filter((w) => w.includes('loaded twice'));
     assert.equal(twice.length, 1, warnings.join('\n'));
-    assert.match(twice[0], /imports everything \(createPlant, PlantStoreError, …\) from 'plant-store-client\/outbox'/);
+    assert.match(
+      twice[0],
+      /imports everything \(createPlant, PlantStoreError, …\) from 'plant-store-client\/outbox'/,
+    );
     await page.close();
   });
 
@@ -601,15 +883,25 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
     const key = await page.evaluate(async () => {
       const adding = outbox.add({ id: 9930, name: 'Closed at once' });
       outbox.close(); // before the store has written it, and so before its hint to the other tabs
-      return adding.then((entry) => entry.key, (error) => `${error.name}: ${error.message}`);
+      return adding.then(
+        (entry) => entry.key,
+        (error) => `${error.name}: ${error.message}`,
+      );
     });
     assert.match(key, /^[0-9a-f]{8}-/, 'add resolved to its entry');
     await open(page, 'closed-at-once');
-    assert.equal(await page.evaluate((key) => outbox.get(key).then((entry) => entry?.key), key), key, 'it was stored');
+    assert.equal(
+      await page.evaluate((key) => outbox.get(key).then((entry) => entry?.key), key),
+      key,
+      'it was stored',
+    );
     const removed = await page.evaluate(async (key) => {
       const removing = outbox.remove(key);
       outbox.close();
-      return removing.then(() => 'removed', (error) => `${error.name}: ${error.message}`);
+      return removing.then(
+        () => 'removed',
+        (error) => `${error.name}: ${error.message}`,
+      );
     }, key);
     assert.equal(removed, 'removed');
     await open(page, 'closed-at-once');
@@ -617,27 +909,51 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
     await page.close();
   });
 
-  it('a record it cannot read that holds a plant\'s id: adding that plant is a config error that says how to fix it', async () => {
+  it("a record it cannot read that holds a plant's id: adding that plant is a config error that says how to fix it", async () => {
     const page = await chromium.tab();
     await open(page, 'aside-id');
     await page.evaluate(() => outbox.close());
     // A newer release's entry of plant 9931, written as that release would (with its due time).
-    await page.evaluate(() => new Promise((resolve, reject) => {
-      const request = indexedDB.open('plant-store-outbox:aside-id');
-      request.onsuccess = () => {
-        const tx = request.result.transaction('entries', 'readwrite');
-        tx.objectStore('entries').put({ v: 4, key: 'future-9931', id: '9931', plant: { id: '9931', name: 'Future' }, dueAt: 8.64e15 });
-        tx.oncomplete = () => { request.result.close(); resolve(); };
-        tx.onerror = () => reject(tx.error);
-      };
-    }));
+    await page.evaluate(
+      () =>
+        new Promise((resolve, reject) => {
+          const request = indexedDB.open('plant-store-outbox:aside-id');
+          request.onsuccess = () => {
+            const tx = request.result.transaction('entries', 'readwrite');
+            tx.objectStore('entries').put({
+              v: 4,
+              key: 'future-9931',
+              id: '9931',
+              plant: { id: '9931', name: 'Future' },
+              dueAt: 8.64e15,
+            });
+            tx.oncomplete = () => {
+              request.result.close();
+              resolve();
+            };
+            tx.onerror = () => reject(tx.error);
+          };
+        }),
+    );
     await open(page, 'aside-id');
-    const said = await page.evaluate(() => outbox.add({ id: 9931, name: 'Future' }).then(() => 'added', (e) => [e.kind, e.message]));
+    const said = await page.evaluate(() =>
+      outbox.add({ id: 9931, name: 'Future' }).then(
+        () => 'added',
+        (e) => [e.kind, e.message],
+      ),
+    );
     assert.equal(said[0], 'config');
-    assert.match(said[1], /^a record of this plant's id that the outbox cannot read is in the way \(it was written by a newer release of plant-store-client \(schema 4\).*\); remove it, listed by unreadable\(\) with its key, to add the plant$/);
-    assert.deepEqual(await page.evaluate(() => outbox.unreadable().map((u) => u.key)), ['future-9931']);
+    assert.match(
+      said[1],
+      /^a record of this plant's id that the outbox cannot read is in the way \(it was written by a newer release of plant-store-client \(schema 4\).*\); remove it, listed by unreadable\(\) with its key, to add the plant$/,
+    );
+    assert.deepEqual(await page.evaluate(() => outbox.unreadable().map((u) => u.key)), [
+      'future-9931',
+    ]);
     await page.evaluate(() => outbox.remove('future-9931'));
-    const added = await page.evaluate(() => outbox.add({ id: 9931, name: 'Future' }).then((entry) => entry.plant.id));
+    const added = await page.evaluate(() =>
+      outbox.add({ id: 9931, name: 'Future' }).then((entry) => entry.plant.id),
+    );
     assert.equal(added, 9931);
     await page.close();
   });
@@ -647,17 +963,30 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
     await open(page, 'throwing-subscriber');
     const key = await page.evaluate(async () => {
       window.reported = [];
-      window.addEventListener('error', (event) => { reported.push(event.message); event.preventDefault(); });
+      window.addEventListener('error', (event) => {
+        reported.push(event.message);
+        event.preventDefault();
+      });
       window.told = 0;
-      outbox.subscribe(() => { if (outbox.entries().some((e) => e.state !== 'created')) throw new Error('render bug'); });
-      outbox.subscribe(() => { told++; });
+      outbox.subscribe(() => {
+        if (outbox.entries().some((e) => e.state !== 'created')) throw new Error('render bug');
+      });
+      outbox.subscribe(() => {
+        told++;
+      });
       return (await outbox.add({ id: 9932, name: 'Subscribed' })).key;
     });
     await settled(page, 1);
     assert.deepEqual(await page.evaluate(() => outbox.entries().map((e) => e.key)), [key]);
     const { reported, told } = await page.evaluate(() => ({ reported, told }));
-    assert.ok(told >= 3, `the other subscriber was told each change: pending, sending, created (${told})`);
-    assert.ok(reported.length >= 2 && reported.every((m) => /render bug/.test(m)), JSON.stringify(reported));
+    assert.ok(
+      told >= 3,
+      `the other subscriber was told each change: pending, sending, created (${told})`,
+    );
+    assert.ok(
+      reported.length >= 2 && reported.every((m) => /render bug/.test(m)),
+      JSON.stringify(reported),
+    );
     await page.close();
   });
 
@@ -668,7 +997,10 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
     await until(() => keysSent(9933).length === 1, 'it is sent');
     const hid = await page.evaluate(() => {
       outbox.flush(); // a round queued behind the one under way
-      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
+      Object.defineProperty(document, 'visibilityState', {
+        configurable: true,
+        get: () => 'hidden',
+      });
       document.dispatchEvent(new Event('visibilitychange'));
       return Date.now(); // the clock of the posts' times
     });
@@ -686,7 +1018,10 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
       outbox.pause();
       await outbox.add({ id: 9935, name: 'In sight' });
       let hidden = true;
-      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => (hidden ? 'hidden' : 'visible') });
+      Object.defineProperty(document, 'visibilityState', {
+        configurable: true,
+        get: () => (hidden ? 'hidden' : 'visible'),
+      });
       document.dispatchEvent(new Event('visibilitychange'));
       hidden = false;
       document.dispatchEvent(new Event('visibilitychange'));
@@ -712,7 +1047,10 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
       return outbox.entries().map((e) => e.state);
     });
     assert.deepEqual(states, ['sending'], 'left for the next sender');
-    assert.deepEqual(warnings.filter((w) => /could not (record|take)/.test(w)), []);
+    assert.deepEqual(
+      warnings.filter((w) => /could not (record|take)/.test(w)),
+      [],
+    );
     await page.close();
   });
 });
@@ -730,7 +1068,11 @@ const BOTH = html(`
  * never heard of Idempotency-Key would; and, on another port, a page with the outbox entry.
  */
 async function startStrictCors(target) {
-  const cors = { 'access-control-allow-origin': '*', 'access-control-allow-headers': 'authorization, content-type', 'access-control-allow-methods': 'POST' };
+  const cors = {
+    'access-control-allow-origin': '*',
+    'access-control-allow-headers': 'authorization, content-type',
+    'access-control-allow-methods': 'POST',
+  };
   const preflights = [];
   const server = http.createServer(async (req, res) => {
     if (req.method === 'OPTIONS') {
@@ -739,8 +1081,14 @@ async function startStrictCors(target) {
     }
     let body = '';
     for await (const chunk of req) body += chunk;
-    const answer = await fetch(target + req.url, { method: req.method, headers: { authorization: req.headers.authorization, 'content-type': 'application/json' }, body });
-    res.writeHead(answer.status, { ...cors, 'content-type': 'application/json' }).end(await answer.text());
+    const answer = await fetch(target + req.url, {
+      method: req.method,
+      headers: { authorization: req.headers.authorization, 'content-type': 'application/json' },
+      body,
+    });
+    res
+      .writeHead(answer.status, { ...cors, 'content-type': 'application/json' })
+      .end(await answer.text());
   });
   const script = `import * as api from '/pkg/outbox/index.js'; Object.assign(window, api); window.track = () => {}; window.ready = true;`;
   const pages = http.createServer((req, res) => {
@@ -754,6 +1102,11 @@ async function startStrictCors(target) {
     url: `http://127.0.0.1:${server.address().port}`,
     page: `http://127.0.0.1:${pages.address().port}/`,
     preflights,
-    close: () => { for (const s of [server, pages]) { s.closeAllConnections(); s.close(); } },
+    close: () => {
+      for (const s of [server, pages]) {
+        s.closeAllConnections();
+        s.close();
+      }
+    },
   };
 }

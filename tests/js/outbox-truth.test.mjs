@@ -25,16 +25,25 @@ describe('the outbox on one truth, in Chromium with IndexedDB', { timeout: 240_0
     await server?.stop();
   });
 
-  const open = (page, name, options = {}) => openIn(page, { baseUrl: server.url, token: TOKEN, name, ...options });
+  const open = (page, name, options = {}) =>
+    openIn(page, { baseUrl: server.url, token: TOKEN, name, ...options });
   const postsOf = (id) => chromium.posts.filter((p) => p.id === String(id));
   /** The records of the outbox `name`'s database, by key, read in `page`. */
-  const stored = (page, name) => page.evaluate((name) => new Promise((resolve) => {
-    const request = indexedDB.open(`plant-store-outbox:${name}`);
-    request.onsuccess = () => {
-      const all = request.result.transaction('entries').objectStore('entries').getAll();
-      all.onsuccess = () => { resolve(Object.fromEntries(all.result.map((r) => [r.key, r]))); request.result.close(); };
-    };
-  }), name);
+  const stored = (page, name) =>
+    page.evaluate(
+      (name) =>
+        new Promise((resolve) => {
+          const request = indexedDB.open(`plant-store-outbox:${name}`);
+          request.onsuccess = () => {
+            const all = request.result.transaction('entries').objectStore('entries').getAll();
+            all.onsuccess = () => {
+              resolve(Object.fromEntries(all.result.map((r) => [r.key, r])));
+              request.result.close();
+            };
+          };
+        }),
+      name,
+    );
 
   it('1. a plant added again after a reload, its entry created and kept, gives that entry back; two tabs adding one plant make one entry', async () => {
     let page = await chromium.tab();
@@ -45,14 +54,23 @@ describe('the outbox on one truth, in Chromium with IndexedDB', { timeout: 240_0
     await page.waitForFunction(() => window.ready);
     await open(page, 'again');
     const again = await page.evaluate(() => outbox.add({ id: 9910, name: 'Again' }));
-    assert.deepEqual([again.key, again.state], [first.key, 'created'], 'the created entry, given back');
-    await assert.rejects(page.evaluate(() => outbox.add({ id: 9910, name: 'Other' })), /already holds another plant with this id/);
+    assert.deepEqual(
+      [again.key, again.state],
+      [first.key, 'created'],
+      'the created entry, given back',
+    );
+    await assert.rejects(
+      page.evaluate(() => outbox.add({ id: 9910, name: 'Other' })),
+      /already holds another plant with this id/,
+    );
     assert.equal(postsOf(9910).length, 1, 'sent once');
 
     const other = await chromium.tab();
     await open(other, 'again');
     await Promise.all([page, other].map((p) => p.evaluate(() => outbox.pause())));
-    const [a, b] = await Promise.all([page, other].map((p) => p.evaluate(() => outbox.add({ id: 9911, name: 'Twin' }))));
+    const [a, b] = await Promise.all(
+      [page, other].map((p) => p.evaluate(() => outbox.add({ id: 9911, name: 'Twin' }))),
+    );
     assert.equal(a.key, b.key, 'one entry, whichever tab stored it first');
     const records = Object.values(await stored(page, 'again')).filter((r) => r.id === '9911');
     assert.equal(records.length, 1);
@@ -64,7 +82,11 @@ describe('the outbox on one truth, in Chromium with IndexedDB', { timeout: 240_0
     let page = await chromium.tab();
     await open(page, 'kept');
     const ids = Array.from({ length: 102 }, (_, i) => 20000 + i);
-    const keys = await page.evaluate((ids) => Promise.all(ids.map((id) => outbox.add({ id, name: `Kept ${id}` }).then((e) => e.key))), ids);
+    const keys = await page.evaluate(
+      (ids) =>
+        Promise.all(ids.map((id) => outbox.add({ id, name: `Kept ${id}` }).then((e) => e.key))),
+      ids,
+    );
     await settled(page, 102);
     await page.reload();
     await page.waitForFunction(() => window.ready);
@@ -74,7 +96,11 @@ describe('the outbox on one truth, in Chromium with IndexedDB', { timeout: 240_0
     assert.ok(listed.every((e) => e.state === 'created'));
     const oldest = keys.find((key) => !listed.some((e) => e.key === key));
     const read = await page.evaluate((key) => outbox.get(key), oldest);
-    assert.deepEqual([read.key, read.state], [oldest, 'created'], 'an entry not listed, read by its key');
+    assert.deepEqual(
+      [read.key, read.state],
+      [oldest, 'created'],
+      'an entry not listed, read by its key',
+    );
     await page.evaluate((key) => outbox.remove(key), oldest);
     assert.equal(await page.evaluate((key) => outbox.get(key), oldest), undefined, 'and removed');
     await page.close();
@@ -100,7 +126,9 @@ describe('the outbox on one truth, in Chromium with IndexedDB', { timeout: 240_0
       const took = postsOf(9931)[0].at - added;
       assert.ok(took < 1_000, `sent ${took} ms after the add`);
       // What a left sending is sent again by b, with its key; b's flush waits for no frozen tab.
-      const flushed = await b.evaluate(() => outbox.flush().then(() => outbox.entries().map((e) => e.state)));
+      const flushed = await b.evaluate(() =>
+        outbox.flush().then(() => outbox.entries().map((e) => e.state)),
+      );
       assert.deepEqual(flushed, ['created', 'created']);
       assert.equal(new Set(postsOf(9930).map((p) => p.key)).size, 1);
       console.log(`frozen tab: the visible tab sent its entry ${took} ms after the add`);
@@ -114,14 +142,24 @@ describe('the outbox on one truth, in Chromium with IndexedDB', { timeout: 240_0
   it('4. a Web Locks request that rejects: the tab sends without the lock, says so, and its flush resolves', async () => {
     const warnings = [];
     const page = await chromium.tab('/', () => {
-      navigator.locks.request = () => Promise.reject(new DOMException('the document is not fully active', 'InvalidStateError'));
+      navigator.locks.request = () =>
+        Promise.reject(new DOMException('the document is not fully active', 'InvalidStateError'));
     });
     page.on('console', (m) => m.type() === 'warning' && warnings.push(m.text()));
     await open(page, 'rejected-lock');
     await page.evaluate(() => outbox.add({ id: 9940, name: 'Unlocked' }));
     await page.evaluate(() => outbox.flush());
-    assert.deepEqual((await entries(page)).map((e) => e.state), ['created']);
-    assert.equal(warnings.filter((w) => /a request for its Web Lock failed \(InvalidStateError\), so every tab/.test(w)).length, 1, warnings.join('\n'));
+    assert.deepEqual(
+      (await entries(page)).map((e) => e.state),
+      ['created'],
+    );
+    assert.equal(
+      warnings.filter((w) =>
+        /a request for its Web Lock failed \(InvalidStateError\), so every tab/.test(w),
+      ).length,
+      1,
+      warnings.join('\n'),
+    );
     await page.close();
   });
 
@@ -129,13 +167,22 @@ describe('the outbox on one truth, in Chromium with IndexedDB', { timeout: 240_0
     const page = await chromium.tab('/', () => {
       const put = IDBObjectStore.prototype.put;
       IDBObjectStore.prototype.put = function (record) {
-        if (record?.plant?.name === 'Refused') throw new DOMException('the record cannot be stored', 'DataError');
+        if (record?.plant?.name === 'Refused')
+          throw new DOMException('the record cannot be stored', 'DataError');
         return put.apply(this, arguments);
       };
     });
     await open(page, 'refused-put');
-    const error = await page.evaluate(() => outbox.add({ id: 9950, name: 'Refused' }).then(() => null, (e) => [e.kind, e.message]));
-    assert.deepEqual(error, ['config', 'the outbox could not store the entry: DataError: the record cannot be stored']);
+    const error = await page.evaluate(() =>
+      outbox.add({ id: 9950, name: 'Refused' }).then(
+        () => null,
+        (e) => [e.kind, e.message],
+      ),
+    );
+    assert.deepEqual(error, [
+      'config',
+      'the outbox could not store the entry: DataError: the record cannot be stored',
+    ]);
     assert.deepEqual(await entries(page), []);
     assert.deepEqual(await stored(page, 'refused-put'), {});
     await page.close();
@@ -144,25 +191,55 @@ describe('the outbox on one truth, in Chromium with IndexedDB', { timeout: 240_0
   it('7. close() just after a 200 arrived: the answer is recorded, the entry created', async () => {
     const page = await chromium.tab();
     // The app closes the outbox from the hook that sees the answer: the call then ends with its Plant.
-    await page.evaluate(async ({ url, token }) => {
-      window.outbox = await PlantOutbox.open({ baseUrl: url, token, name: 'closed-after', afterAttempt: ({ status }) => status === 200 && window.outbox.close() });
-    }, { url: server.url, token: TOKEN });
+    await page.evaluate(
+      async ({ url, token }) => {
+        window.outbox = await PlantOutbox.open({
+          baseUrl: url,
+          token,
+          name: 'closed-after',
+          afterAttempt: ({ status }) => status === 200 && window.outbox.close(),
+        });
+      },
+      { url: server.url, token: TOKEN },
+    );
     const { key } = await page.evaluate(() => outbox.add({ id: 9970, name: 'Answered' }));
-    await until(async () => (await stored(page, 'closed-after'))[key]?.state === 'created', 'the answer recorded', 10_000);
-    await assert.rejects(page.evaluate(() => outbox.add({ id: 9971, name: 'x' })), /the outbox is closed/);
+    await until(
+      async () => (await stored(page, 'closed-after'))[key]?.state === 'created',
+      'the answer recorded',
+      10_000,
+    );
+    await assert.rejects(
+      page.evaluate(() => outbox.add({ id: 9971, name: 'x' })),
+      /the outbox is closed/,
+    );
     assert.equal(postsOf(9970).length, 1, 'never sent again');
     await page.close();
   });
 
   it('9. a database of a newer release: open says to reload, and keeps nothing open', async () => {
     const page = await chromium.tab();
-    await page.evaluate(() => new Promise((resolve) => {
-      const request = indexedDB.open('plant-store-outbox:newer', 7);
-      request.onsuccess = () => { request.result.close(); resolve(); };
-    }));
-    const refused = await page.evaluate((options) => PlantOutbox.open(options).then(() => 'opened', (e) => [e.kind, e.message]),
-      { baseUrl: server.url, token: TOKEN, name: 'newer' });
-    assert.deepEqual(refused, ['config', "the outbox's database was made by a newer release of this app: reload the page to run that release"]);
+    await page.evaluate(
+      () =>
+        new Promise((resolve) => {
+          const request = indexedDB.open('plant-store-outbox:newer', 7);
+          request.onsuccess = () => {
+            request.result.close();
+            resolve();
+          };
+        }),
+    );
+    const refused = await page.evaluate(
+      (options) =>
+        PlantOutbox.open(options).then(
+          () => 'opened',
+          (e) => [e.kind, e.message],
+        ),
+      { baseUrl: server.url, token: TOKEN, name: 'newer' },
+    );
+    assert.deepEqual(refused, [
+      'config',
+      "the outbox's database was made by a newer release of this app: reload the page to run that release",
+    ]);
     await page.close();
   });
 
@@ -170,19 +247,31 @@ describe('the outbox on one truth, in Chromium with IndexedDB', { timeout: 240_0
     const page = await chromium.tab();
     await open(page, 'expiring', { retentionMs: 1_500 });
     const ids = Array.from({ length: 150 }, (_, i) => 21000 + i);
-    await page.evaluate((ids) => Promise.all(ids.map((id) => outbox.add({ id, name: 'Brief' }))), ids);
+    await page.evaluate(
+      (ids) => Promise.all(ids.map((id) => outbox.add({ id, name: 'Brief' }))),
+      ids,
+    );
     // Each created (the change events are kept: the first may expire before the last is created).
-    await page.waitForFunction(() => new Set(changes.filter((c) => c.state === 'created').map((c) => c.key)).size === 150,
-      null, { timeout: 60_000 });
+    await page.waitForFunction(
+      () => new Set(changes.filter((c) => c.state === 'created').map((c) => c.key)).size === 150,
+      null,
+      { timeout: 60_000 },
+    );
     // No add, flush or event from here: the timers of the expiries run the rounds that remove all 150.
-    await page.waitForFunction(() => outbox.entries().length === 0 && changes.filter((c) => c.removed).length === 150, null, { timeout: 15_000 });
+    await page.waitForFunction(
+      () => outbox.entries().length === 0 && changes.filter((c) => c.removed).length === 150,
+      null,
+      { timeout: 15_000 },
+    );
     assert.deepEqual(await stored(page, 'expiring'), {});
     await page.close();
   });
 
   it('9. a purge reports the earliest expiry it keeps, however long it took (one expiring while it ran is not skipped)', async () => {
     const page = await chromium.tab();
-    const store = readdirSync(join(PKG, 'outbox/snippets'), { recursive: true }).find((file) => file.endsWith('outbox/store.js'));
+    const store = readdirSync(join(PKG, 'outbox/snippets'), { recursive: true }).find((file) =>
+      file.endsWith('outbox/store.js'),
+    );
     const purged = await page.evaluate(async (path) => {
       const { openStore } = await import(path);
       const backend = await openStore('slow-clock', undefined, {});
@@ -198,7 +287,12 @@ describe('the outbox on one truth, in Chromium with IndexedDB', { timeout: 240_0
       const now = Date.now;
       let t = 1_000;
       Date.now = () => (t += 100);
-      try { return await backend.purge(); } finally { Date.now = now; backend.close(); }
+      try {
+        return await backend.purge();
+      } finally {
+        Date.now = now;
+        backend.close();
+      }
     }, `/pkg/outbox/snippets/${store}`);
     assert.deepEqual(purged, { removed: [], next: 1_150 });
     await page.close();
@@ -216,15 +310,34 @@ describe('the outbox on one truth, in Node with a store of its own', { timeout: 
   after(() => server?.stop());
 
   it('a store whose put throws as it is called: a failure, and nothing is held', async () => {
-    const store = { getAll: () => [], put() { throw new Error('quota exceeded'); }, delete() {} };
-    const outbox = await api.PlantOutbox.open({ baseUrl: server.url, token: TOKEN, name: 'throwing', store });
-    await assert.rejects(outbox.add({ id: 9990, name: 'x' }), { kind: 'config', message: 'the outbox could not store the entry: Error: quota exceeded' });
+    const store = {
+      getAll: () => [],
+      put() {
+        throw new Error('quota exceeded');
+      },
+      delete() {},
+    };
+    const outbox = await api.PlantOutbox.open({
+      baseUrl: server.url,
+      token: TOKEN,
+      name: 'throwing',
+      store,
+    });
+    await assert.rejects(outbox.add({ id: 9990, name: 'x' }), {
+      kind: 'config',
+      message: 'the outbox could not store the entry: Error: quota exceeded',
+    });
     assert.deepEqual(outbox.entries(), []);
     outbox.close();
   });
 
   it('10. entries() is the same array until something changes, and subscribe tells each change', async () => {
-    const outbox = await api.PlantOutbox.open({ baseUrl: server.url, token: TOKEN, name: 'snapshot', store: new api.MemoryStore() });
+    const outbox = await api.PlantOutbox.open({
+      baseUrl: server.url,
+      token: TOKEN,
+      name: 'snapshot',
+      store: new api.MemoryStore(),
+    });
     outbox.pause();
     let told = 0;
     const stop = outbox.subscribe(() => told++);
@@ -239,7 +352,10 @@ describe('the outbox on one truth, in Node with a store of its own', { timeout: 
     outbox.resume();
     await outbox.flush();
     assert.equal(told, 1, 'no more once unsubscribed');
-    assert.deepEqual(outbox.entries().map((e) => e.state), ['created']);
+    assert.deepEqual(
+      outbox.entries().map((e) => e.state),
+      ['created'],
+    );
     outbox.close();
   });
 });

@@ -10,7 +10,15 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startServer, PKG } from './support/server.mjs';
 import { installWasmSpy } from './support/wasm-memory.mjs';
-import { ORIGIN, html, startBrowser, openIn, entries, settled, until } from './support/outbox-page.mjs';
+import {
+  ORIGIN,
+  html,
+  startBrowser,
+  openIn,
+  entries,
+  settled,
+  until,
+} from './support/outbox-page.mjs';
 
 // Tokens of their own, so that any 4-character piece found in IndexedDB can only come from them.
 const TOKEN = 'Zq8vR2xK9mW4pL7nHs3D';
@@ -24,7 +32,9 @@ const SANDBOXED = html(`
     (err) => parent.postMessage({ kind: err.kind, message: err.message }, '*'));`);
 const FRAMED = '<iframe sandbox="allow-scripts" src="/sandboxed"></iframe>';
 
-describe('the outbox, in headless Chromium and in Node, against the reference server', { timeout: 240_000 }, () => {
+describe('the outbox, in headless Chromium and in Node, against the reference server', {
+  timeout: 240_000,
+}, () => {
   let server;
   let chromium;
   let tab;
@@ -34,7 +44,10 @@ describe('the outbox, in headless Chromium and in Node, against the reference se
 
   before(async () => {
     server = await startServer({ token: TOKEN });
-    chromium = await startBrowser({ api: server.url, pages: { '/sandboxed': SANDBOXED, '/framed': FRAMED } });
+    chromium = await startBrowser({
+      api: server.url,
+      pages: { '/sandboxed': SANDBOXED, '/framed': FRAMED },
+    });
     ({ tab, context, posts } = chromium);
   });
 
@@ -44,13 +57,18 @@ describe('the outbox, in headless Chromium and in Node, against the reference se
   });
 
   /** Opens the outbox `name` in `page` as `window.outbox`, its changes tracked. */
-  const open = (page, name, options = {}) => openIn(page, { baseUrl: server.url, token: TOKEN, name, ...options });
+  const open = (page, name, options = {}) =>
+    openIn(page, { baseUrl: server.url, token: TOKEN, name, ...options });
   const postsOf = (ids) => posts.filter((p) => ids.includes(p.id));
   const plant = (id) => server.json(`/__test/plants/${id}`);
   /** The plant `id` once the server has stored it (it answers 404 until then). */
   async function stored(id) {
     let response;
-    await until(async () => (response = await fetch(`${server.url}/__test/plants/${id}`)).ok, `the server stores plant ${id}`, 10_000);
+    await until(
+      async () => (response = await fetch(`${server.url}/__test/plants/${id}`)).ok,
+      `the server stores plant ${id}`,
+      10_000,
+    );
     return response.json();
   }
 
@@ -60,14 +78,24 @@ describe('the outbox, in headless Chromium and in Node, against the reference se
     let page = await tab();
     await context.setOffline(true);
     await open(page, 'offline');
-    await page.evaluate((ids) => Promise.all(ids.map((id) => outbox.add({ id: Number(id), name: `Offline ${id}` }))), ids);
+    await page.evaluate(
+      (ids) => Promise.all(ids.map((id) => outbox.add({ id: Number(id), name: `Offline ${id}` }))),
+      ids,
+    );
     await page.reload();
     await page.waitForFunction(() => window.ready);
     await open(page, 'offline');
     const kept = await entries(page);
     assert.equal(kept.length, 20, 'the 20 entries survived the reload');
-    assert.deepEqual(kept.map((e) => String(e.plant.id)), ids, 'in the order they were added');
-    assert.ok(kept.every((e) => e.state === 'pending' && e.attempts === 0), 'offline, none was sent');
+    assert.deepEqual(
+      kept.map((e) => String(e.plant.id)),
+      ids,
+      'in the order they were added',
+    );
+    assert.ok(
+      kept.every((e) => e.state === 'pending' && e.attempts === 0),
+      'offline, none was sent',
+    );
     assert.equal(postsOf(ids).length, 0);
 
     await context.setOffline(false); // the `online` event wakes the outbox
@@ -84,7 +112,9 @@ describe('the outbox, in headless Chromium and in Node, against the reference se
       const states = changes.filter((c) => c.key === entry.key).map((c) => c.state);
       assert.deepEqual(states, ['sending', 'created'], `the change events of ${entry.plant.id}`);
     }
-    console.log(`offline: 20 pending across a reload, then 20 created; server +${after.plants - before.plants} plants, +${after.keys - before.keys} keys, ${postsOf(ids).length} POSTs`);
+    console.log(
+      `offline: 20 pending across a reload, then 20 created; server +${after.plants - before.plants} plants, +${after.keys - before.keys} keys, ${postsOf(ids).length} POSTs`,
+    );
     await page.close();
   });
 
@@ -95,8 +125,14 @@ describe('the outbox, in headless Chromium and in Node, against the reference se
     await context.setOffline(true);
     await open(a, 'two-tabs');
     await open(b, 'two-tabs');
-    await a.evaluate((ids) => Promise.all(ids.map((id) => outbox.add({ id: Number(id), name: 'A' }))), ids.slice(0, 12));
-    await b.evaluate((ids) => Promise.all(ids.map((id) => outbox.add({ id: Number(id), name: 'B' }))), ids.slice(12));
+    await a.evaluate(
+      (ids) => Promise.all(ids.map((id) => outbox.add({ id: Number(id), name: 'A' }))),
+      ids.slice(0, 12),
+    );
+    await b.evaluate(
+      (ids) => Promise.all(ids.map((id) => outbox.add({ id: Number(id), name: 'B' }))),
+      ids.slice(12),
+    );
     await context.setOffline(false); // both tabs wake at once
     await settled(a, 24);
     await settled(b, 24);
@@ -105,7 +141,9 @@ describe('the outbox, in headless Chromium and in Node, against the reference se
     const sent = postsOf(ids);
     assert.equal(sent.length, 24, 'one POST per plant, from one tab or the other');
     assert.equal(new Set(sent.map((p) => p.key)).size, 24);
-    console.log(`two tabs: 24 created; server +${after.plants - before.plants} plants, ${sent.length} POSTs`);
+    console.log(
+      `two tabs: 24 created; server +${after.plants - before.plants} plants, ${sent.length} POSTs`,
+    );
     await a.close();
     await b.close();
   });
@@ -131,7 +169,9 @@ describe('the outbox, in headless Chromium and in Node, against the reference se
     assert.equal(entry.key, sent[0].key);
     const after = await server.stats();
     assert.equal(after.plants - before.plants, 1, 'one plant: the server replayed its answer');
-    console.log(`closed page: 2 POSTs with one key, server +${after.plants - before.plants} plant, entry ${entry.state}`);
+    console.log(
+      `closed page: 2 POSTs with one key, server +${after.plants - before.plants} plant, entry ${entry.state}`,
+    );
     await page.close();
   });
 
@@ -144,11 +184,20 @@ describe('the outbox, in headless Chromium and in Node, against the reference se
     });
     assert.equal(response.status, 200);
     const page = await tab();
-    await page.evaluate(({ url, token, stale }) => {
-      window.asked = [];
-      const getToken = ({ refresh }) => { asked.push(refresh); return refresh ? token : stale; };
-      return PlantOutbox.open({ baseUrl: url, getToken, name: 'refusals' }).then((o) => { window.outbox = o; track(o); });
-    }, { url: server.url, token: TOKEN, stale: STALE });
+    await page.evaluate(
+      ({ url, token, stale }) => {
+        window.asked = [];
+        const getToken = ({ refresh }) => {
+          asked.push(refresh);
+          return refresh ? token : stale;
+        };
+        return PlantOutbox.open({ baseUrl: url, getToken, name: 'refusals' }).then((o) => {
+          window.outbox = o;
+          track(o);
+        });
+      },
+      { url: server.url, token: TOKEN, stale: STALE },
+    );
     await page.evaluate((id) => outbox.add({ id: Number(id), name: 'Second' }), taken);
     await settled(page, 1, 'rejected');
     const [rejected] = await entries(page);
@@ -160,13 +209,21 @@ describe('the outbox, in headless Chromium and in Node, against the reference se
     await page.evaluate(() => outbox.flush());
     await page.evaluate(() => outbox.flush());
     assert.equal(postsOf([taken]).length, 2, 'the 400 was sent once (after the 401), never again');
-    assert.deepEqual(await page.evaluate(() => asked), [false, true], 'the 401 asked getToken for a refresh');
+    assert.deepEqual(
+      await page.evaluate(() => asked),
+      [false, true],
+      'the 401 asked getToken for a refresh',
+    );
     assert.equal((await entries(page))[0].state, 'rejected');
 
     await page.evaluate(() => outbox.add({ id: 4001, name: 'Refreshed' }));
-    await page.waitForFunction(() => outbox.entries().some((e) => e.plant.id === 4001 && e.state === 'created'));
+    await page.waitForFunction(() =>
+      outbox.entries().some((e) => e.plant.id === 4001 && e.state === 'created'),
+    );
     assert.equal((await plant('4001')).name, 'Refreshed');
-    console.log(`refusals: 400 → rejected (${rejected.error.message}); flush twice sent nothing more; getToken asked ${JSON.stringify(await page.evaluate(() => asked))}`);
+    console.log(
+      `refusals: 400 → rejected (${rejected.error.message}); flush twice sent nothing more; getToken asked ${JSON.stringify(await page.evaluate(() => asked))}`,
+    );
     await page.close();
   });
 
@@ -177,26 +234,40 @@ describe('the outbox, in headless Chromium and in Node, against the reference se
     await page.waitForFunction(() => window.ready);
     const before = await server.stats();
     // A fetch that counts the requests in flight; the server takes 20 ms for each.
-    await page.evaluate(({ url, token }) => {
-      window.flight = { now: 0, most: 0 };
-      const counting = (input, init) => {
-        flight.most = Math.max(flight.most, ++flight.now);
-        return fetch(input, init).finally(() => flight.now--);
-      };
-      const options = { baseUrl: `${url}/__test/delay/20`, token, name: 'thousand', fetch: counting };
-      return PlantOutbox.open(options).then((o) => { window.outbox = o; });
-    }, { url: server.url, token: TOKEN });
+    await page.evaluate(
+      ({ url, token }) => {
+        window.flight = { now: 0, most: 0 };
+        const counting = (input, init) => {
+          flight.most = Math.max(flight.most, ++flight.now);
+          return fetch(input, init).finally(() => flight.now--);
+        };
+        const options = {
+          baseUrl: `${url}/__test/delay/20`,
+          token,
+          name: 'thousand',
+          fetch: counting,
+        };
+        return PlantOutbox.open(options).then((o) => {
+          window.outbox = o;
+        });
+      },
+      { url: server.url, token: TOKEN },
+    );
     const added = await page.evaluate(async () => {
       outbox.pause();
       const started = performance.now();
-      await Promise.all(Array.from({ length: 1000 }, (_, i) => outbox.add({ id: 10_000 + i, name: `Plant ${i}` })));
+      await Promise.all(
+        Array.from({ length: 1000 }, (_, i) => outbox.add({ id: 10_000 + i, name: `Plant ${i}` })),
+      );
       return performance.now() - started;
     });
     const drained = await page.evaluate(async () => {
       let created = 0;
-      const done = new Promise((resolve) => outbox.addEventListener('change', (e) => {
-        if (e.detail.state === 'created' && ++created === 1000) resolve();
-      }));
+      const done = new Promise((resolve) =>
+        outbox.addEventListener('change', (e) => {
+          if (e.detail.state === 'created' && ++created === 1000) resolve();
+        }),
+      );
       const started = performance.now();
       outbox.resume();
       await done;
@@ -210,9 +281,11 @@ describe('the outbox, in headless Chromium and in Node, against the reference se
     await session.send('HeapProfiler.collectGarbage');
     const { usedSize } = await session.send('Runtime.getHeapUsage');
     const after = await server.stats();
-    console.log(`1,000 entries: added (paused) in ${(added / 1000).toFixed(1)} s, drained in ${(drained / 1000).toFixed(1)} s; `
-      + `at most ${most} requests in flight; wasm memory ${(wasm / 2 ** 20).toFixed(2)} MiB, JS heap ${(usedSize / 2 ** 20).toFixed(2)} MiB; `
-      + `server +${after.plants - before.plants} plants`);
+    console.log(
+      `1,000 entries: added (paused) in ${(added / 1000).toFixed(1)} s, drained in ${(drained / 1000).toFixed(1)} s; ` +
+        `at most ${most} requests in flight; wasm memory ${(wasm / 2 ** 20).toFixed(2)} MiB, JS heap ${(usedSize / 2 ** 20).toFixed(2)} MiB; ` +
+        `server +${after.plants - before.plants} plants`,
+    );
     assert.equal(after.plants - before.plants, 1000);
     assert.equal(most, 4, 'the default concurrency, reached and never passed');
     assert.ok(drained < 90_000, `drained in ${drained} ms`);
@@ -227,7 +300,11 @@ describe('the outbox, in headless Chromium and in Node, against the reference se
       const idb = Object.getOwnPropertyDescriptor(window, 'indexedDB');
       delete window.indexedDB;
       try {
-        await PlantOutbox.open({ baseUrl: 'http://127.0.0.1:9', token: 'missing-token', name: 'missing' });
+        await PlantOutbox.open({
+          baseUrl: 'http://127.0.0.1:9',
+          token: 'missing-token',
+          name: 'missing',
+        });
         return { opened: true };
       } catch (err) {
         return { kind: err.kind, message: err.message };
@@ -241,10 +318,16 @@ describe('the outbox, in headless Chromium and in Node, against the reference se
 
     const framed = await context.newPage();
     // The frame's answer is kept on the page (a listener there before any script runs) and waited for, bounded.
-    await framed.addInitScript(() => addEventListener('message', (e) => { window.answer = e.data; }));
+    await framed.addInitScript(() =>
+      addEventListener('message', (e) => {
+        window.answer = e.data;
+      }),
+    );
     framed.on('pageerror', (err) => console.log(`framed page error: ${err}`));
     await framed.goto(`${ORIGIN}/framed`);
-    const refused = await (await framed.waitForFunction(() => window.answer, null, { timeout: 60_000 })).jsonValue();
+    const refused = await (
+      await framed.waitForFunction(() => window.answer, null, { timeout: 60_000 })
+    ).jsonValue();
     assert.equal(refused.kind, 'config', JSON.stringify(refused));
     assert.match(refused.message, /IndexedDB refused to open: SecurityError/);
     console.log(`missing: ${missing.message}\nrefused: ${refused.message}`);
@@ -273,33 +356,60 @@ describe('the outbox, in headless Chromium and in Node, against the reference se
       return JSON.stringify(all);
     });
     const records = JSON.parse(dump);
-    assert.ok(Object.keys(records).includes('plant-store-outbox:refusals/entries'), 'the suites left their databases');
+    assert.ok(
+      Object.keys(records).includes('plant-store-outbox:refusals/entries'),
+      'the suites left their databases',
+    );
     assert.ok(dump.length > 100_000, `${dump.length} characters of records`);
     for (const token of [TOKEN, STALE]) {
       for (let i = 0; i + 4 <= token.length; i++) {
-        assert.ok(!dump.includes(token.slice(i, i + 4)), `a piece of a token (${i}) is in IndexedDB`);
+        assert.ok(
+          !dump.includes(token.slice(i, i + 4)),
+          `a piece of a token (${i}) is in IndexedDB`,
+        );
       }
     }
-    console.log(`IndexedDB: ${Object.keys(records).length} object stores, ${dump.length} characters, no 4-character piece of either token`);
+    console.log(
+      `IndexedDB: ${Object.keys(records).length} object stores, ${dump.length} characters, no 4-character piece of either token`,
+    );
     await page.close();
   });
 
-  it('in Node, where there is no IndexedDB: a store of the caller\'s, here the MemoryStore', async () => {
+  it("in Node, where there is no IndexedDB: a store of the caller's, here the MemoryStore", async () => {
     const { PlantOutbox, MemoryStore } = await import(pathToFileURL(join(PKG, 'outbox/node.mjs')));
     const options = { baseUrl: server.url, token: TOKEN, name: 'node' };
-    await assert.rejects(PlantOutbox.open(options), { kind: 'config', message: /no IndexedDB; pass options\.store/ });
+    await assert.rejects(PlantOutbox.open(options), {
+      kind: 'config',
+      message: /no IndexedDB; pass options\.store/,
+    });
     const store = new MemoryStore();
     const outbox = await PlantOutbox.open({ ...options, store });
     const seen = [];
     outbox.addEventListener('change', (e) => seen.push(e.detail.state));
     await assert.rejects(outbox.add({ id: 1.5, name: 'x' }), { kind: 'validation' });
     assert.equal((await store.getAll()).length, 0, 'an invalid plant stores nothing');
-    const added = await Promise.all([5000, 5001, 5002].map((id) => outbox.add({ id: BigInt(id), name: 'Node' })));
+    const added = await Promise.all(
+      [5000, 5001, 5002].map((id) => outbox.add({ id: BigInt(id), name: 'Node' })),
+    );
     assert.equal((await store.getAll()).length, 3, 'each stored before add resolves');
     await outbox.flush();
-    assert.deepEqual(outbox.entries().map((e) => [e.key, e.state, e.plant.id]), added.map((e) => [e.key, 'created', e.plant.id]));
-    assert.equal(typeof outbox.entries()[0].plant.id, 'bigint', 'an id given as a BigInt comes back as one');
-    assert.deepEqual((await store.getAll()).map((r) => [r.state, r.plant.id]), [['created', '5000'], ['created', '5001'], ['created', '5002']]);
+    assert.deepEqual(
+      outbox.entries().map((e) => [e.key, e.state, e.plant.id]),
+      added.map((e) => [e.key, 'created', e.plant.id]),
+    );
+    assert.equal(
+      typeof outbox.entries()[0].plant.id,
+      'bigint',
+      'an id given as a BigInt comes back as one',
+    );
+    assert.deepEqual(
+      (await store.getAll()).map((r) => [r.state, r.plant.id]),
+      [
+        ['created', '5000'],
+        ['created', '5001'],
+        ['created', '5002'],
+      ],
+    );
     assert.ok(!JSON.stringify(await store.getAll()).includes(TOKEN.slice(0, 4)));
     assert.ok(seen.filter((state) => state === 'created').length === 3);
     for (const id of [5000, 5001, 5002]) assert.equal((await plant(String(id))).name, 'Node');

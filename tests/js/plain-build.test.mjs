@@ -15,15 +15,32 @@ const API = ['PlantStoreClient', 'PlantStoreError', 'createPlant', 'validateNewP
 let out;
 let server;
 
-before(async () => {
-  out = mkdtempSync(join(tmpdir(), 'plant-store-plain-'));
-  await new Promise((resolve, reject) => {
-    execFile('wasm-pack', ['--log-level', 'warn', 'build', '--release', '--target', 'web', '--out-dir', out, '--no-pack'],
-      { cwd: ROOT, timeout: 600_000, maxBuffer: 16 << 20 },
-      (err, stdout, stderr) => (err ? reject(new Error(`wasm-pack build failed:\n${stdout}\n${stderr}`)) : resolve()));
-  });
-  server = await startServer();
-}, { timeout: 660_000 });
+before(
+  async () => {
+    out = mkdtempSync(join(tmpdir(), 'plant-store-plain-'));
+    await new Promise((resolve, reject) => {
+      execFile(
+        'wasm-pack',
+        [
+          '--log-level',
+          'warn',
+          'build',
+          '--release',
+          '--target',
+          'web',
+          '--out-dir',
+          out,
+          '--no-pack',
+        ],
+        { cwd: ROOT, timeout: 600_000, maxBuffer: 16 << 20 },
+        (err, stdout, stderr) =>
+          err ? reject(new Error(`wasm-pack build failed:\n${stdout}\n${stderr}`)) : resolve(),
+      );
+    });
+    server = await startServer();
+  },
+  { timeout: 660_000 },
+);
 
 after(async () => {
   await server?.stop();
@@ -34,7 +51,9 @@ test('the module exports the four names, and wasm-bindgen its loaders; the .d.ts
   const glue = await import(pathToFileURL(join(out, 'plant_store_client.js')).href);
   assert.deepEqual(Object.keys(glue).sort(), [...API, 'default', 'initSync'].sort());
   const types = readFileSync(join(out, 'plant_store_client.d.ts'), 'utf8');
-  const declared = [...types.matchAll(/^export (?:declare )?(?:function|class|const) (\w+)/gm)].map((m) => m[1]);
+  const declared = [...types.matchAll(/^export (?:declare )?(?:function|class|const) (\w+)/gm)].map(
+    (m) => m[1],
+  );
   assert.deepEqual(declared.sort(), [...API, 'initSync'].sort(), 'each export is declared, once');
   assert.match(types, /^export default function __wbg_init/m);
 });
@@ -47,22 +66,47 @@ test('loaded with initSync, it creates a plant, refuses an invalid one locally, 
   const id = 90071992547409930n + BigInt(Date.now() % 1_000_000);
   const before = await server.stats();
 
-  assert.deepEqual(await createPlant({ id, name: 'Fern', tag: 'plain' }, options), { name: 'Fern', tag: 'plain' });
-  assert.deepEqual(await server.json(`/__test/plants/${id}`), { id: String(id), name: 'Fern', tag: 'plain' });
+  assert.deepEqual(await createPlant({ id, name: 'Fern', tag: 'plain' }, options), {
+    name: 'Fern',
+    tag: 'plain',
+  });
+  assert.deepEqual(await server.json(`/__test/plants/${id}`), {
+    id: String(id),
+    name: 'Fern',
+    tag: 'plain',
+  });
 
-  const invalid = await createPlant({ id: 1.5, name: 'Fern', tags: 'x' }, options).then(() => null, (e) => e);
+  const invalid = await createPlant({ id: 1.5, name: 'Fern', tags: 'x' }, options).then(
+    () => null,
+    (e) => e,
+  );
   assert.ok(invalid instanceof PlantStoreError && invalid instanceof Error);
   assert.equal(invalid.name, 'PlantStoreError');
   assert.equal(invalid.kind, 'validation');
-  assert.deepEqual(invalid.issues.map((i) => [i.path, i.code]), [['id', 'not_integer'], ['tags', 'unknown_field']]);
+  assert.deepEqual(
+    invalid.issues.map((i) => [i.path, i.code]),
+    [
+      ['id', 'not_integer'],
+      ['tags', 'unknown_field'],
+    ],
+  );
 
-  const rejected = await createPlant({ id, name: 'Fern' }, options).then(() => null, (e) => e);
+  const rejected = await createPlant({ id, name: 'Fern' }, options).then(
+    () => null,
+    (e) => e,
+  );
   assert.deepEqual([rejected.kind, rejected.status, rejected.code], ['rejected', 400, 3]);
 
-  assert.throws(() => new PlantStoreClient({ baseUrl: 'ftp://x', token: TOKEN }), (e) => PlantStoreError.is(e) && e.kind === 'config');
+  assert.throws(
+    () => new PlantStoreClient({ baseUrl: 'ftp://x', token: TOKEN }),
+    (e) => PlantStoreError.is(e) && e.kind === 'config',
+  );
   const client = new PlantStoreClient(options);
   assert.deepEqual(await client.createPlant({ id: id + 1n, name: 'C' }), { name: 'C' });
-  assert.deepEqual(validateNewPlant({ id: -0, name: 'a' }), { ok: true, value: { id: 0, name: 'a' } });
+  assert.deepEqual(validateNewPlant({ id: -0, name: 'a' }), {
+    ok: true,
+    value: { id: 0, name: 'a' },
+  });
 
   const after = await server.stats();
   assert.equal(after.requests - before.requests, 3, 'the invalid plant was not sent');

@@ -46,7 +46,8 @@ const HELPERS = `
  */
 const CASES = [
   {
-    name: '503 then 200: retried, both attempts seen by afterAttempt', browser: true,
+    name: '503 then 200: retried, both attempts seen by afterAttempt',
+    browser: true,
     body: `const attempts = [];
       const r = await call(api, base, '503,ok', id, { retry: { attempts: 3, baseDelayMs: 10 },
         afterAttempt: (o) => attempts.push([o.attempt, o.status, o.headers?.get('x-request-id') ?? null, o.error?.kind ?? null]) });
@@ -54,8 +55,17 @@ const CASES = [
     check: (r, server, id) => {
       assert.equal(r.kind, 'ok');
       assert.equal(server.requests(id).length, 2);
-      assert.deepEqual(r.hooked.map(([n, status, , kind]) => [n, status, kind]), [[1, 503, 'unexpected_status'], [2, 200, null]]);
-      assert.ok(r.hooked.every(([, , requestId]) => /^r-\d+$/.test(requestId)), 'x-request-id read from each answer');
+      assert.deepEqual(
+        r.hooked.map(([n, status, , kind]) => [n, status, kind]),
+        [
+          [1, 503, 'unexpected_status'],
+          [2, 200, null],
+        ],
+      );
+      assert.ok(
+        r.hooked.every(([, , requestId]) => /^r-\d+$/.test(requestId)),
+        'x-request-id read from each answer',
+      );
     },
   },
   {
@@ -64,7 +74,10 @@ const CASES = [
     check: (r, server, id) => {
       assert.equal(r.kind, 'ok');
       const [first, second] = server.requests(id);
-      assert.ok(second.at - first.at >= 950, `retried after ${Math.round(second.at - first.at)} ms`);
+      assert.ok(
+        second.at - first.at >= 950,
+        `retried after ${Math.round(second.at - first.at)} ms`,
+      );
     },
   },
   {
@@ -74,7 +87,10 @@ const CASES = [
       assert.equal(r.kind, 'ok');
       const [first, second] = server.requests(id);
       // The date has whole seconds: the wait is from 1 to 2 s.
-      assert.ok(second.at - first.at >= 900 && second.at - first.at <= 2300, `retried after ${Math.round(second.at - first.at)} ms`);
+      assert.ok(
+        second.at - first.at >= 900 && second.at - first.at <= 2300,
+        `retried after ${Math.round(second.at - first.at)} ms`,
+      );
     },
   },
   {
@@ -82,18 +98,25 @@ const CASES = [
     body: `const r = await call(api, base, '429s30', id, { retry: {} });
       return { ...r, next: await call(api, base, 'ok', id + 1) };`,
     check: (r, server, id) => {
-      assert.deepEqual([r.kind, r.status, r.attempts, r.retryAfterMs, r.maybeCreated], ['unexpected_status', 429, 1, 30000, false]);
+      assert.deepEqual(
+        [r.kind, r.status, r.attempts, r.retryAfterMs, r.maybeCreated],
+        ['unexpected_status', 429, 1, 30000, false],
+      );
       assert.equal(server.requests(id).length, 1);
       endedBeforeTheWait(server, id, 30_000);
     },
   },
   {
-    name: 'retries off: a 429 or 503 that asks for a wait reports it, and retries used up report the last', browser: true,
+    name: 'retries off: a 429 or 503 that asks for a wait reports it, and retries used up report the last',
+    browser: true,
     body: `return [await call(api, base, '429s2', id), await call(api, base, '503s3', id + 1),
       await call(api, base, '503s1,503s4', id + 2, { retry: { attempts: 2, maxDelayMs: 5000 } }),
       await call(api, base, '503', id + 3)];`,
     check: ([off, unavailable, usedUp, plain]) => {
-      assert.deepEqual([off.kind, off.status, off.attempts, off.retryAfterMs], ['unexpected_status', 429, 1, 2000]);
+      assert.deepEqual(
+        [off.kind, off.status, off.attempts, off.retryAfterMs],
+        ['unexpected_status', 429, 1, 2000],
+      );
       assert.deepEqual([unavailable.status, unavailable.retryAfterMs], [503, 3000]);
       assert.deepEqual([usedUp.status, usedUp.attempts, usedUp.retryAfterMs], [503, 2, 4000]);
       assert.equal(plain.retryAfterMs, undefined, 'no Retry-After, no wait reported');
@@ -105,12 +128,16 @@ const CASES = [
       return { ...r, next: await call(api, base, 'ok', id + 1) };`,
     check: (r, server, id) => {
       // Waiting would have met the deadline first: a timeout, not the 429.
-      assert.deepEqual([r.kind, r.status, r.attempts, r.retryAfterMs], ['unexpected_status', 429, 1, 5000]);
+      assert.deepEqual(
+        [r.kind, r.status, r.attempts, r.retryAfterMs],
+        ['unexpected_status', 429, 1, 5000],
+      );
       endedBeforeTheWait(server, id, 5_000);
     },
   },
   {
-    name: 'a reset before any answer, then 200', browser: true,
+    name: 'a reset before any answer, then 200',
+    browser: true,
     body: `const attempts = [];
       const r = await call(api, base, 'reset,ok', id, { retry: { baseDelayMs: 10 },
         afterAttempt: (o) => attempts.push(o.status ?? o.error?.kind) });
@@ -123,16 +150,21 @@ const CASES = [
     },
   },
   {
-    name: 'an attempt that times out, then 400 "duplicate id": rejected, maybeCreated, the timeout as cause', browser: true,
+    name: 'an attempt that times out, then 400 "duplicate id": rejected, maybeCreated, the timeout as cause',
+    browser: true,
     body: `return call(api, base, 'slowok1500', id, { retry: { attempts: 2, attemptTimeoutMs: 300, baseDelayMs: 10 }, timeoutMs: 5000 });`,
     check: (r, server, id) => {
-      assert.deepEqual([r.kind, r.status, r.code, r.attempts, r.maybeCreated, r.cause], ['rejected', 400, 3, 2, true, 'timeout']);
+      assert.deepEqual(
+        [r.kind, r.status, r.code, r.attempts, r.maybeCreated, r.cause],
+        ['rejected', 400, 3, 2, true, 'timeout'],
+      );
       assert.ok(server.plants.has(id), 'the first attempt created the plant');
       assert.equal(server.requests(id).length, 2);
     },
   },
   {
-    name: 'an abort during the wait ends the call at once; no retry is sent', browser: true,
+    name: 'an abort during the wait ends the call at once; no retry is sent',
+    browser: true,
     // The next call reaches the server before the Retry-After's 3 s are over, and is answered after
     // them: a retry of the aborted call would be in the server's log by then.
     body: `const abort = new AbortController();
@@ -147,7 +179,8 @@ const CASES = [
     },
   },
   {
-    name: 'afterAttempt aborts the call it sees: aborted, no retry, nothing thrown outside the call', browser: true,
+    name: 'afterAttempt aborts the call it sees: aborted, no retry, nothing thrown outside the call',
+    browser: true,
     // The abort fires while Rust's step runs the hook: it is told once that step is done.
     body: `const abort = new AbortController();
       return call(api, base, '503,ok', id, { retry: { attempts: 3, baseDelayMs: 10 },
@@ -161,12 +194,16 @@ const CASES = [
     name: 'the deadline running out mid-retry: timeout after 2 attempts, the 503 as cause',
     body: `return call(api, base, '503,hang', id, { retry: { baseDelayMs: 10 }, timeoutMs: 600 });`,
     check: async (r, server, id) => {
-      assert.deepEqual([r.kind, r.attempts, r.maybeCreated, r.cause], ['timeout', 2, true, 'unexpected_status']);
+      assert.deepEqual(
+        [r.kind, r.attempts, r.maybeCreated, r.cause],
+        ['timeout', 2, true, 'unexpected_status'],
+      );
       assert.match(r.message, /within 600 ms$/);
       assert.ok(r.ms >= 550, `${r.ms} ms`);
       // The call's deadline, not the server's 10 s cap, ended the hanging second request.
       const hung = server.requests(id)[1];
-      for (let i = 0; i < 40 && hung.closed === undefined; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      for (let i = 0; i < 40 && hung.closed === undefined; i++)
+        await new Promise((resolve) => setTimeout(resolve, 25));
       assert.notEqual(hung.closed, undefined, 'the client closed the hanging request');
     },
   },
@@ -191,7 +228,10 @@ const CASES = [
     name: 'no retry on invalid_response (a 200 that is not a Plant): maybeCreated',
     body: `return call(api, base, 'badok,ok', id, { retry: { baseDelayMs: 10 } });`,
     check: (r, server, id) => {
-      assert.deepEqual([r.kind, r.status, r.attempts, r.maybeCreated], ['invalid_response', 200, 1, true]);
+      assert.deepEqual(
+        [r.kind, r.status, r.attempts, r.maybeCreated],
+        ['invalid_response', 200, 1, true],
+      );
       assert.equal(server.requests(id).length, 1);
     },
   },
@@ -201,14 +241,21 @@ const CASES = [
       await call(api, base, '502,ok', id + 1, { retry: { baseDelayMs: 10 } }),
       await call(api, base, '504,ok', id + 2, { retry: { baseDelayMs: 10, gatewayErrors: true } })];`,
     check: ([r500, r502, r504], server, id) => {
-      assert.deepEqual([r500.kind, r500.status, r500.attempts, r500.maybeCreated], ['unexpected_status', 500, 1, true]);
+      assert.deepEqual(
+        [r500.kind, r500.status, r500.attempts, r500.maybeCreated],
+        ['unexpected_status', 500, 1, true],
+      );
       assert.deepEqual([r502.kind, r502.status, r502.attempts], ['unexpected_status', 502, 1]);
       assert.equal(r504.kind, 'ok');
-      assert.deepEqual([1, 2, 3].map((n, i) => server.requests(id + i).length), [1, 1, 2]);
+      assert.deepEqual(
+        [1, 2, 3].map((n, i) => server.requests(id + i).length),
+        [1, 1, 2],
+      );
     },
   },
   {
-    name: '64 concurrent calls with an expired token: exactly one refresh', browser: true,
+    name: '64 concurrent calls with an expired token: exactly one refresh',
+    browser: true,
     body: `let token = 'expired-token-01'; const refreshes = [];
       const client = new api.PlantStoreClient({ baseUrl: base + '/s/ok', getToken: async ({ refresh }) => {
         if (refresh) { refreshes.push(token); await new Promise((r) => setTimeout(r, 20)); token = '${TOKEN}'; }
@@ -219,7 +266,10 @@ const CASES = [
       return { refreshes, results };`,
     check: (r, server, id) => {
       assert.equal(r.refreshes.length, 1, `${r.refreshes.length} refreshes`);
-      assert.deepEqual(r.results.filter((x) => x.kind !== 'ok'), []);
+      assert.deepEqual(
+        r.results.filter((x) => x.kind !== 'ok'),
+        [],
+      );
       assert.ok(Array.from({ length: 64 }, (_, i) => server.plants.has(id + i)).every(Boolean));
     },
   },
@@ -233,13 +283,20 @@ const CASES = [
       const fixed = await call(api, base, 'ok', id, { token: 'wrong-token-0123' });
       return { failed: seen(errors[0]), again: seen(errors[1]), fixed, errors };`,
     check: (r) => {
-      assert.deepEqual([r.failed.kind, r.failed.status, r.failed.attempts, r.failed.cause], ['unauthorized', 401, 1, 'login needed']);
-      assert.deepEqual([r.again.kind, r.again.status, r.again.attempts, r.again.cause], ['unauthorized', 401, 2, 'unauthorized']);
+      assert.deepEqual(
+        [r.failed.kind, r.failed.status, r.failed.attempts, r.failed.cause],
+        ['unauthorized', 401, 1, 'login needed'],
+      );
+      assert.deepEqual(
+        [r.again.kind, r.again.status, r.again.attempts, r.again.cause],
+        ['unauthorized', 401, 2, 'unauthorized'],
+      );
       assert.deepEqual([r.fixed.kind, r.fixed.status, r.fixed.attempts], ['unauthorized', 401, 1]);
     },
   },
   {
-    name: 'hooks: a traceparent on every attempt, never the token; a throwing hook ends the call', browser: true,
+    name: 'hooks: a traceparent on every attempt, never the token; a throwing hook ends the call',
+    browser: true,
     body: `const parent = '00-' + '4bf92f3577b34da6a3ce929d0e0e4736' + '-' + '00f067aa0ba902b7' + '-01';
       const sawAuth = [];
       const traced = await call(api, base, '503,ok', id, { retry: { baseDelayMs: 10 },
@@ -251,26 +308,37 @@ const CASES = [
     check: (r, server, id) => {
       assert.equal(r.traced.kind, 'ok');
       assert.deepEqual(r.sawAuth, [false, false]);
-      assert.deepEqual(server.requests(id).map((e) => e.headers.traceparent), Array(2).fill('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'));
+      assert.deepEqual(
+        server.requests(id).map((e) => e.headers.traceparent),
+        Array(2).fill('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'),
+      );
       assert.deepEqual([r.threw.kind, r.threw.attempts, r.threw.cause], ['config', 0, 'no trace']);
       assert.equal(server.requests(id + 1).length, 0, 'nothing sent after beforeAttempt threw');
       assert.deepEqual([r.auth.kind, r.auth.attempts], ['config', 0]);
       // afterAttempt threw after the 200: the plant exists, and the error says it may.
-      assert.deepEqual([r.after.kind, r.after.attempts, r.after.maybeCreated, r.after.cause], ['config', 1, true, 'log full']);
+      assert.deepEqual(
+        [r.after.kind, r.after.attempts, r.after.maybeCreated, r.after.cause],
+        ['config', 1, true, 'log full'],
+      );
       assert.ok(server.plants.has(id + 3));
     },
   },
   {
-    name: 'Idempotency-Key: one quoted UUID v4 on every attempt of a call, another per call, or the call\'s own',
+    name: "Idempotency-Key: one quoted UUID v4 on every attempt of a call, another per call, or the call's own",
     body: `await call(api, base, '503,ok', id, { retry: { baseDelayMs: 10 }, idempotencyKey: true });
       await call(api, base, 'ok', id + 1, { idempotencyKey: true });
       await call(api, base, 'ok', id + 2, {}, { idempotencyKey: 'order-42' });
       return {};`,
     check: (r, server, id) => {
-      const keys = [0, 1, 2].map((i) => server.requests(id + i).map((e) => e.headers['idempotency-key']));
+      const keys = [0, 1, 2].map((i) =>
+        server.requests(id + i).map((e) => e.headers['idempotency-key']),
+      );
       assert.equal(keys[0].length, 2);
       assert.equal(keys[0][0], keys[0][1], 'the same key on both attempts');
-      assert.match(keys[0][0], /^"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"$/);
+      assert.match(
+        keys[0][0],
+        /^"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"$/,
+      );
       assert.notEqual(keys[1][0], keys[0][0], 'another call, another key');
       assert.deepEqual(keys[2], ['"order-42"']);
     },
@@ -283,17 +351,28 @@ const CASES = [
         { retry: { attempts: 4, baseDelayMs: 10, attemptTimeoutMs: 1000 }, timeoutMs: 10000 })));`,
     check: (results, server, id) => {
       const ids = Array.from({ length: 64 }, (_, i) => id + i);
-      assert.ok(ids.every((i) => server.plants.has(i)), 'all 64 stored');
-      const stores = server.log.filter((e) => ids.includes(e.id) && !/^(\d{3}|429s0|reset)$/.test(e.step));
+      assert.ok(
+        ids.every((i) => server.plants.has(i)),
+        'all 64 stored',
+      );
+      const stores = server.log.filter(
+        (e) => ids.includes(e.id) && !/^(\d{3}|429s0|reset)$/.test(e.step),
+      );
       const storedOnce = new Set(stores.map((e) => e.id));
       assert.equal(storedOnce.size, 64);
       // A call whose attempt timed out after storing meets the duplicate: the documented outcome.
       for (const [i, r] of results.entries()) {
         if (r.kind === 'ok') continue;
-        assert.deepEqual([r.kind, r.code, r.maybeCreated], ['rejected', 3, true], `call ${i}: ${r.message}`);
+        assert.deepEqual(
+          [r.kind, r.code, r.maybeCreated],
+          ['rejected', 3, true],
+          `call ${i}: ${r.message}`,
+        );
       }
-      console.log(`  64 in flight: ${results.filter((r) => r.kind === 'ok').length} resolved, ` +
-        `${results.filter((r) => r.kind === 'rejected').length} rejected as duplicates after a timed-out attempt`);
+      console.log(
+        `  64 in flight: ${results.filter((r) => r.kind === 'ok').length} resolved, ` +
+          `${results.filter((r) => r.kind === 'rejected').length} rejected as duplicates after a timed-out attempt`,
+      );
     },
   },
 ];
@@ -316,14 +395,26 @@ after(() => {
 });
 
 /** What the caller saw, in one line, for the closing note. */
-const line = (r) => Array.isArray(r) ? r.map(line).join(' | ') : r.kind === undefined ? Object.entries(r)
-  .map(([key, v]) => (v?.kind ? `${key}: ${line(v)}` : key === 'refreshes' ? `${v.length} refresh(es)`
-    : key === 'results' ? `${v.filter((x) => x.kind === 'ok').length}/${v.length} resolved` : ''))
-  .filter(Boolean).join('; ') :
-  `${r.kind}${r.status ? ` ${r.status}` : ''}${r.code !== undefined ? ` code ${r.code}` : ''}` +
-  `${r.attempts !== undefined ? `, attempts ${r.attempts}` : ''}${r.maybeCreated ? ', maybeCreated' : ''}` +
-  `${r.retryAfterMs !== undefined ? `, retryAfterMs ${r.retryAfterMs}` : ''}${r.cause ? `, cause ${r.cause}` : ''}` +
-  `${r.ms !== undefined ? ` (${Math.round(r.ms)} ms)` : ''}`;
+const line = (r) =>
+  Array.isArray(r)
+    ? r.map(line).join(' | ')
+    : r.kind === undefined
+      ? Object.entries(r)
+          .map(([key, v]) =>
+            v?.kind
+              ? `${key}: ${line(v)}`
+              : key === 'refreshes'
+                ? `${v.length} refresh(es)`
+                : key === 'results'
+                  ? `${v.filter((x) => x.kind === 'ok').length}/${v.length} resolved`
+                  : '',
+          )
+          .filter(Boolean)
+          .join('; ')
+      : `${r.kind}${r.status ? ` ${r.status}` : ''}${r.code !== undefined ? ` code ${r.code}` : ''}` +
+        `${r.attempts !== undefined ? `, attempts ${r.attempts}` : ''}${r.maybeCreated ? ', maybeCreated' : ''}` +
+        `${r.retryAfterMs !== undefined ? `, retryAfterMs ${r.retryAfterMs}` : ''}${r.cause ? `, cause ${r.cause}` : ''}` +
+        `${r.ms !== undefined ? ` (${Math.round(r.ms)} ms)` : ''}`;
 
 /**
  * That the call for `id` ended before its Retry-After of `ms` would have let it send again: the
@@ -332,7 +423,10 @@ const line = (r) => Array.isArray(r) ? r.map(line).join(' | ') : r.kind === unde
 function endedBeforeTheWait(server, id, ms) {
   const [first] = server.requests(id);
   const [next] = server.requests(id + 1);
-  assert.ok(next.at - first.at < ms, `the next call arrived ${Math.round(next.at - first.at)} ms after the first`);
+  assert.ok(
+    next.at - first.at < ms,
+    `the next call arrived ${Math.round(next.at - first.at)} ms after the first`,
+  );
 }
 
 let nextId = 1000;
@@ -348,12 +442,17 @@ for (const c of CASES) {
   });
 }
 
-test('Chromium, from a page of another origin: the cases marked browser', { timeout: 120_000 }, async (t) => {
-  const site = await startPackagePage(dir, `
+test('Chromium, from a page of another origin: the cases marked browser', {
+  timeout: 120_000,
+}, async (t) => {
+  const site = await startPackagePage(
+    dir,
+    `
     import * as api from '/package/index.js';
     ${HELPERS}
     globalThis.api = api;
-    globalThis.result = true;`);
+    globalThis.result = true;`,
+  );
   const browser = await launchChromium();
   try {
     const tab = await browser.newPage();
@@ -364,8 +463,11 @@ test('Chromium, from a page of another origin: the cases marked browser', { time
     for (const c of CASES.filter((x) => x.browser)) {
       await t.test(c.name, async () => {
         const id = (nextId += 100);
-        const r = await tab.evaluate(([body, base, id]) =>
-          new (async () => {}).constructor('api', 'base', 'id', body)(globalThis.api, base, id), [c.body, server.url, id]);
+        const r = await tab.evaluate(
+          ([body, base, id]) =>
+            new (async () => {}).constructor('api', 'base', 'id', body)(globalThis.api, base, id),
+          [c.body, server.url, id],
+        );
         console.log(`  Chromium, ${c.name}: ${line(r)}`);
         await c.check(r, server, id);
       });

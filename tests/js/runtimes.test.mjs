@@ -8,7 +8,15 @@ import assert from 'node:assert/strict';
 import { consumers } from './support/checked.mjs';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import {
+  cpSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+  existsSync,
+} from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
@@ -24,11 +32,20 @@ const BIN = join(ROOT, 'node_modules/.bin');
 /** Runs a command to its end (killed after `timeout` ms); rejects with its output when it fails. */
 function run(command, args, { cwd, timeout = 60_000, env } = {}) {
   return new Promise((resolve, reject) => {
-    execFile(command, args, { cwd, timeout, env: { ...process.env, ...env }, maxBuffer: 16 << 20 },
+    execFile(
+      command,
+      args,
+      { cwd, timeout, env: { ...process.env, ...env }, maxBuffer: 16 << 20 },
       (err, stdout, stderr) => {
-        if (err) reject(new Error(`${command} ${args.join(' ')} failed (${err.code ?? err.signal}):\n${stdout}\n${stderr}`));
+        if (err)
+          reject(
+            new Error(
+              `${command} ${args.join(' ')} failed (${err.code ?? err.signal}):\n${stdout}\n${stderr}`,
+            ),
+          );
         else resolve({ stdout, stderr });
-      });
+      },
+    );
   });
 }
 
@@ -47,10 +64,15 @@ describe('the packed package in each runtime', { timeout: 300_000 }, () => {
     const packed = tarball(tmp);
     consumer = join(tmp, 'consumer');
     cpSync(join(ROOT, 'tests/runtimes'), consumer, {
-      recursive: true, filter: (src) => !/[/\\](node_modules|dist)$/.test(src),
+      recursive: true,
+      filter: (src) => !/[/\\](node_modules|dist)$/.test(src),
     });
     // The tarball has no dependencies: nothing is fetched.
-    await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--loglevel=error', packed], { cwd: consumer, timeout: 120_000 });
+    await run(
+      'npm',
+      ['install', '--offline', '--no-audit', '--no-fund', '--loglevel=error', packed],
+      { cwd: consumer, timeout: 120_000 },
+    );
     server = await startServer();
   });
 
@@ -63,34 +85,72 @@ describe('the packed package in each runtime', { timeout: 300_000 }, () => {
   async function runConsumer(command, args, where) {
     const id = nextId();
     const before = await server.stats();
-    const { stdout } = await run(command, [...args, server.url, TOKEN, String(id), where], { cwd: consumer });
+    const { stdout } = await run(command, [...args, server.url, TOKEN, String(id), where], {
+      cwd: consumer,
+    });
     const after = await server.stats();
-    assert.deepEqual({ requests: after.requests - before.requests, plants: after.plants - before.plants },
-      { requests: 1, plants: 1 }, 'one request, for the valid plant; the invalid one was not sent');
+    assert.deepEqual(
+      { requests: after.requests - before.requests, plants: after.plants - before.plants },
+      { requests: 1, plants: 1 },
+      'one request, for the valid plant; the invalid one was not sent',
+    );
     await assertChecked(summary(stdout), { id, where });
   }
 
   it('package.json is complete, and every file it names is in the tarball', () => {
     const dir = join(consumer, 'node_modules/plant-store-client');
     const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-    for (const field of ['name', 'version', 'description', 'license', 'keywords', 'type', 'exports', 'engines', 'files', 'sideEffects']) {
-      assert.ok(manifest[field] !== undefined && manifest[field] !== '', `package.json has ${field}`);
+    for (const field of [
+      'name',
+      'version',
+      'description',
+      'license',
+      'keywords',
+      'type',
+      'exports',
+      'engines',
+      'files',
+      'sideEffects',
+    ]) {
+      assert.ok(
+        manifest[field] !== undefined && manifest[field] !== '',
+        `package.json has ${field}`,
+      );
     }
     assert.equal(manifest.type, 'module');
     const root = manifest.exports['.'];
     assert.equal(Object.keys(root)[0], 'types', 'types comes first');
-    assert.deepEqual(Object.keys(root), ['types', 'workerd', 'edge-light', 'deno', 'node', 'default']);
-    const targets = (entry) => typeof entry === 'string' ? [entry] : Object.values(entry).flatMap(targets);
-    for (const target of targets(manifest.exports)) assert.ok(existsSync(join(dir, target)), `${target} is packed`);
+    assert.deepEqual(Object.keys(root), [
+      'types',
+      'workerd',
+      'edge-light',
+      'deno',
+      'node',
+      'default',
+    ]);
+    const targets = (entry) =>
+      typeof entry === 'string' ? [entry] : Object.values(entry).flatMap(targets);
+    for (const target of targets(manifest.exports))
+      assert.ok(existsSync(join(dir, target)), `${target} is packed`);
     assert.ok(existsSync(join(dir, 'README.md')), 'the README is packed');
     // Every module that loads the wasm on import is marked as having side effects.
-    for (const entry of ['./index.js', './node.mjs', './deno.js', './workerd.js', './edge-light.js']) assert.ok(manifest.sideEffects.includes(entry), entry);
+    for (const entry of [
+      './index.js',
+      './node.mjs',
+      './deno.js',
+      './workerd.js',
+      './edge-light.js',
+    ])
+      assert.ok(manifest.sideEffects.includes(entry), entry);
   });
 
   it('/manual before init(): createPlant rejects, new PlantStoreClient and validateNewPlant throw, a config error that says so', async () => {
     // Imported by file: in Node, the package's /manual resolves to node.mjs, which loads on import.
     const manual = join(consumer, 'node_modules/plant-store-client/manual.js');
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', `
+    const { stdout } = await run(process.execPath, [
+      '--input-type=module',
+      '-e',
+      `
       const { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError, init } = await import(${JSON.stringify(manual)});
       const options = { baseUrl: 'https://plants.example', token: 't' };
       const rejected = await createPlant({ id: 1, name: 'a' }, options).then(() => 'resolved', (e) => e);
@@ -102,10 +162,19 @@ describe('the packed package in each runtime', { timeout: 300_000 }, () => {
       const { readFile } = await import('node:fs/promises');
       await init(await readFile(new URL('plant_store_client_bg.wasm', ${JSON.stringify(pathToFileURL(manual).href)})));
       const after = validateNewPlant({ id: 1, name: 'a' });
-      console.log(JSON.stringify({ rejected: seen(rejected), thrown: seen(thrown), unchecked: seen(unchecked), after }));`]);
-    const expected = { is: true, kind: 'config', message: 'the wasm module is not loaded: plant-store-client/manual loads it when you call init(), so await init() first' };
+      console.log(JSON.stringify({ rejected: seen(rejected), thrown: seen(thrown), unchecked: seen(unchecked), after }));`,
+    ]);
+    const expected = {
+      is: true,
+      kind: 'config',
+      message:
+        'the wasm module is not loaded: plant-store-client/manual loads it when you call init(), so await init() first',
+    };
     assert.deepEqual(summary(stdout), {
-      rejected: expected, thrown: expected, unchecked: expected, after: { ok: true, value: { id: 1, name: 'a' } },
+      rejected: expected,
+      thrown: expected,
+      unchecked: expected,
+      after: { ok: true, value: { id: 1, name: 'a' } },
     });
   });
 
@@ -124,7 +193,18 @@ describe('the packed package in each runtime', { timeout: 300_000 }, () => {
     const { stdout } = await run(join(BIN, 'deno'), ['--version']);
     assert.match(stdout, /^deno 2\./);
     const port = new URL(server.url).host;
-    await runConsumer(join(BIN, 'deno'), ['run', '--quiet', '--no-config', '--node-modules-dir=manual', `--allow-net=${port}`, 'deno.mjs'], 'deno');
+    await runConsumer(
+      join(BIN, 'deno'),
+      [
+        'run',
+        '--quiet',
+        '--no-config',
+        '--node-modules-dir=manual',
+        `--allow-net=${port}`,
+        'deno.mjs',
+      ],
+      'deno',
+    );
   });
 
   it('workerd: a Worker whose fetch handler calls createPlant', async () => {
@@ -132,7 +212,8 @@ describe('the packed package in each runtime', { timeout: 300_000 }, () => {
     const pkgDir = join(consumer, 'node_modules/plant-store-client');
     const conditions = ['workerd', 'worker', 'browser', 'import', 'default'];
     let entry = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')).exports['.'];
-    while (typeof entry === 'object') entry = entry[Object.keys(entry).find((key) => conditions.includes(key))];
+    while (typeof entry === 'object')
+      entry = entry[Object.keys(entry).find((key) => conditions.includes(key))];
     assert.equal(entry, './workerd.js');
     const modules = [];
     const seen = new Set();
@@ -140,7 +221,10 @@ describe('the packed package in each runtime', { timeout: 300_000 }, () => {
       if (seen.has(file)) return;
       seen.add(file);
       const embed = relative(join(consumer, 'workerd'), join(pkgDir, file));
-      if (file.endsWith('.wasm')) { modules.push(`    (name = "${name}", wasm = embed "${embed}"),`); return; }
+      if (file.endsWith('.wasm')) {
+        modules.push(`    (name = "${name}", wasm = embed "${embed}"),`);
+        return;
+      }
       modules.push(`    (name = "${name}", esModule = embed "${embed}"),`);
       const text = readFileSync(join(pkgDir, file), 'utf8');
       for (const [, spec] of text.matchAll(/(?:from|import)\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
@@ -150,38 +234,59 @@ describe('the packed package in each runtime', { timeout: 300_000 }, () => {
     };
     visit(normalize(entry), 'plant-store-client'); // the entry sits at the package root
     const config = readFileSync(join(consumer, 'workerd/config.capnp.in'), 'utf8')
-      .replace('@MODULES@', modules.join('\n')).replace('@BASE_URL@', server.url).replace('@TOKEN@', TOKEN);
+      .replace('@MODULES@', modules.join('\n'))
+      .replace('@BASE_URL@', server.url)
+      .replace('@TOKEN@', TOKEN);
     writeFileSync(join(consumer, 'workerd/config.capnp'), config);
 
     const child = spawn(join(BIN, 'workerd'), ['serve', 'config.capnp', '--control-fd=3'], {
-      cwd: join(consumer, 'workerd'), stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      cwd: join(consumer, 'workerd'),
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
     });
     let output = '';
-    child.stdout.on('data', (chunk) => { output += chunk; });
-    child.stderr.on('data', (chunk) => { output += chunk; });
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
     try {
       const port = await new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`workerd did not listen within 20 s:\n${output}`)), 20_000);
-        child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`workerd exited with ${code}:\n${output}`)); });
+        const timer = setTimeout(
+          () => reject(new Error(`workerd did not listen within 20 s:\n${output}`)),
+          20_000,
+        );
+        child.once('exit', (code) => {
+          clearTimeout(timer);
+          reject(new Error(`workerd exited with ${code}:\n${output}`));
+        });
         let control = '';
         child.stdio[3].on('data', (chunk) => {
           control += chunk;
           for (const line of control.split('\n')) {
             const message = line.trim() && JSON.parse(line);
-            if (message?.event === 'listen' && message.socket === 'http') { clearTimeout(timer); resolve(message.port); }
+            if (message?.event === 'listen' && message.socket === 'http') {
+              clearTimeout(timer);
+              resolve(message.port);
+            }
           }
         });
       });
       const id = nextId();
       const before = await server.stats();
-      const response = await fetch(`http://127.0.0.1:${port}/?id=${id}`, { signal: AbortSignal.timeout(15_000) });
+      const response = await fetch(`http://127.0.0.1:${port}/?id=${id}`, {
+        signal: AbortSignal.timeout(15_000),
+      });
       const result = await response.json();
       assert.equal(response.status, 200, JSON.stringify(result) + output);
       const after = await server.stats();
       assert.equal(after.requests - before.requests, 1, 'one request, for the valid plant');
       await assertChecked(result, { id, where: 'workerd' });
     } finally {
-      if (child.exitCode === null) { child.kill('SIGTERM'); await once(child, 'exit'); }
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await once(child, 'exit');
+      }
     }
   });
 
@@ -212,13 +317,19 @@ describe('the packed package in each runtime', { timeout: 300_000 }, () => {
       const tab = await browser.newPage();
       const errors = [];
       tab.on('pageerror', (err) => errors.push(String(err)));
-      tab.on('console', (message) => { if (message.type() === 'error') errors.push(message.text()); });
+      tab.on('console', (message) => {
+        if (message.type() === 'error') errors.push(message.text());
+      });
       try {
         const query = new URLSearchParams({ base: server.url, token: TOKEN, id: String(id) });
         await tab.goto(`${origin}/${page}?${query}`, { timeout: 10_000 });
-        await tab.waitForFunction(() => window.result, null, { timeout: 15_000 }).catch((err) => {
-          throw new Error(`${page}: no result (${err.message}); page errors: ${errors.join('; ')}`);
-        });
+        await tab
+          .waitForFunction(() => window.result, null, { timeout: 15_000 })
+          .catch((err) => {
+            throw new Error(
+              `${page}: no result (${err.message}); page errors: ${errors.join('; ')}`,
+            );
+          });
         return await tab.evaluate(() => window.result);
       } finally {
         await tab.close();
@@ -227,7 +338,10 @@ describe('the packed package in each runtime', { timeout: 300_000 }, () => {
 
     it('the built app: the wasm is an emitted asset, and the page creates a plant', async () => {
       const assets = readdirSync(join(consumer, 'vite-app/dist/assets'));
-      assert.ok(assets.some((name) => name.endsWith('.wasm')), `a .wasm among ${assets}`);
+      assert.ok(
+        assets.some((name) => name.endsWith('.wasm')),
+        `a .wasm among ${assets}`,
+      );
       const id = nextId();
       await assertChecked(await open('index.html', id), { id, where: 'vite', window: true });
     });

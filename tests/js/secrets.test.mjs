@@ -20,9 +20,11 @@ const CASES = Number(process.env.SECRETS_CASES ?? 600);
 function random(seed) {
   let s = seed >>> 0 || 1;
   const next = () => {
-    s ^= s << 13; s >>>= 0;
+    s ^= s << 13;
+    s >>>= 0;
     s ^= s >>> 17;
-    s ^= s << 5; s >>>= 0;
+    s ^= s << 5;
+    s >>>= 0;
     return s / 2 ** 32;
   };
   return {
@@ -46,10 +48,12 @@ function makeToken(r) {
 function written(r, token, inString) {
   if (!inString || r.chance(0.5)) return token;
   const p = r.pick([0.1, 0.5, 1]);
-  return [...token].map((c) => {
-    if (c === '/' && r.chance(0.5)) return '\\/';
-    return r.chance(p) ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : c;
-  }).join('');
+  return [...token]
+    .map((c) => {
+      if (c === '/' && r.chance(0.5)) return '\\/';
+      return r.chance(p) ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : c;
+    })
+    .join('');
 }
 
 /**
@@ -60,10 +64,14 @@ function written(r, token, inString) {
 function offset(r, status) {
   const limits = status === 200 ? [4096, 65_536, 1 << 20] : [4096, 65_536];
   switch (r.below(4)) {
-    case 0: return r.below(40);
-    case 1: return 260 + r.below(60);
-    case 2: return r.pick(limits) - r.below(40) + 2;
-    default: return r.below(70_000);
+    case 0:
+      return r.below(40);
+    case 1:
+      return 260 + r.below(60);
+    case 2:
+      return r.pick(limits) - r.below(40) + 2;
+    default:
+      return r.below(70_000);
   }
 }
 
@@ -102,17 +110,22 @@ function respond(c) {
   const bytes = new TextEncoder().encode(c.body);
   if (c.chunks === null || bytes.length === 0) return new Response(bytes, { status: c.status });
   let at = 0;
-  const stream = new ReadableStream({
-    pull(controller) {
-      if (at >= bytes.length) return controller.close();
-      controller.enqueue(bytes.slice(at, at + c.chunks));
-      at += c.chunks;
+  const stream = new ReadableStream(
+    {
+      pull(controller) {
+        if (at >= bytes.length) return controller.close();
+        controller.enqueue(bytes.slice(at, at + c.chunks));
+        at += c.chunks;
+      },
     },
-  }, { highWaterMark: 0 });
+    { highWaterMark: 0 },
+  );
   return new Response(stream, { status: c.status });
 }
 
-test(`no piece of the token in any text an error exposes: ${CASES} seeded hostile answers (seed ${SEED})`, { timeout: 300_000 }, async () => {
+test(`no piece of the token in any text an error exposes: ${CASES} seeded hostile answers (seed ${SEED})`, {
+  timeout: 300_000,
+}, async () => {
   const api = await import(pathToFileURL(join(PKG, 'node.mjs')).href);
   const r = random(SEED);
   const leaks = [];
@@ -132,10 +145,14 @@ test(`no piece of the token in any text an error exposes: ${CASES} seeded hostil
     assert.ok(api.PlantStoreError.is(err), `case ${i}: not a PlantStoreError: ${err}`);
     const found = leak(err, token);
     if (found) {
-      leaks.push(`case ${i} (status ${c.status}, ${c.body.length} bytes, ${c.chunks ?? 'one'} chunk${c.chunks ? ' bytes' : ''}): ` +
-        `"${found.piece}" in ${found.where}: ${found.text.slice(0, 160)}`);
+      leaks.push(
+        `case ${i} (status ${c.status}, ${c.body.length} bytes, ${c.chunks ?? 'one'} chunk${c.chunks ? ' bytes' : ''}): ` +
+          `"${found.piece}" in ${found.where}: ${found.text.slice(0, 160)}`,
+      );
     }
   }
-  console.log(`secrets: ${CASES} cases, ${failed} errors searched, ${leaks.length} with a piece of the token`);
+  console.log(
+    `secrets: ${CASES} cases, ${failed} errors searched, ${leaks.length} with a piece of the token`,
+  );
   assert.deepEqual(leaks.slice(0, 10), [], `${leaks.length} errors expose a piece of the token`);
 });

@@ -7,7 +7,15 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from './support/server.mjs';
@@ -18,9 +26,14 @@ const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 /** `tsc -p config` in `cwd`: its exit code and what it printed. */
 function tsc(cwd, config) {
   return new Promise((resolve) => {
-    execFile(process.execPath, [TSC, '-p', config], { cwd, timeout: 120_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? err.code ?? err.signal : 0, output: stdout + stderr });
-    });
+    execFile(
+      process.execPath,
+      [TSC, '-p', config],
+      { cwd, timeout: 120_000 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? (err.code ?? err.signal) : 0, output: stdout + stderr });
+      },
+    );
   });
 }
 
@@ -33,10 +46,22 @@ const NODE16 = { module: 'node16', moduleResolution: 'node16' };
 const ESM = ['consumer.ts', 'readme-outbox.ts'];
 const SETUPS = [
   { name: 'bundler, lib es2022 + dom', options: { ...BUNDLER, ...DOM }, files: ESM },
-  { name: 'bundler, lib es2022 + @types/node, no DOM', options: { ...BUNDLER, ...NODE }, files: ESM },
-  { name: 'node16 (ES module), lib es2022 + @types/node, no DOM', options: { ...NODE16, ...NODE }, files: ESM },
+  {
+    name: 'bundler, lib es2022 + @types/node, no DOM',
+    options: { ...BUNDLER, ...NODE },
+    files: ESM,
+  },
+  {
+    name: 'node16 (ES module), lib es2022 + @types/node, no DOM',
+    options: { ...NODE16, ...NODE },
+    files: ESM,
+  },
   { name: 'node16 (ES module), lib es2022 + dom', options: { ...NODE16, ...DOM }, files: ESM },
-  { name: 'nodenext, a CommonJS file (require of an ES module)', options: { module: 'nodenext', moduleResolution: 'nodenext', ...NODE }, files: ['consumer.cts'] },
+  {
+    name: 'nodenext, a CommonJS file (require of an ES module)',
+    options: { module: 'nodenext', moduleResolution: 'nodenext', ...NODE },
+    files: ['consumer.cts'],
+  },
 ];
 
 /**
@@ -66,11 +91,28 @@ describe('the types of the packed package', { timeout: 300_000 }, () => {
     mkdirSync(join(consumer, 'node_modules/@types'), { recursive: true });
     cpSync(join(ROOT, 'tests/types'), consumer, { recursive: true });
     // "type": "module": under node16 a .ts file is then an ES module, as in a Node ESM project.
-    writeFileSync(join(consumer, 'package.json'), '{ "name": "types-consumer", "private": true, "type": "module" }\n');
+    writeFileSync(
+      join(consumer, 'package.json'),
+      '{ "name": "types-consumer", "private": true, "type": "module" }\n',
+    );
     writeFileSync(join(consumer, 'readme-outbox.ts'), readmeOutbox());
     const packed = tarball(tmp);
-    await new Promise((resolve, reject) => execFile('npm', ['install', '--offline', '--no-package-lock', '--no-audit',
-      '--no-fund', '--loglevel=error', packed], { cwd: consumer, timeout: 120_000 }, (err, out, errOut) => err ? reject(new Error(errOut)) : resolve()));
+    await new Promise((resolve, reject) =>
+      execFile(
+        'npm',
+        [
+          'install',
+          '--offline',
+          '--no-package-lock',
+          '--no-audit',
+          '--no-fund',
+          '--loglevel=error',
+          packed,
+        ],
+        { cwd: consumer, timeout: 120_000 },
+        (err, out, errOut) => (err ? reject(new Error(errOut)) : resolve()),
+      ),
+    );
     symlinkSync(join(ROOT, 'node_modules/@types/node'), join(consumer, 'node_modules/@types/node'));
   });
 
@@ -81,7 +123,13 @@ describe('the types of the packed package', { timeout: 300_000 }, () => {
   /** Writes tsconfig.<n>.json for `options` and `files`; runs tsc on it. */
   function check(n, options, files) {
     const config = `tsconfig.${n}.json`;
-    const compilerOptions = { strict: true, noEmit: true, skipLibCheck: false, target: 'es2022', ...options };
+    const compilerOptions = {
+      strict: true,
+      noEmit: true,
+      skipLibCheck: false,
+      target: 'es2022',
+      ...options,
+    };
     writeFileSync(join(consumer, config), JSON.stringify({ compilerOptions, files }, null, 2));
     return tsc(consumer, config);
   }

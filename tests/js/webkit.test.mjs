@@ -33,7 +33,9 @@ const page = (entry) => `<!doctype html><meta charset="utf-8"><script>
 </script>`;
 const PAGES = { '/': page('outbox/index.js'), '/plain': page('index.js') };
 
-describe('WebKit (WebKitGTK MiniBrowser): createPlant and the outbox against the reference server', { timeout: 600_000 }, () => {
+describe('WebKit (WebKitGTK MiniBrowser): createPlant and the outbox against the reference server', {
+  timeout: 600_000,
+}, () => {
   let server;
   let proxy;
   let pages;
@@ -74,51 +76,97 @@ describe('WebKit (WebKitGTK MiniBrowser): createPlant and the outbox against the
    * every 50 ms for up to 60 s, then fails with `what`, the page's errors and its outbox's entries.
    */
   function waitFor(predicate, what, ...args) {
-    return session.run(async (predicate, what, args) => {
-      const check = new Function('args', `return (${predicate})(...args)`);
-      const deadline = Date.now() + 60_000;
-      for (let value; ; await new Promise((resolve) => setTimeout(resolve, 50))) {
-        if ((value = check(args))) return value;
-        if (Date.now() > deadline) {
-          const entries = window.outbox?.entries().map((e) => `${e.plant.id} ${e.state} ${e.attempts} ${e.error?.message ?? ''}`);
-          throw new Error(`${what}: not within 60 s; page errors: ${pageErrors.join('; ')}; entries: ${entries?.join(', ')}`);
+    return session.run(
+      async (predicate, what, args) => {
+        const check = new Function('args', `return (${predicate})(...args)`);
+        const deadline = Date.now() + 60_000;
+        for (let value; ; await new Promise((resolve) => setTimeout(resolve, 50))) {
+          if ((value = check(args))) return value;
+          if (Date.now() > deadline) {
+            const entries = window.outbox
+              ?.entries()
+              .map((e) => `${e.plant.id} ${e.state} ${e.attempts} ${e.error?.message ?? ''}`);
+            throw new Error(
+              `${what}: not within 60 s; page errors: ${pageErrors.join('; ')}; entries: ${entries?.join(', ')}`,
+            );
+          }
         }
-      }
-    }, String(predicate), what, args);
+      },
+      String(predicate),
+      what,
+      args,
+    );
   }
 
   /** Opens the outbox `name` in the current window as `window.outbox`, through the proxy, its changes tracked. */
   function open(name, options = {}) {
-    return session.run(async (url, token, name, options) => {
-      window.outbox = await PlantOutbox.open({ baseUrl: url, token, name, ...options });
-      track(outbox);
-    }, proxy.url, TOKEN, name, options);
+    return session.run(
+      async (url, token, name, options) => {
+        window.outbox = await PlantOutbox.open({ baseUrl: url, token, name, ...options });
+        track(outbox);
+      },
+      proxy.url,
+      TOKEN,
+      name,
+      options,
+    );
   }
 
   /** Adds a plant named `name` for each of `ids` to the current window's outbox; resolves once all are stored. */
-  const add = (ids, name) => session.run((ids, name) => Promise.all(ids.map((id) => outbox.add({ id: Number(id), name }))).then(() => {}), ids, name);
+  const add = (ids, name) =>
+    session.run(
+      (ids, name) =>
+        Promise.all(ids.map((id) => outbox.add({ id: Number(id), name }))).then(() => {}),
+      ids,
+      name,
+    );
   const entries = () => session.run(() => outbox.entries());
   /** Waits until the current window's outbox holds `count` entries, each in `state`; resolves with them. */
-  const settled = (count, state = 'created') => waitFor((count, state) => {
-    const all = outbox.entries();
-    return all.length === count && all.every((e) => e.state === state) && all;
-  }, `${count} entries ${state}`, count, state);
+  const settled = (count, state = 'created') =>
+    waitFor(
+      (count, state) => {
+        const all = outbox.entries();
+        return all.length === count && all.every((e) => e.state === state) && all;
+      },
+      `${count} entries ${state}`,
+      count,
+      state,
+    );
   const postsOf = (ids) => proxy.posts.filter((p) => ids.includes(p.id));
   const plant = (id) => server.json(`/__test/plants/${id}`);
 
   it('createPlant: the Plant back; the same id again, a rejected 400 as a PlantStoreError', async () => {
     await load('/plain');
     const before = await server.stats();
-    const { created, refused } = await session.run(async (url, token) => {
-      const created = await createPlant({ id: 7000, name: 'Safari', tag: 'webkit' }, { baseUrl: url, token });
-      try {
-        await createPlant({ id: 7000, name: 'Again' }, { baseUrl: url, token });
-        return { created };
-      } catch (err) {
-        const { name, kind, status, code, message, attempts, maybeCreated } = err;
-        return { created, refused: { instance: err instanceof PlantStoreError, name, kind, status, code, message, attempts, maybeCreated } };
-      }
-    }, proxy.url, TOKEN);
+    const { created, refused } = await session.run(
+      async (url, token) => {
+        const created = await createPlant(
+          { id: 7000, name: 'Safari', tag: 'webkit' },
+          { baseUrl: url, token },
+        );
+        try {
+          await createPlant({ id: 7000, name: 'Again' }, { baseUrl: url, token });
+          return { created };
+        } catch (err) {
+          const { name, kind, status, code, message, attempts, maybeCreated } = err;
+          return {
+            created,
+            refused: {
+              instance: err instanceof PlantStoreError,
+              name,
+              kind,
+              status,
+              code,
+              message,
+              attempts,
+              maybeCreated,
+            },
+          };
+        }
+      },
+      proxy.url,
+      TOKEN,
+    );
     assert.deepEqual(created, { name: 'Safari', tag: 'webkit' });
     assert.ok(refused, 'the second call was refused');
     assert.equal(refused.instance, true, 'instanceof PlantStoreError');
@@ -128,10 +176,16 @@ describe('WebKit (WebKitGTK MiniBrowser): createPlant and the outbox against the
     assert.equal(typeof refused.code, 'number');
     assert.equal(refused.attempts, 1);
     assert.equal(refused.maybeCreated, false);
-    assert.deepEqual(await plant('7000'), { id: '7000', name: 'Safari', tag: 'webkit' }, 'the server kept the first');
+    assert.deepEqual(
+      await plant('7000'),
+      { id: '7000', name: 'Safari', tag: 'webkit' },
+      'the server kept the first',
+    );
     assert.equal((await server.stats()).plants - before.plants, 1);
     assert.equal(postsOf(['7000']).length, 2);
-    console.log(`createPlant: ${JSON.stringify(created)}; again: ${refused.kind} ${refused.status} (${refused.message})`);
+    console.log(
+      `createPlant: ${JSON.stringify(created)}; again: ${refused.kind} ${refused.status} (${refused.message})`,
+    );
   });
 
   it('offline: 20 added, a reload, 20 still pending; back online: all 20 created, each once', async () => {
@@ -150,7 +204,11 @@ describe('WebKit (WebKitGTK MiniBrowser): createPlant and the outbox against the
       const all = outbox.entries();
       return all.length === 20 && all.every((e) => e.state === 'pending' && e.attempts > 0) && all;
     }, '20 entries pending, each tried');
-    assert.deepEqual(kept.map((e) => String(e.plant.id)), ids, 'the 20 entries survived the reload, in the order they were added');
+    assert.deepEqual(
+      kept.map((e) => String(e.plant.id)),
+      ids,
+      'the 20 entries survived the reload, in the order they were added',
+    );
     for (const e of kept) assert.equal(e.error.kind, 'network', JSON.stringify(e));
     assert.equal((await server.stats()).plants, before.plants, 'nothing reached the server');
     assert.equal(postsOf(ids).length, 0);
@@ -174,8 +232,10 @@ describe('WebKit (WebKitGTK MiniBrowser): createPlant and the outbox against the
       const states = changes.filter((c) => c.key === entry.key).map((c) => c.state);
       assert.equal(states.at(-1), 'created', `the last change event of ${entry.plant.id}`);
     }
-    console.log(`offline: 20 pending across a reload (${tried} attempts refused at the cut proxy, ${proxy.refused} connections), `
-      + `then 20 created; server +${after.plants - before.plants} plants, +${after.keys - before.keys} keys, ${sent.length} POSTs`);
+    console.log(
+      `offline: 20 pending across a reload (${tried} attempts refused at the cut proxy, ${proxy.refused} connections), ` +
+        `then 20 created; server +${after.plants - before.plants} plants, +${after.keys - before.keys} keys, ${sent.length} POSTs`,
+    );
     await session.run(() => outbox.close());
   });
 
@@ -197,7 +257,9 @@ describe('WebKit (WebKitGTK MiniBrowser): createPlant and the outbox against the
     // Both tabs asked to send at once; the outbox lets one of them send.
     for (const tab of [a, b]) {
       await session.switchTo(tab);
-      await session.run(() => { outbox.flush().catch((err) => pageErrors.push(`flush: ${err}`)); });
+      await session.run(() => {
+        outbox.flush().catch((err) => pageErrors.push(`flush: ${err}`));
+      });
     }
     for (const tab of [a, b]) {
       await session.switchTo(tab);
@@ -210,7 +272,9 @@ describe('WebKit (WebKitGTK MiniBrowser): createPlant and the outbox against the
     assert.equal(new Set(sent.map((p) => p.key)).size, 24);
     for (const [i, id] of ids.entries()) assert.equal((await plant(id)).name, i < 12 ? 'A' : 'B');
     const locks = await session.run(() => typeof navigator.locks === 'object');
-    console.log(`two tabs (Web Locks ${locks ? 'present' : 'absent'}): 24 created; server +${after.plants - before.plants} plants, ${sent.length} POSTs`);
+    console.log(
+      `two tabs (Web Locks ${locks ? 'present' : 'absent'}): 24 created; server +${after.plants - before.plants} plants, ${sent.length} POSTs`,
+    );
     await session.switchTo(b);
     await session.closeWindow();
     await session.switchTo(a);
@@ -224,8 +288,14 @@ describe('WebKit (WebKitGTK MiniBrowser): createPlant and the outbox against the
     const second = await session.newWindow();
     await load();
     await open('closed', { baseUrl: `${proxy.url}/__test/hold/60000` });
-    await session.run((id) => { outbox.add({ id: Number(id), name: 'Closed' }); }, id);
-    assert.equal((await server.stored(id)).name, 'Closed', 'the server created it, and holds its answer');
+    await session.run((id) => {
+      outbox.add({ id: Number(id), name: 'Closed' });
+    }, id);
+    assert.equal(
+      (await server.stored(id)).name,
+      'Closed',
+      'the server created it, and holds its answer',
+    );
     await session.closeWindow(); // its answer never comes back to this page
     assert.equal(postsOf([id]).length, 1);
 
@@ -241,7 +311,9 @@ describe('WebKit (WebKitGTK MiniBrowser): createPlant and the outbox against the
     const after = await server.stats();
     assert.equal(after.plants - before.plants, 1, 'one plant: the server replayed its answer');
     assert.equal(after.keys - before.keys, 1);
-    console.log(`closed page: 2 POSTs with one key, server +${after.plants - before.plants} plant, entry ${entry.state}`);
+    console.log(
+      `closed page: 2 POSTs with one key, server +${after.plants - before.plants} plant, entry ${entry.state}`,
+    );
     await session.run(() => outbox.close());
   });
 
@@ -252,8 +324,14 @@ describe('WebKit (WebKitGTK MiniBrowser): createPlant and the outbox against the
     const other = await session.newWindow();
     await load();
     await open('cached', { baseUrl: `${proxy.url}/__test/hold/60000` }); // its answer comes long after it left
-    await session.run((id) => { outbox.add({ id: Number(id), name: 'Cached' }); }, id);
-    assert.equal((await server.stored(id)).name, 'Cached', 'the server created it, and holds its answer');
+    await session.run((id) => {
+      outbox.add({ id: Number(id), name: 'Cached' });
+    }, id);
+    assert.equal(
+      (await server.stored(id)).name,
+      'Cached',
+      'the server created it, and holds its answer',
+    );
     await session.navigate(`${pages.url}/plain`); // a link followed mid-send: WebKit keeps the page in its cache
 
     await session.switchTo(other);
@@ -261,7 +339,11 @@ describe('WebKit (WebKitGTK MiniBrowser): createPlant and the outbox against the
     await open('cached'); // its IndexedDB answers: the cached page left no transaction open
     const [entry] = await settled(1);
     const sent = postsOf([id]);
-    assert.deepEqual([sent.length, new Set(sent.map((p) => p.key)).size, entry.attempts], [2, 1, 2], 'sent again at once, with its key');
+    assert.deepEqual(
+      [sent.length, new Set(sent.map((p) => p.key)).size, entry.attempts],
+      [2, 1, 2],
+      'sent again at once, with its key',
+    );
 
     await session.switchTo(cached);
     await session.back();
@@ -269,14 +351,19 @@ describe('WebKit (WebKitGTK MiniBrowser): createPlant and the outbox against the
     const persisted = await session.run(() => window.shown === true);
     if (persisted) {
       // It reads the store again, and holds the lock before it would send anything.
-      await waitFor(() => outbox.entries()[0]?.state === 'created', 'the page back sees its entry created');
+      await waitFor(
+        () => outbox.entries()[0]?.state === 'created',
+        'the page back sees its entry created',
+      );
       await session.run(() => outbox.flush());
     }
     assert.equal(postsOf([id]).length, 2, 'the page back sent nothing more');
     assert.deepEqual(await session.run(() => pageErrors), []);
     const after = await server.stats();
     assert.equal(after.plants - before.plants, 1, 'one plant');
-    console.log(`back/forward cache (${persisted ? 'the page came back from it' : 'the page was loaded again'}): 2 POSTs with one key, one plant`);
+    console.log(
+      `back/forward cache (${persisted ? 'the page came back from it' : 'the page was loaded again'}): 2 POSTs with one key, one plant`,
+    );
     if (persisted) await session.run(() => outbox.close());
     await session.switchTo(other);
     await session.run(() => outbox.close());

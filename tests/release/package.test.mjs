@@ -16,10 +16,18 @@ import { packed, BIN } from './support.mjs';
 /** Runs attw on the tarball: its JSON report, whatever its exit code. */
 function attw(tarball) {
   return new Promise((resolve, reject) => {
-    execFile(join(BIN, 'attw'), [tarball, '--format', 'json'], { maxBuffer: 64 << 20, timeout: 120_000 },
+    execFile(
+      join(BIN, 'attw'),
+      [tarball, '--format', 'json'],
+      { maxBuffer: 64 << 20, timeout: 120_000 },
       (err, stdout, stderr) => {
-        try { resolve(JSON.parse(stdout)); } catch { reject(new Error(`attw gave no report (${err?.code}):\n${stdout}\n${stderr}`)); }
-      });
+        try {
+          resolve(JSON.parse(stdout));
+        } catch {
+          reject(new Error(`attw gave no report (${err?.code}):\n${stdout}\n${stderr}`));
+        }
+      },
+    );
   });
 }
 
@@ -27,8 +35,10 @@ function attw(tarball) {
 function references(file, text) {
   const found = new Set();
   // A query (`.wasm?module`, Vercel's import of a compiled module) names the same file.
-  for (const [, spec] of text.matchAll(/['"`](\.{1,2}\/[^'"`\s?]+)(?:\?\w+)?['"`]/g)) found.add(spec);
-  for (const [, spec] of text.matchAll(/new URL\(\s*['"`]([^'"`]+)['"`]\s*,\s*import\.meta\.url/g)) found.add(spec);
+  for (const [, spec] of text.matchAll(/['"`](\.{1,2}\/[^'"`\s?]+)(?:\?\w+)?['"`]/g))
+    found.add(spec);
+  for (const [, spec] of text.matchAll(/new URL\(\s*['"`]([^'"`]+)['"`]\s*,\s*import\.meta\.url/g))
+    found.add(spec);
   return [...found].map((spec) => {
     const target = posix.normalize(posix.join(posix.dirname(file), spec));
     // TypeScript resolves `./x.js` in a declaration file to `./x.d.ts`.
@@ -38,41 +48,66 @@ function references(file, text) {
 
 describe('the packed npm package', { timeout: 180_000 }, () => {
   let pack;
-  before(() => { pack = packed(); });
+  before(() => {
+    pack = packed();
+  });
   after(() => rmSync(pack.scratch, { recursive: true, force: true }));
 
   it('publint reports nothing: no error, warning or suggestion', async () => {
     const bytes = readFileSync(pack.tarball);
     const tarball = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
-    const { messages, pkg } = await publint({ pack: { tarball }, level: 'suggestion', strict: true });
-    const lines = messages.map((m) => `${m.type}: ${formatMessage(m, pkg, { color: false }) ?? m.code}`);
+    const { messages, pkg } = await publint({
+      pack: { tarball },
+      level: 'suggestion',
+      strict: true,
+    });
+    const lines = messages.map(
+      (m) => `${m.type}: ${formatMessage(m, pkg, { color: false }) ?? m.code}`,
+    );
     assert.deepEqual(lines, [], `publint:\n${lines.join('\n')}`);
   });
 
   it('attw finds no problem for any entry under node10, node16 and bundler, but ESM-from-CJS', async () => {
     const report = await attw(pack.tarball);
     const { entrypoints, problems: all } = report.analysis;
-    assert.deepEqual(Object.keys(entrypoints).sort(), ['.', './manual', './outbox', './package.json', './wasm']);
+    assert.deepEqual(Object.keys(entrypoints).sort(), [
+      '.',
+      './manual',
+      './outbox',
+      './package.json',
+      './wasm',
+    ]);
     // `./wasm` is the .wasm itself, an asset for a bundler's `?url` (typed by the bundler's own
     // `*?url` declaration): TypeScript resolves no module there, as expected.
     const problems = all.filter((p) => !(p.entrypoint === './wasm' && p.kind === 'NoResolution'));
     for (const [name, entry] of Object.entries(entrypoints)) {
-      assert.deepEqual(Object.keys(entry.resolutions).sort(), ['bundler', 'node10', 'node16-cjs', 'node16-esm'], name);
+      assert.deepEqual(
+        Object.keys(entry.resolutions).sort(),
+        ['bundler', 'node10', 'node16-cjs', 'node16-esm'],
+        name,
+      );
     }
     // The one allowed finding: `require` of the package resolves to ESM. Node loads it through
     // require(esm), unflagged from 20.19 and 22.12, the oldest versions `engines` admits.
-    const other = problems.filter((p) => !(p.kind === 'CJSResolvesToESM' && p.resolutionKind === 'node16-cjs'));
+    const other = problems.filter(
+      (p) => !(p.kind === 'CJSResolvesToESM' && p.resolutionKind === 'node16-cjs'),
+    );
     assert.deepEqual(other, [], `attw:\n${JSON.stringify(other, null, 2)}`);
   });
 
   it('holds exactly the files it needs, each one it lists', () => {
     const { manifest, files, root } = pack;
-    assert.deepEqual(files, [...manifest.files, 'package.json'].sort(), 'the tarball against package.json "files"');
+    assert.deepEqual(
+      files,
+      [...manifest.files, 'package.json'].sort(),
+      'the tarball against package.json "files"',
+    );
     // What the package needs: the documents, the targets of main, types and exports, and what
     // those files refer to, transitively.
     const needed = new Set(['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md']);
     const targets = [manifest.main, manifest.types];
-    const walk = (value) => typeof value === 'string' ? targets.push(value) : Object.values(value).forEach(walk);
+    const walk = (value) =>
+      typeof value === 'string' ? targets.push(value) : Object.values(value).forEach(walk);
     walk(manifest.exports);
     const queue = targets.map((t) => posix.normalize(t));
     while (queue.length) {
@@ -80,7 +115,8 @@ describe('the packed npm package', { timeout: 180_000 }, () => {
       if (needed.has(file)) continue;
       assert.ok(files.includes(file), `${file} is referred to but not in the tarball`);
       needed.add(file);
-      if (/\.(m?js|d\.ts)$/.test(file)) queue.push(...references(file, readFileSync(join(root, file), 'utf8')));
+      if (/\.(m?js|d\.ts)$/.test(file))
+        queue.push(...references(file, readFileSync(join(root, file), 'utf8')));
     }
     assert.deepEqual([...needed].sort(), files, 'every file in the tarball is needed');
   });
@@ -90,15 +126,24 @@ describe('the packed npm package', { timeout: 180_000 }, () => {
     assert.ok(semver.validRange(range), `engines.node is a range: ${range}`);
     const tested = NODES.map((node) => node.version);
     for (const version of tested) {
-      assert.ok(semver.satisfies(version, range), `the tests run Node ${version}, outside engines.node ${range}`);
+      assert.ok(
+        semver.satisfies(version, range),
+        `the tests run Node ${version}, outside engines.node ${range}`,
+      );
     }
     // Each `||` branch's lowest version is one the runtime suite runs, so the floors are proven, not guessed.
     for (const branch of new semver.Range(range).set) {
       const floor = semver.minVersion(branch.map(String).join(' ')).version;
-      assert.ok(tested.includes(floor), `engines.node admits Node ${floor} (${branch.join(' ')}), which no test runs; tested: ${tested}`);
+      assert.ok(
+        tested.includes(floor),
+        `engines.node admits Node ${floor} (${branch.join(' ')}), which no test runs; tested: ${tested}`,
+      );
     }
     for (const old of ['18.20.0', '20.18.3', '21.7.0', '22.11.0']) {
-      assert.ok(!semver.satisfies(old, range), `engines.node ${range} admits Node ${old}, which cannot require() the package`);
+      assert.ok(
+        !semver.satisfies(old, range),
+        `engines.node ${range} admits Node ${old}, which cannot require() the package`,
+      );
     }
   });
 });

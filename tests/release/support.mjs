@@ -26,7 +26,11 @@ export function packed() {
 
 /** The workspace as Cargo sees it (`cargo metadata --no-deps`). */
 export function cargoMetadata() {
-  return JSON.parse(execFileSync('cargo', ['metadata', '--no-deps', '--format-version', '1', '--offline'], {
-    cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20,
-  }));
+  return JSON.parse(
+    execFileSync('cargo', ['metadata', '--no-deps', '--format-version', '1', '--offline'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    }),
+  );
 }

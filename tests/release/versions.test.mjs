@@ -28,10 +28,17 @@ describe('one version', () => {
   it('every crate of the workspace takes the workspace version', () => {
     for (const crate of metadata.packages) {
       const manifest = readFileSync(crate.manifest_path, 'utf8');
-      assert.match(manifest, /^version\.workspace = true$/m, `${crate.name} declares its own version`);
+      assert.match(
+        manifest,
+        /^version\.workspace = true$/m,
+        `${crate.name} declares its own version`,
+      );
       assert.equal(crate.version, version, crate.name);
     }
-    assert.deepEqual(PUBLISHED.filter((name) => !metadata.packages.some((p) => p.name === name)), []);
+    assert.deepEqual(
+      PUBLISHED.filter((name) => !metadata.packages.some((p) => p.name === name)),
+      [],
+    );
   });
 
   it('the client requires plant-store-model at that version, by path and version', () => {
@@ -47,15 +54,29 @@ describe('one version', () => {
   });
 
   it('the crate READMEs install a requirement that the version meets', () => {
-    for (const [file, crate] of [['README.crate.md', 'plant-store-client'], ['model/README.md', 'plant-store-model']]) {
+    for (const [file, crate] of [
+      ['README.crate.md', 'plant-store-client'],
+      ['model/README.md', 'plant-store-model'],
+    ]) {
       const text = readFileSync(join(ROOT, file), 'utf8');
       // `crate = "0.1"`, or a table with `version = "0.1"` (the client's, with its features).
-      const req = text.match(new RegExp(`^${crate} = (?:"([^"]+)"|\\{ version = "([^"]+)".*\\})$`, 'm'))?.slice(1).find(Boolean);
+      const req = text
+        .match(new RegExp(`^${crate} = (?:"([^"]+)"|\\{ version = "([^"]+)".*\\})$`, 'm'))
+        ?.slice(1)
+        .find(Boolean);
       assert.ok(req, `${file} shows how to depend on ${crate}`);
       // Cargo's default requirement is a caret one: "0.1" means ^0.1.
-      assert.ok(semver.satisfies(version, `^${req}`), `${file}: "${req}" does not admit ${version}`);
-      assert.ok(!semver.satisfies(semver.inc(version, semver.major(version) ? 'major' : 'minor'), `^${req}`),
-        `${file}: "${req}" is looser than the version's compatible range`);
+      assert.ok(
+        semver.satisfies(version, `^${req}`),
+        `${file}: "${req}" does not admit ${version}`,
+      );
+      assert.ok(
+        !semver.satisfies(
+          semver.inc(version, semver.major(version) ? 'major' : 'minor'),
+          `^${req}`,
+        ),
+        `${file}: "${req}" is looser than the version's compatible range`,
+      );
     }
   });
 
@@ -63,6 +84,7 @@ describe('one version', () => {
     const changelog = readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8');
     assert.match(changelog, /^## \[Unreleased\]$/m);
     const released = [...changelog.matchAll(/^## \[(\d+\.\d+\.\d+[^\]]*)\]/gm)].map((m) => m[1]);
-    for (const v of released) assert.ok(semver.lte(v, version), `CHANGELOG has ${v}, newer than ${version}`);
+    for (const v of released)
+      assert.ok(semver.lte(v, version), `CHANGELOG has ${v}, newer than ${version}`);
   });
 });

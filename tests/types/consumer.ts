@@ -2,16 +2,43 @@
 // Type-checked against the installed package under each setup of tests/js/types.test.mjs (with and
 // without the DOM library, moduleResolution bundler and node16); never run.
 import {
-  createPlant, validateNewPlant, PlantStoreClient, PlantStoreError, init,
-  type NewPlant, type Plant, type PlantStoreOptions, type PlantStoreErrorKind, type ValidationIssue,
-  type ValidationIssueCode, type ValidationResult, type PlantStoreAuth, type RefreshContext,
-  type RetryOptions, type AttemptInfo, type AttemptOutcome, type CallOptions, type InitInput,
-  type ValidationError, type ConfigError, type NetworkError, type TimeoutError, type AbortedError,
-  type RejectedError, type UnauthorizedError, type UnexpectedStatusError, type InvalidResponseError,
+  createPlant,
+  validateNewPlant,
+  PlantStoreClient,
+  PlantStoreError,
+  init,
+  type NewPlant,
+  type Plant,
+  type PlantStoreOptions,
+  type PlantStoreErrorKind,
+  type ValidationIssue,
+  type ValidationIssueCode,
+  type ValidationResult,
+  type PlantStoreAuth,
+  type RefreshContext,
+  type RetryOptions,
+  type AttemptInfo,
+  type AttemptOutcome,
+  type CallOptions,
+  type InitInput,
+  type ValidationError,
+  type ConfigError,
+  type NetworkError,
+  type TimeoutError,
+  type AbortedError,
+  type RejectedError,
+  type UnauthorizedError,
+  type UnexpectedStatusError,
+  type InvalidResponseError,
 } from 'plant-store-client';
 import { init as manualInit, createPlant as manualCreate } from 'plant-store-client/manual';
 import {
-  PlantOutbox, MemoryStore, type OutboxEntry, type OutboxChange, type OutboxStore, type PlantOutboxOptions,
+  PlantOutbox,
+  MemoryStore,
+  type OutboxEntry,
+  type OutboxChange,
+  type OutboxStore,
+  type PlantOutboxOptions,
   type OutboxUnreadable,
 } from 'plant-store-client/outbox';
 
@@ -22,11 +49,20 @@ async function rightUses(): Promise<void> {
   const name: string = plant.name;
   const tag: string | undefined = plant.tag;
   await createPlant({ id: 9007199254740993n, name: 'Big', tag: 'x' }, options);
-  await createPlant({ id: 2, name: 'N' }, { baseUrl: 'http://127.0.0.1:4010', getToken: async () => 't' });
-  await createPlant({ id: 3, name: 'N' }, {
-    ...options, fetch: (url: string, init: RequestInit) => fetch(url, init), signal: new AbortController().signal,
-    timeoutMs: 5000, headers: { 'X-Trace': '1' },
-  });
+  await createPlant(
+    { id: 2, name: 'N' },
+    { baseUrl: 'http://127.0.0.1:4010', getToken: async () => 't' },
+  );
+  await createPlant(
+    { id: 3, name: 'N' },
+    {
+      ...options,
+      fetch: (url: string, init: RequestInit) => fetch(url, init),
+      signal: new AbortController().signal,
+      timeoutMs: 5000,
+      headers: { 'X-Trace': '1' },
+    },
+  );
 
   const client = new PlantStoreClient({ baseUrl: 'https://plants.example', getToken: () => 't' });
   await client.createPlant({ id: 4, name: 'C' });
@@ -34,9 +70,17 @@ async function rightUses(): Promise<void> {
   const retrying = new PlantStoreClient({
     baseUrl: 'https://plants.example',
     getToken: async ({ refresh }: { refresh: boolean }) => (refresh ? 'new' : 'old'),
-    retry: { attempts: 3, baseDelayMs: 100, maxDelayMs: 2000, gatewayErrors: true, attemptTimeoutMs: 500 },
+    retry: {
+      attempts: 3,
+      baseDelayMs: 100,
+      maxDelayMs: 2000,
+      gatewayErrors: true,
+      attemptTimeoutMs: 500,
+    },
     idempotencyKey: true,
-    beforeAttempt: ({ url, attempt, headers }) => { headers.set('traceparent', `${url}${attempt}`); },
+    beforeAttempt: ({ url, attempt, headers }) => {
+      headers.set('traceparent', `${url}${attempt}`);
+    },
     afterAttempt: ({ attempt, durationMs, status, headers, error }) => {
       const n: number = attempt + durationMs + (status ?? 0);
       const id: string | null | undefined = headers?.get('x-request-id');
@@ -45,8 +89,13 @@ async function rightUses(): Promise<void> {
     },
   });
   await retrying.createPlant({ id: 5, name: 'R' }, { retry: null, idempotencyKey: 'order-5' });
-  await retrying.createPlant({ id: 6, name: 'R' }, { retry: { attempts: 2 }, idempotencyKey: false });
-  try { await retrying.createPlant({ id: 7, name: 'R' }); } catch (e) {
+  await retrying.createPlant(
+    { id: 6, name: 'R' },
+    { retry: { attempts: 2 }, idempotencyKey: false },
+  );
+  try {
+    await retrying.createPlant({ id: 7, name: 'R' });
+  } catch (e) {
     if (e instanceof PlantStoreError && e.kind === 'unauthorized') {
       const attempts: number = e.attempts;
       const maybe: boolean = e.maybeCreated;
@@ -76,10 +125,18 @@ async function rightUses(): Promise<void> {
       const issues: ValidationIssue[] | undefined = e.issues;
       const base: Error = e;
       switch (e.kind) {
-        case 'validation': case 'config': case 'network': case 'timeout': case 'aborted':
-        case 'rejected': case 'unexpected_status': case 'invalid_response': break;
+        case 'validation':
+        case 'config':
+        case 'network':
+        case 'timeout':
+        case 'aborted':
+        case 'rejected':
+        case 'unexpected_status':
+        case 'invalid_response':
+          break;
         // @ts-expect-error: not a kind
-        case 'server_error': break;
+        case 'server_error':
+          break;
       }
     }
     if (PlantStoreError.is(e)) {
@@ -92,7 +149,9 @@ async function rightUses(): Promise<void> {
 const retry: RetryOptions = { attempts: 3, attemptTimeoutMs: 500 };
 const call: CallOptions = { retry, idempotencyKey: 'order-1' };
 const auth: PlantStoreAuth = { getToken: ({ refresh }: RefreshContext) => (refresh ? 'b' : 'a') };
-const before = (info: AttemptInfo): void => { info.headers.set('x-attempt', String(info.attempt)); };
+const before = (info: AttemptInfo): void => {
+  info.headers.set('x-attempt', String(info.attempt));
+};
 const after = (outcome: AttemptOutcome): number => outcome.durationMs;
 const code: ValidationIssueCode = 'unknown_field';
 const source: InitInput = new URL('https://cdn.example/plant_store_client_bg.wasm');
@@ -100,7 +159,10 @@ const source: InitInput = new URL('https://cdn.example/plant_store_client_bg.was
 async function loading(): Promise<void> {
   await init();
   await manualInit(source);
-  await manualCreate({ id: 1, name: 'M' }, { baseUrl: 'https://h', ...auth, beforeAttempt: before, afterAttempt: (o) => void after(o) });
+  await manualCreate(
+    { id: 1, name: 'M' },
+    { baseUrl: 'https://h', ...auth, beforeAttempt: before, afterAttempt: (o) => void after(o) },
+  );
   const checked: ValidationResult = validateNewPlant({ id: 1, name: 'x' });
   void [call, code, checked];
 }
@@ -134,8 +196,13 @@ function narrowing(err: PlantStoreError): string {
       const wait: number | undefined = err.retryAfterMs;
       return `${unexpected.status} ${wait}`;
     }
-    case 'config': case 'network': case 'timeout': case 'aborted': case 'invalid_response': {
-      const other: ConfigError | NetworkError | TimeoutError | AbortedError | InvalidResponseError = err;
+    case 'config':
+    case 'network':
+    case 'timeout':
+    case 'aborted':
+    case 'invalid_response': {
+      const other: ConfigError | NetworkError | TimeoutError | AbortedError | InvalidResponseError =
+        err;
       // @ts-expect-error: only a rejected error is typed as a 400
       const status: 400 = err.status;
       return `${other.kind} ${status} ${maybeCode} ${notYet}`;
@@ -159,11 +226,17 @@ async function wrongUses(): Promise<void> {
   // @ts-expect-error: a token or getToken is required
   await createPlant({ id: 1, name: 'a' }, { baseUrl: 'https://h' });
   // @ts-expect-error: not both
-  await createPlant({ id: 1, name: 'a' }, { baseUrl: 'https://h', token: 't', getToken: () => 't' });
+  await createPlant(
+    { id: 1, name: 'a' },
+    { baseUrl: 'https://h', token: 't', getToken: () => 't' },
+  );
   // @ts-expect-error: headers are strings
   await createPlant({ id: 1, name: 'a' }, { ...options, headers: { 'X-N': 1 } });
   // @ts-expect-error: fetch is called as fetch(url, init), not with a Request
-  await createPlant({ id: 1, name: 'a' }, { ...options, fetch: (request: Request) => fetch(request) });
+  await createPlant(
+    { id: 1, name: 'a' },
+    { ...options, fetch: (request: Request) => fetch(request) },
+  );
   await createPlant({ id: 1, name: 'a' }, { ...options, fetch });
   // @ts-expect-error: timeoutMs is a number
   await createPlant({ id: 1, name: 'a' }, { ...options, timeoutMs: '100' });
@@ -176,7 +249,10 @@ async function wrongUses(): Promise<void> {
   // @ts-expect-error: an options-level key is a boolean (a string key is per call)
   await createPlant({ id: 1, name: 'a' }, { ...options, idempotencyKey: 'k' });
   // @ts-expect-error: a hook gets one object
-  await createPlant({ id: 1, name: 'a' }, { ...options, beforeAttempt: (url: string, n: number) => void [url, n] });
+  await createPlant(
+    { id: 1, name: 'a' },
+    { ...options, beforeAttempt: (url: string, n: number) => void [url, n] },
+  );
   const result = validateNewPlant({});
   // @ts-expect-error: value exists only when ok is true
   result.value;
@@ -185,14 +261,28 @@ async function wrongUses(): Promise<void> {
 // Issues 33, 37 and 43: the outbox.
 async function outboxes(): Promise<void> {
   const store: OutboxStore = new MemoryStore();
-  const settings: PlantOutboxOptions = { ...options, name: 'plants', store, concurrency: 2, retentionMs: 3_600_000 };
+  const settings: PlantOutboxOptions = {
+    ...options,
+    name: 'plants',
+    store,
+    concurrency: 2,
+    retentionMs: 3_600_000,
+  };
   const outbox: PlantOutbox = await PlantOutbox.open(settings);
   outbox.addEventListener('change', (event) => {
     const change: OutboxChange = event.detail;
     if ('removed' in change) return void change.key;
     const state: 'pending' | 'sending' | 'created' | 'rejected' | 'uncertain' = change.state;
     const code: number | undefined = change.error?.code;
-    void [state, code, change.created?.name, change.nextAttemptAt, change.notBefore, change.revision, change.updatedAt];
+    void [
+      state,
+      code,
+      change.created?.name,
+      change.nextAttemptAt,
+      change.notBefore,
+      change.revision,
+      change.updatedAt,
+    ];
   });
   outbox.addEventListener('close', (event) => {
     const reason: string = event.detail;

@@ -9,12 +9,17 @@ import { NewPlant } from './recipe.jsx';
 
 const params = new URLSearchParams(location.search);
 const options = { baseUrl: params.get('base'), token: params.get('token') };
-PlantOutbox.open({ ...options, name: 'plants' }).then((outbox) => {
-  createRoot(document.getElementById('root')).render(
-    <QueryClientProvider client={new QueryClient()}>
-      <Suspense fallback={<p>Loading…</p>}>
-        <NewPlant options={options} outbox={outbox} />
-      </Suspense>
-    </QueryClientProvider>,
-  );
-}, (err) => { document.body.textContent = `the outbox did not open: ${err.message}`; });
+PlantOutbox.open({ ...options, name: 'plants' }).then(
+  (outbox) => {
+    createRoot(document.getElementById('root')).render(
+      <QueryClientProvider client={new QueryClient()}>
+        <Suspense fallback={<p>Loading…</p>}>
+          <NewPlant options={options} outbox={outbox} />
+        </Suspense>
+      </QueryClientProvider>,
+    );
+  },
+  (err) => {
+    document.body.textContent = `the outbox did not open: ${err.message}`;
+  },
+);

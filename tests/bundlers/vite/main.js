@@ -6,12 +6,29 @@ import wasmUrl from 'plant-store-client/wasm?url';
 import * as api from 'plant-store-client';
 import { check } from './check.mjs';
 
-const preload = Object.assign(document.createElement('link'), { rel: 'preload', as: 'fetch', href: wasmUrl, crossOrigin: '' });
+const preload = Object.assign(document.createElement('link'), {
+  rel: 'preload',
+  as: 'fetch',
+  href: wasmUrl,
+  crossOrigin: '',
+});
 document.head.append(preload);
 
 const params = new URLSearchParams(location.search);
-check(api, { baseUrl: params.get('base'), token: params.get('token'), id: params.get('id'), where: params.get('where') })
-  .then((result) => {
-    const loaded = performance.getEntriesByType('resource').map((entry) => entry.name).filter((name) => name.endsWith('.wasm'));
+check(api, {
+  baseUrl: params.get('base'),
+  token: params.get('token'),
+  id: params.get('id'),
+  where: params.get('where'),
+}).then(
+  (result) => {
+    const loaded = performance
+      .getEntriesByType('resource')
+      .map((entry) => entry.name)
+      .filter((name) => name.endsWith('.wasm'));
     window.result = { ...result, wasmUrl: new URL(wasmUrl, location.href).href, loaded };
-  }, (err) => { window.result = { error: String(err) }; });
+  },
+  (err) => {
+    window.result = { error: String(err) };
+  },
+);

@@ -6,7 +6,14 @@ import { chromium } from 'playwright-core';
 export function launchChromium({ args = [] } = {}) {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', ...args],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      ...args,
+    ],
     timeout: 20_000,
   });
 }
@@ -23,9 +30,13 @@ export async function openPage(browser, url, { timeout = 15_000 } = {}) {
   tab.on('console', (message) => messages.push(`${message.type()}: ${message.text()}`));
   try {
     await tab.goto(url, { timeout: 10_000 });
-    await tab.waitForFunction(() => window.result, null, { timeout }).catch((err) => {
-      throw new Error(`${url}: no result (${err.message}); page errors: ${pageErrors.join('; ')}; console: ${messages.join('; ')}`);
-    });
+    await tab
+      .waitForFunction(() => window.result, null, { timeout })
+      .catch((err) => {
+        throw new Error(
+          `${url}: no result (${err.message}); page errors: ${pageErrors.join('; ')}; console: ${messages.join('; ')}`,
+        );
+      });
     return { result: await tab.evaluate(() => window.result), pageErrors, messages };
   } finally {
     await tab.close();

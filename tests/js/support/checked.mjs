@@ -8,13 +8,29 @@ import assert from 'node:assert/strict';
  */
 export async function assertChecked(server, result, { id, where, window }) {
   assert.equal(result.error, undefined, `the consumer failed: ${result.error}`);
-  assert.deepEqual(result.plant, { name: 'Fern', tag: where }, 'createPlant resolves to the created Plant');
-  assert.deepEqual(result.invalid, {
-    threw: true, isPlantStoreError: true, isError: true, name: 'PlantStoreError', kind: 'validation', paths: ['id'],
-  }, 'an id of 1.5 is a validation PlantStoreError (instanceof the exported class)');
+  assert.deepEqual(
+    result.plant,
+    { name: 'Fern', tag: where },
+    'createPlant resolves to the created Plant',
+  );
+  assert.deepEqual(
+    result.invalid,
+    {
+      threw: true,
+      isPlantStoreError: true,
+      isError: true,
+      name: 'PlantStoreError',
+      kind: 'validation',
+      paths: ['id'],
+    },
+    'an id of 1.5 is a validation PlantStoreError (instanceof the exported class)',
+  );
   assert.equal(result.hasWindow, window);
-  assert.deepEqual(await server.json(`/__test/plants/${id}`), { id: String(id), name: 'Fern', tag: where },
-    'the server stored the plant, its id exact');
+  assert.deepEqual(
+    await server.json(`/__test/plants/${id}`),
+    { id: String(id), name: 'Fern', tag: where },
+    'the server stored the plant, its id exact',
+  );
 }
 
 /**

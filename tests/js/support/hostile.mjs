@@ -39,7 +39,11 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Resolves when `res` can take more, or has closed (then `res.destroyed` is true). */
 function drained(res) {
   return new Promise((resolve) => {
-    const done = () => { res.off('drain', done); res.off('close', done); resolve(); };
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
     res.on('drain', done);
     res.on('close', done);
   });
@@ -49,10 +53,14 @@ function drained(res) {
 function adler32(bytes, adler = 1) {
   let a = adler & 0xffff;
   let b = adler >>> 16;
-  for (let i = 0; i < bytes.length;) {
+  for (let i = 0; i < bytes.length; ) {
     const end = Math.min(i + 3800, bytes.length);
-    for (; i < end; i++) { a += bytes[i]; b += a; }
-    a %= 65521; b %= 65521;
+    for (; i < end; i++) {
+      a += bytes[i];
+      b += a;
+    }
+    a %= 65521;
+    b %= 65521;
   }
   return ((b << 16) | a) >>> 0;
 }
@@ -95,7 +103,12 @@ async function bombParts(encoding, prefix, unit) {
   const raw = Buffer.from(unit.repeat(Math.floor(BLOCK / unit.length)));
   const brotli = encoding === 'br';
   const stream = brotli
-    ? zlib.createBrotliCompress({ params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5, [zlib.constants.BROTLI_PARAM_LGWIN]: 22 } })
+    ? zlib.createBrotliCompress({
+        params: {
+          [zlib.constants.BROTLI_PARAM_QUALITY]: 5,
+          [zlib.constants.BROTLI_PARAM_LGWIN]: 22,
+        },
+      })
     : zlib.createDeflateRaw({ level: 9 });
   const flush = brotli ? zlib.constants.BROTLI_OPERATION_FLUSH : zlib.constants.Z_SYNC_FLUSH;
   const start = await flushed(stream, Buffer.from(prefix), flush);
@@ -135,20 +148,42 @@ async function bombParts(encoding, prefix, unit) {
     },
     br: { head: Buffer.concat([start, first]), end: () => tail },
   }[encoding];
-  const header = { gzip: Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]), deflate: Buffer.from([0x78, 0xda]), br: Buffer.alloc(0) }[encoding];
-  const parts = { encoding, prefix: Buffer.from(prefix), raw, rawAdler: adler32(raw), header, start, head: wrap.head, block: second, end: wrap.end };
+  const header = {
+    gzip: Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]),
+    deflate: Buffer.from([0x78, 0xda]),
+    br: Buffer.alloc(0),
+  }[encoding];
+  const parts = {
+    encoding,
+    prefix: Buffer.from(prefix),
+    raw,
+    rawAdler: adler32(raw),
+    header,
+    start,
+    head: wrap.head,
+    block: second,
+    end: wrap.end,
+  };
   // Check: head + block × 2 + end decodes to prefix + raw × 3.
   const { head, block, end } = parts;
   const decoded = Buffer.concat([parts.prefix, raw, raw, raw]);
   const check = encoding === 'gzip' ? zlib.crc32(decoded) : adler32(decoded);
   const whole = Buffer.concat([head, block, block, end(decoded.length, check)]);
-  const back = { gzip: zlib.gunzipSync, deflate: zlib.inflateSync, br: zlib.brotliDecompressSync }[encoding](whole);
-  if (!back.equals(decoded)) throw new Error(`hostile: the ${encoding} bomb does not decode to what it should`);
+  const back = { gzip: zlib.gunzipSync, deflate: zlib.inflateSync, br: zlib.brotliDecompressSync }[
+    encoding
+  ](whole);
+  if (!back.equals(decoded))
+    throw new Error(`hostile: the ${encoding} bomb does not decode to what it should`);
   return parts;
 }
 
 /** The routes that read the request body (the others let it go unread). */
-const READS_BODY = new Set(['informational-200', 'informational-400', 'informational-503', 'echo-escaped']);
+const READS_BODY = new Set([
+  'informational-200',
+  'informational-400',
+  'informational-503',
+  'echo-escaped',
+]);
 
 /** The token a request carried (what a server that echoes it has). */
 const tokenOf = (req) => String(req.headers.authorization ?? '').replace(/^Bearer /, '');
@@ -175,10 +210,21 @@ export async function startHostile({ ports = 1, tokens = [] } = {}) {
     const started = Date.now();
     let written = 0;
     for (;;) {
-      if (res.destroyed) { entry.closedBy ??= 'client'; return; }
-      if (Date.now() - started > TIME_CAP_MS) { entry.closedBy = 'time cap'; res.end(); return; }
+      if (res.destroyed) {
+        entry.closedBy ??= 'client';
+        return;
+      }
+      if (Date.now() - started > TIME_CAP_MS) {
+        entry.closedBy = 'time cap';
+        res.end();
+        return;
+      }
       const chunk = next();
-      if (chunk === null) { entry.closedBy ??= 'end'; res.end(); return; }
+      if (chunk === null) {
+        entry.closedBy ??= 'end';
+        res.end();
+        return;
+      }
       entry.sent += chunk.length;
       if (!res.write(chunk)) await drained(res);
       // A socket's buffers take many small blocks without backpressure: let the event loop (which
@@ -198,13 +244,20 @@ export async function startHostile({ ports = 1, tokens = [] } = {}) {
       case 'br': {
         const prefix = status === 200 ? '{"name":"' : '{"error":1,"message":"';
         const parts = await bomb(route, prefix, `${bearer} `);
-        res.writeHead(status, { ...CORS, 'content-type': 'application/json', 'content-encoding': route });
+        res.writeHead(status, {
+          ...CORS,
+          'content-type': 'application/json',
+          'content-encoding': route,
+        });
         let blocks = 0;
         const max = Math.floor(BOMB_DECODED_CAP / parts.raw.length);
         entry.decoded = parts.prefix.length + parts.raw.length;
         let ended = false;
         return pump(res, entry, () => {
-          if (blocks === 0) { blocks++; return parts.head; }
+          if (blocks === 0) {
+            blocks++;
+            return parts.head;
+          }
           if (blocks < max) {
             blocks++;
             entry.decoded += parts.raw.length;
@@ -218,16 +271,30 @@ export async function startHostile({ ports = 1, tokens = [] } = {}) {
           // over a GiB would hold the event loop for seconds). br has none.
           let check = route === 'gzip' ? zlib.crc32(parts.prefix) : adler32(parts.prefix);
           for (let i = 0; i < blocks && route !== 'br'; i++) {
-            check = route === 'gzip' ? zlib.crc32(parts.raw, check) : adler32Combine(check, parts.rawAdler, parts.raw.length);
+            check =
+              route === 'gzip'
+                ? zlib.crc32(parts.raw, check)
+                : adler32Combine(check, parts.rawAdler, parts.raw.length);
           }
           return parts.end(entry.decoded, check);
         });
       }
       // A gzip stream that breaks after its first bytes: a deflate block of the reserved type 3.
       case 'gzip-corrupt': {
-        const parts = await bomb('gzip', status === 200 ? '{"name":"Fe' : '{"error":1,', `${bearer} `);
-        res.writeHead(status, { ...CORS, 'content-type': 'application/json', 'content-encoding': 'gzip' });
-        const chunks = [Buffer.concat([parts.header, parts.start]), Buffer.from([0x07, 0xff, 0xff, 0xff])];
+        const parts = await bomb(
+          'gzip',
+          status === 200 ? '{"name":"Fe' : '{"error":1,',
+          `${bearer} `,
+        );
+        res.writeHead(status, {
+          ...CORS,
+          'content-type': 'application/json',
+          'content-encoding': 'gzip',
+        });
+        const chunks = [
+          Buffer.concat([parts.header, parts.start]),
+          Buffer.from([0x07, 0xff, 0xff, 0xff]),
+        ];
         return pump(res, entry, () => chunks.shift() ?? null);
       }
       // An endless chunked body: the token, again and again, 16 KiB at a time.
@@ -240,8 +307,15 @@ export async function startHostile({ ports = 1, tokens = [] } = {}) {
       // Error of 8 MiB for another status (`arg`).
       case 'oversized': {
         const body = Buffer.alloc(status === 200 ? 2 << 20 : 8 << 20, 'n');
-        const json = status === 200 ? Buffer.from('{"name":"') : Buffer.from(`{"error":1,"message":"${bearer} `);
-        res.writeHead(status, { ...CORS, 'content-type': 'application/json', 'content-length': json.length + body.length + 2 });
+        const json =
+          status === 200
+            ? Buffer.from('{"name":"')
+            : Buffer.from(`{"error":1,"message":"${bearer} `);
+        res.writeHead(status, {
+          ...CORS,
+          'content-type': 'application/json',
+          'content-length': json.length + body.length + 2,
+        });
         const chunks = [json, body, Buffer.from('"}')];
         return pump(res, entry, () => chunks.shift() ?? null);
       }
@@ -261,8 +335,13 @@ export async function startHostile({ ports = 1, tokens = [] } = {}) {
       }
       // A reset (TCP RST) in mid-body: the head says 1000 bytes, 40 or so are sent.
       case 'reset': {
-        const body = status === 200 ? `{"name":"Fern","tag":"${bearer}` : `{"error":1,"message":"${bearer}`;
-        res.writeHead(status, { ...CORS, 'content-type': 'application/json', 'content-length': '1000' });
+        const body =
+          status === 200 ? `{"name":"Fern","tag":"${bearer}` : `{"error":1,"message":"${bearer}`;
+        res.writeHead(status, {
+          ...CORS,
+          'content-type': 'application/json',
+          'content-length': '1000',
+        });
         res.write(body);
         entry.sent = body.length;
         await sleep(50);
@@ -279,7 +358,8 @@ export async function startHostile({ ports = 1, tokens = [] } = {}) {
         for (let i = 0; i < 3 && !res.destroyed; i++) {
           if (heads.includes('100')) res.writeContinue();
           if (heads.includes('102')) res.writeProcessing();
-          if (heads.includes('103')) res.writeEarlyHints({ link: '</style.css>; rel=preload; as=style' });
+          if (heads.includes('103'))
+            res.writeEarlyHints({ link: '</style.css>; rel=preload; as=style' });
           await sleep(5);
         }
         const body = await readBody(req);
@@ -321,12 +401,14 @@ export async function startHostile({ ports = 1, tokens = [] } = {}) {
       }
       // The token in the status text and in headers, an Error in the body.
       case 'token-in-head': {
-        res.writeHead(500, bearer, {
-          ...CORS,
-          'content-type': 'application/json',
-          'x-echo': bearer,
-          'www-authenticate': `Bearer error="invalid_token", token="${token}"`,
-        }).end('{"error":9,"message":"refused"}');
+        res
+          .writeHead(500, bearer, {
+            ...CORS,
+            'content-type': 'application/json',
+            'x-echo': bearer,
+            'www-authenticate': `Bearer error="invalid_token", token="${token}"`,
+          })
+          .end('{"error":9,"message":"refused"}');
         entry.closedBy = 'end';
         return;
       }
@@ -335,7 +417,8 @@ export async function startHostile({ ports = 1, tokens = [] } = {}) {
       // client reads of a 200 is 6 × those bytes + 64 KiB.
       case 'echo-escaped': {
         const plant = JSON.parse(await readBody(req));
-        const escape = (s) => [...Buffer.from(s)].map((b) => `\\u00${b.toString(16).padStart(2, '0')}`).join('');
+        const escape = (s) =>
+          [...Buffer.from(s)].map((b) => `\\u00${b.toString(16).padStart(2, '0')}`).join('');
         const members = [`"name":"${escape(plant.name)}"`];
         if (plant.tag !== undefined) members.push(`"tag":"${escape(plant.tag)}"`);
         const echoed = Buffer.byteLength(plant.name) + Buffer.byteLength(plant.tag ?? '');
@@ -357,7 +440,13 @@ export async function startHostile({ ports = 1, tokens = [] } = {}) {
     const match = /^\/([a-z0-9-]+)(?:\/([a-z0-9-]+))?\/plants$/.exec(req.url ?? '');
     if (req.method !== 'POST' || !match) return res.writeHead(404, CORS).end();
     const [, route, arg] = match;
-    const entry = { route: `${route}${arg ? `/${arg}` : ''}`, sent: 0, decoded: 0, closedBy: undefined, ms: 0 };
+    const entry = {
+      route: `${route}${arg ? `/${arg}` : ''}`,
+      sent: 0,
+      decoded: 0,
+      closedBy: undefined,
+      ms: 0,
+    };
     log.push(entry);
     const started = Date.now();
     live.add(entry);
@@ -387,7 +476,8 @@ export async function startHostile({ ports = 1, tokens = [] } = {}) {
   // The bombs of the known tokens, before the first request, so that no call's time includes them.
   for (const token of tokens) {
     for (const encoding of ['gzip', 'deflate', 'br']) {
-      for (const prefix of ['{"name":"', '{"error":1,"message":"']) bomb(encoding, prefix, `Bearer ${token} `);
+      for (const prefix of ['{"name":"', '{"error":1,"message":"'])
+        bomb(encoding, prefix, `Bearer ${token} `);
     }
   }
   await Promise.all(bombs.values());

@@ -22,7 +22,8 @@ export function exposed(err) {
     texts['cause.stack'] = err.cause?.stack;
     texts['inspect(cause)'] = inspect(err.cause, { depth: 6 });
   }
-  for (const [i, issue] of (err?.issues ?? []).entries()) texts[`issues[${i}]`] = `${issue.path} ${issue.message}`;
+  for (const [i, issue] of (err?.issues ?? []).entries())
+    texts[`issues[${i}]`] = `${issue.path} ${issue.message}`;
   return texts;
 }
 

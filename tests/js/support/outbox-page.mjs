@@ -12,7 +12,8 @@ export const ORIGIN = 'http://outbox.test';
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm' };
 
 /** A page whose module script is `script`. */
-export const html = (script) => `<!doctype html><meta charset="utf-8"><script type="module">${script}</script>`;
+export const html = (script) =>
+  `<!doctype html><meta charset="utf-8"><script type="module">${script}</script>`;
 
 // The page: the outbox entry's exports on `window`, and `track(outbox)`, which keeps its change
 // events in `window.changes` and its close events in `window.closes`.
@@ -37,17 +38,22 @@ export async function startBrowser({ api, pages = {}, pkg = PKG }) {
   // page may call loopback. It is made a secure context, as a page on https is, for the Web Locks
   // API (a page can take it away: `withoutWebLocks`).
   const browser = await launchChromium({
-    args: ['--disable-features=LocalNetworkAccessChecks', `--unsafely-treat-insecure-origin-as-secure=${ORIGIN}`],
+    args: [
+      '--disable-features=LocalNetworkAccessChecks',
+      `--unsafely-treat-insecure-origin-as-secure=${ORIGIN}`,
+    ],
   });
   const context = await browser.newContext();
   const posts = [];
   await context.route(`${ORIGIN}/**`, (route) => {
     const path = new URL(route.request().url()).pathname;
     const headers = { 'access-control-allow-origin': '*' };
-    if (path === '/' || path === '/tab') return route.fulfill({ contentType: 'text/html', body: PAGE });
+    if (path === '/' || path === '/tab')
+      return route.fulfill({ contentType: 'text/html', body: PAGE });
     if (pages[path]) return route.fulfill({ contentType: 'text/html', body: pages[path] });
     const file = normalize(join(pkg, path.replace(/^\/pkg\//, '')));
-    if (!path.startsWith('/pkg/') || !file.startsWith(pkg + '/') || !existsSync(file)) return route.fulfill({ status: 404, headers });
+    if (!path.startsWith('/pkg/') || !file.startsWith(pkg + '/') || !existsSync(file))
+      return route.fulfill({ status: 404, headers });
     return route.fulfill({ contentType: TYPES[extname(file)], headers, body: readFileSync(file) });
   });
   context.on('request', (request) => {
@@ -71,7 +77,9 @@ export async function startBrowser({ api, pages = {}, pkg = PKG }) {
 }
 
 /** A script for `page.addInitScript`: the page has no Web Locks API, as browsers before 2022. */
-export const withoutWebLocks = () => { delete Navigator.prototype.locks; };
+export const withoutWebLocks = () => {
+  delete Navigator.prototype.locks;
+};
 
 /** Opens the outbox `name` in `page` as `window.outbox`, its events tracked. */
 export function openIn(page, options) {
@@ -85,9 +93,13 @@ export function openIn(page, options) {
 export const entries = (page) => page.evaluate(() => outbox.entries());
 
 /** Waits until the page's outbox holds `count` entries, each in `state`. */
-export const settled = (page, count, state = 'created') => page.waitForFunction(
-  ({ count, state }) => outbox.entries().length === count && outbox.entries().every((e) => e.state === state),
-  { count, state }, { timeout: 60_000 });
+export const settled = (page, count, state = 'created') =>
+  page.waitForFunction(
+    ({ count, state }) =>
+      outbox.entries().length === count && outbox.entries().every((e) => e.state === state),
+    { count, state },
+    { timeout: 60_000 },
+  );
 
 /** Resolves once `check()` is true, polling every 50 ms; fails after `ms`. */
 export async function until(check, what, ms = 30_000) {

@@ -24,7 +24,9 @@ export async function startProxy(target) {
       cut = true;
       for (const socket of sockets) socket.destroy();
     },
-    restore() { cut = false; },
+    restore() {
+      cut = false;
+    },
     stop: async () => {
       for (const socket of sockets) socket.destroy();
       server.close();
@@ -40,14 +42,19 @@ export async function startProxy(target) {
       // The key is a Structured Fields string: in quotes.
       posts.push({ path: req.url, id: String(parsed(body)?.id), key: key && parsed(key) });
     }
-    const upstream = http.request({ hostname, port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = http.request(
+      { hostname, port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode, answer.headers);
+        answer.pipe(res);
+      },
+    );
     upstream.on('error', () => res.destroy());
     // A page that goes away before its answer: the server sees its connection close, as it would
     // without the proxy.
-    res.on('close', () => { if (!res.writableFinished) upstream.destroy(); });
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.destroy();
+    });
     upstream.end(body);
   });
   server.on('connection', (socket) => {
@@ -66,5 +73,9 @@ export async function startProxy(target) {
 
 /** `text` parsed as JSON, or undefined when it is not JSON. */
 function parsed(text) {
-  try { return JSON.parse(text); } catch { return undefined; }
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -42,25 +42,39 @@ export async function startScripted({ token }) {
     log.push(entry);
     // `connection: close`: Chromium resends a POST by itself when a reused keep-alive connection is
     // reset before any answer, and the client would never see the reset it must retry.
-    const answer = (status, value, headers = {}) => res.writeHead(status, {
-      ...CORS, 'content-type': 'application/json', 'x-request-id': `r-${log.length}`, connection: 'close', ...headers,
-    }).end(typeof value === 'string' ? value : JSON.stringify(value));
+    const answer = (status, value, headers = {}) =>
+      res
+        .writeHead(status, {
+          ...CORS,
+          'content-type': 'application/json',
+          'x-request-id': `r-${log.length}`,
+          connection: 'close',
+          ...headers,
+        })
+        .end(typeof value === 'string' ? value : JSON.stringify(value));
     const later = { error: 8, message: 'try later' };
     let m;
     if (step === 'reset') return req.socket.destroy();
     if (step === 'hang') {
       const timer = setTimeout(() => res.destroy(), HANG_CAP_MS);
       // When the client gave up on it (or the cap ended it).
-      return res.on('close', () => { entry.closed = performance.now(); clearTimeout(timer); });
+      return res.on('close', () => {
+        entry.closed = performance.now();
+        clearTimeout(timer);
+      });
     }
     if (step === 'badok') return answer(200, '{"nom":1}');
     if ((m = step.match(/^(429|503)s(\d+)$/))) return answer(+m[1], later, { 'retry-after': m[2] });
     if ((m = step.match(/^429d(\d+)$/))) {
-      return answer(429, later, { 'retry-after': new Date(Date.now() + m[1] * 1000).toUTCString() });
+      return answer(429, later, {
+        'retry-after': new Date(Date.now() + m[1] * 1000).toUTCString(),
+      });
     }
     if (/^\d{3}$/.test(step)) return answer(+step, later);
-    if (req.headers.authorization !== `Bearer ${token}`) return answer(401, { error: 4, message: 'bad token' });
-    if (plants.has(id)) return answer(400, { error: 3, message: `a plant with id ${id} already exists` });
+    if (req.headers.authorization !== `Bearer ${token}`)
+      return answer(401, { error: 4, message: 'bad token' });
+    if (plants.has(id))
+      return answer(400, { error: 3, message: `a plant with id ${id} already exists` });
     const plant = JSON.parse(body);
     plants.set(id, plant);
     const created = { name: plant.name, ...(plant.tag === undefined ? {} : { tag: plant.tag }) };
@@ -81,6 +95,9 @@ export async function startScripted({ token }) {
     plants,
     /** The requests for plant `id`. */
     requests: (id) => log.filter((entry) => entry.id === id),
-    stop: () => { server.closeAllConnections(); server.close(); },
+    stop: () => {
+      server.closeAllConnections();
+      server.close();
+    },
   };
 }

@@ -16,15 +16,23 @@ export async function startServer({ token = TOKEN, testRoutes = true, www, pkg, 
   if (testRoutes) args.push('--test-routes');
   if (www) args.push('--www', www);
   if (pkg) args.push('--pkg', pkg);
-  const child = spawn(join(ROOT, 'target/release/plant-store-server'), args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(join(ROOT, 'target/release/plant-store-server'), args, {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let output = '';
   const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the server did not start within 10 s')), 10_000);
+    const timer = setTimeout(
+      () => reject(new Error('the server did not start within 10 s')),
+      10_000,
+    );
     child.once('exit', (code) => reject(new Error(`the server exited with ${code}`)));
     child.stdout.on('data', (chunk) => {
       output += chunk;
       const match = output.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
-      if (match) { clearTimeout(timer); resolve(match[1]); }
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
     });
   });
   const json = async (path) => (await fetch(url + path)).json();
@@ -34,14 +42,21 @@ export async function startServer({ token = TOKEN, testRoutes = true, www, pkg, 
     stats: () => json('/__test/stats'),
     /** The plant `id` once the server has stored it (`/__test/plants/{id}` answers 404 until then); 30 s at most. */
     stored: async (id) => {
-      for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 50))) {
+      for (
+        const deadline = Date.now() + 30_000;
+        Date.now() < deadline;
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      ) {
         const response = await fetch(`${url}/__test/plants/${id}`);
         if (response.ok) return response.json();
       }
       throw new Error(`the server did not store plant ${id} within 30 s`);
     },
     stop: async () => {
-      if (child.exitCode === null) { child.kill('SIGTERM'); await once(child, 'exit'); }
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await once(child, 'exit');
+      }
     },
   };
 }

@@ -5,8 +5,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { extname, join, normalize } from 'node:path';
 
 const TYPES = {
-  '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript',
-  '.wasm': 'application/wasm', '.json': 'application/json',
+  '.html': 'text/html',
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json',
 };
 
 /**
@@ -15,8 +18,12 @@ const TYPES = {
  */
 export function sendFile(res, root, path, headers = {}) {
   const file = normalize(join(root, decodeURIComponent(path)));
-  if (!file.startsWith(root + '/') || !existsSync(file) || !extname(file)) return res.writeHead(404).end();
-  res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', ...headers });
+  if (!file.startsWith(root + '/') || !existsSync(file) || !extname(file))
+    return res.writeHead(404).end();
+  res.writeHead(200, {
+    'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+    ...headers,
+  });
   res.end(readFileSync(file));
 }
 

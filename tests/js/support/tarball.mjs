@@ -7,6 +7,8 @@ import { PKG } from './server.mjs';
 /** The tarball's path; a fresh pack is written into `dir`. */
 export function tarball(dir) {
   if (process.env.PKG_TARBALL) return resolve(process.env.PKG_TARBALL);
-  const name = execFileSync('npm', ['pack', PKG, '--pack-destination', dir, '--silent'], { encoding: 'utf8' });
+  const name = execFileSync('npm', ['pack', PKG, '--pack-destination', dir, '--silent'], {
+    encoding: 'utf8',
+  });
   return join(dir, name.trim().split('\n').at(-1));
 }

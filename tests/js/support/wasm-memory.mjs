@@ -9,7 +9,8 @@ export function installWasmSpy() {
   if (globalThis.__wasmMemories) return;
   const memories = (globalThis.__wasmMemories = []);
   const record = (instance) => {
-    for (const value of Object.values(instance.exports)) if (value instanceof W.Memory) memories.push(value);
+    for (const value of Object.values(instance.exports))
+      if (value instanceof W.Memory) memories.push(value);
     return instance;
   };
   W.Instance = new Proxy(W.Instance, {

@@ -15,8 +15,15 @@ import { join } from 'node:path';
 export function miniBrowserPath() {
   for (const triplet of readdirSync('/usr/lib')) {
     let dirs;
-    try { dirs = readdirSync(join('/usr/lib', triplet)); } catch { continue; }
-    for (const dir of dirs.filter((d) => /^webkit2gtk-4\.\d+$/.test(d)).sort().reverse()) {
+    try {
+      dirs = readdirSync(join('/usr/lib', triplet));
+    } catch {
+      continue;
+    }
+    for (const dir of dirs
+      .filter((d) => /^webkit2gtk-4\.\d+$/.test(d))
+      .sort()
+      .reverse()) {
       const path = join('/usr/lib', triplet, dir, 'MiniBrowser');
       if (existsSync(path)) return path;
     }
@@ -26,7 +33,9 @@ export function miniBrowserPath() {
 
 /** The process groups this module started and has not stopped; killed when this process exits. */
 const running = new Set();
-const killAll = () => { for (const child of running) kill(child, 'SIGKILL'); };
+const killAll = () => {
+  for (const child of running) kill(child, 'SIGKILL');
+};
 process.on('exit', killAll);
 // A test runner that ends this process with a signal (a timeout, ^C) runs no 'exit' handler.
 for (const signal of ['SIGINT', 'SIGTERM']) {
@@ -38,18 +47,31 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 
 /** Sends `signal` to `child`'s process group (it was spawned detached, as the group's leader). */
 function kill(child, signal) {
-  try { process.kill(-child.pid, signal); } catch { /* already gone */ }
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    /* already gone */
+  }
 }
 
 /** Spawns `command` as the leader of a process group of its own, so that its children end with it. */
 function start(command, args, env) {
-  const child = spawn(command, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(command, args, {
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   running.add(child);
   child.once('exit', () => running.delete(child));
   child.output = '';
   child.printed = ''; // stdout alone: what Xvfb's -displayfd 1 writes, its warnings aside
-  child.stdout.on('data', (chunk) => { child.output += chunk; child.printed += chunk; });
-  child.stderr.on('data', (chunk) => { child.output += chunk; });
+  child.stdout.on('data', (chunk) => {
+    child.output += chunk;
+    child.printed += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    child.output += chunk;
+  });
   return child;
 }
 
@@ -67,8 +89,10 @@ async function stop(child) {
 async function until(ready, child, ms, what) {
   const deadline = Date.now() + ms;
   while (!(await ready())) {
-    if (child.exitCode !== null) throw new Error(`${what}: it exited with ${child.exitCode}: ${child.output.trim()}`);
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms: ${child.output.trim()}`);
+    if (child.exitCode !== null)
+      throw new Error(`${what}: it exited with ${child.exitCode}: ${child.output.trim()}`);
+    if (Date.now() > deadline)
+      throw new Error(`${what}: not within ${ms} ms: ${child.output.trim()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -92,7 +116,15 @@ class WebDriverError extends Error {}
  */
 export async function launchWebKit() {
   const binary = miniBrowserPath();
-  const xvfb = start('Xvfb', ['-displayfd', '1', '-nolisten', 'tcp', '-screen', '0', '1280x1024x24']);
+  const xvfb = start('Xvfb', [
+    '-displayfd',
+    '1',
+    '-nolisten',
+    'tcp',
+    '-screen',
+    '0',
+    '1280x1024x24',
+  ]);
   const sessions = new Set();
   let driver;
   try {
@@ -103,8 +135,14 @@ export async function launchWebKit() {
     let url;
     for (let tries = 1; !url; tries++) {
       const port = await freePort();
-      driver = start('WebKitWebDriver', [`--port=${port}`, '--host=127.0.0.1'], { DISPLAY: display });
-      const status = () => command(`http://127.0.0.1:${port}`, 'GET', '/status', undefined, 1_000).then((s) => s.ready, () => false);
+      driver = start('WebKitWebDriver', [`--port=${port}`, '--host=127.0.0.1'], {
+        DISPLAY: display,
+      });
+      const status = () =>
+        command(`http://127.0.0.1:${port}`, 'GET', '/status', undefined, 1_000).then(
+          (s) => s.ready,
+          () => false,
+        );
       try {
         await until(status, driver, 10_000, 'WebKitWebDriver');
         url = `http://127.0.0.1:${port}`;
@@ -126,7 +164,10 @@ export async function launchWebKit() {
         const session = new Session(url, sessionId);
         sessions.add(session);
         const end = session.delete.bind(session);
-        session.delete = () => { sessions.delete(session); return end(); };
+        session.delete = () => {
+          sessions.delete(session);
+          return end();
+        };
         return session;
       },
       async stop() {
@@ -145,12 +186,19 @@ export async function launchWebKit() {
 /** Sends one WebDriver command; resolves with its `value`, or rejects after `ms`. */
 async function command(url, method, path, body, ms) {
   const init = { method, signal: AbortSignal.timeout(ms) };
-  if (body !== undefined) Object.assign(init, { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  if (body !== undefined)
+    Object.assign(init, {
+      body: JSON.stringify(body),
+      headers: { 'content-type': 'application/json' },
+    });
   let response;
   try {
     response = await fetch(url + path, init);
   } catch (err) {
-    throw new WebDriverError(`${method} ${path}: ${err.name === 'TimeoutError' ? `no answer within ${ms} ms` : err.message}`, { cause: err });
+    throw new WebDriverError(
+      `${method} ${path}: ${err.name === 'TimeoutError' ? `no answer within ${ms} ms` : err.message}`,
+      { cause: err },
+    );
   }
   const { value } = await response.json();
   if (!response.ok) throw new WebDriverError(`${method} ${path}: ${value.error}: ${value.message}`);
@@ -164,18 +212,28 @@ async function command(url, method, path, body, ms) {
 class Session {
   #url;
 
-  constructor(driver, id) { this.#url = `${driver}/session/${id}`; }
+  constructor(driver, id) {
+    this.#url = `${driver}/session/${id}`;
+  }
 
-  #command(method, path, body, ms = 30_000) { return command(this.#url, method, path, body, ms); }
+  #command(method, path, body, ms = 30_000) {
+    return command(this.#url, method, path, body, ms);
+  }
 
   /** Loads `url` in the current window and resolves once it has loaded. */
-  navigate(url) { return this.#command('POST', '/url', { url }, 60_000); }
+  navigate(url) {
+    return this.#command('POST', '/url', { url }, 60_000);
+  }
 
   /** Reloads the current window's page. */
-  refresh() { return this.#command('POST', '/refresh', {}, 60_000); }
+  refresh() {
+    return this.#command('POST', '/refresh', {}, 60_000);
+  }
 
   /** Goes back in the current window's history, as the browser's Back button does. */
-  back() { return this.#command('POST', '/back', {}, 60_000); }
+  back() {
+    return this.#command('POST', '/back', {}, 60_000);
+  }
 
   /**
    * Calls `fn(...args)` in the page and resolves with what its promise resolves to (JSON). A rejection
@@ -192,17 +250,27 @@ class Session {
   }
 
   /** The current window's handle. */
-  window() { return this.#command('GET', '/window'); }
+  window() {
+    return this.#command('GET', '/window');
+  }
 
   /** Opens a new window (not made current); resolves with its handle. */
-  async newWindow() { return (await this.#command('POST', '/window/new', { type: 'window' })).handle; }
+  async newWindow() {
+    return (await this.#command('POST', '/window/new', { type: 'window' })).handle;
+  }
 
   /** Makes the window `handle` the current one. */
-  switchTo(handle) { return this.#command('POST', '/window', { handle }); }
+  switchTo(handle) {
+    return this.#command('POST', '/window', { handle });
+  }
 
   /** Closes the current window (no window is current until `switchTo`). */
-  closeWindow() { return this.#command('DELETE', '/window'); }
+  closeWindow() {
+    return this.#command('DELETE', '/window');
+  }
 
   /** Ends the session and closes its windows. */
-  delete() { return this.#command('DELETE', '', undefined, 15_000); }
+  delete() {
+    return this.#command('DELETE', '', undefined, 15_000);
+  }
 }

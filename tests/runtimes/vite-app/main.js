@@ -3,5 +3,16 @@ import * as api from 'plant-store-client';
 import { check } from '../check.mjs';
 
 const params = new URLSearchParams(location.search);
-check(api, { baseUrl: params.get('base'), token: params.get('token'), id: params.get('id'), where: 'vite' })
-  .then((result) => { window.result = result; }, (err) => { window.result = { error: String(err) }; });
+check(api, {
+  baseUrl: params.get('base'),
+  token: params.get('token'),
+  id: params.get('id'),
+  where: 'vite',
+}).then(
+  (result) => {
+    window.result = result;
+  },
+  (err) => {
+    window.result = { error: String(err) };
+  },
+);

@@ -8,7 +8,12 @@ export default {
   build: {
     outDir: 'dist',
     emptyOutDir: true,
-    rollupOptions: { input: { main: resolve(import.meta.dirname, 'index.html'), worker: resolve(import.meta.dirname, 'worker.html') } },
+    rollupOptions: {
+      input: {
+        main: resolve(import.meta.dirname, 'index.html'),
+        worker: resolve(import.meta.dirname, 'worker.html'),
+      },
+    },
   },
   // The default entry loads the wasm with top-level await, which needs ES module workers.
   worker: { format: 'es' },

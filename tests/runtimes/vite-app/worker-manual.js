@@ -6,6 +6,8 @@ self.onmessage = async ({ data }) => {
   try {
     await Promise.all([api.init(), api.init()]); // concurrent calls share one load
     self.postMessage(await check(api, { ...data, where: 'worker-manual' }));
-  } catch (err) { self.postMessage({ error: String(err) }); }
+  } catch (err) {
+    self.postMessage({ error: String(err) });
+  }
 };
 self.postMessage('ready');

@@ -7,7 +7,9 @@ export default {
   async fetch(request, env) {
     const id = new URL(request.url).searchParams.get('id');
     try {
-      return Response.json(await check(api, { baseUrl: env.BASE_URL, token: env.TOKEN, id, where: 'workerd' }));
+      return Response.json(
+        await check(api, { baseUrl: env.BASE_URL, token: env.TOKEN, id, where: 'workerd' }),
+      );
     } catch (err) {
       return Response.json({ error: String(err), kind: err?.kind }, { status: 500 });
     }

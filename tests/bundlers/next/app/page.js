@@ -2,5 +2,9 @@
 import Plant from './plant';
 
 export default function Page() {
-  return <main><Plant /></main>;
+  return (
+    <main>
+      <Plant />
+    </main>
+  );
 }

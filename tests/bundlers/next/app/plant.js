@@ -8,8 +8,19 @@ import { check } from '../check.mjs';
 export default function Plant() {
   useEffect(() => {
     const params = new URLSearchParams(location.search);
-    check(api, { baseUrl: params.get('base'), token: params.get('token'), id: params.get('id'), where: 'next-client' })
-      .then((result) => { window.result = result; }, (err) => { window.result = { error: String(err) }; });
+    check(api, {
+      baseUrl: params.get('base'),
+      token: params.get('token'),
+      id: params.get('id'),
+      where: 'next-client',
+    }).then(
+      (result) => {
+        window.result = result;
+      },
+      (err) => {
+        window.result = { error: String(err) };
+      },
+    );
   }, []);
   return <p>plant-store-client in a client component</p>;
 }
