@@ -135,7 +135,7 @@ try {
   );
   const consumer = join(tmp, 'consumer');
   cpSync(join(BENCH, 'cold'), join(consumer, 'cold'), { recursive: true });
-  const peerModule = (peer, from, file) =>
+  const peerModule = (_peer, from, file) =>
     readFileSync(join(BENCH, 'cold/peer.js'), 'utf8').replace(
       "'plant-store-peer'",
       JSON.stringify(

@@ -29,7 +29,7 @@ const mockFetch = async (url, init) => {
 };
 globalThis.fetch = mockFetch;
 const short = (s) =>
-  typeof s === 'string' && s.length > 300 ? s.slice(0, 150) + `…(${s.length})…` + s.slice(-150) : s;
+  typeof s === 'string' && s.length > 300 ? `${s.slice(0, 150)}…(${s.length})…${s.slice(-150)}` : s;
 const describe = (v) => {
   try {
     if (v instanceof Error)
@@ -42,7 +42,7 @@ const describe = (v) => {
     if (typeof v === 'bigint') return `${v}n`;
     if (typeof v === 'symbol') return String(v);
     if (v && typeof v === 'object')
-      return JSON.parse(JSON.stringify(v, (k, x) => (typeof x === 'bigint' ? `${x}n` : short(x))));
+      return JSON.parse(JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : short(x))));
     return v;
   } catch (e) {
     return `<undescribable ${e}>`;

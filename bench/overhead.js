@@ -88,7 +88,7 @@ async function oursCall(api) {
   const ours = (i) => client.createPlant({ id: i, name: 'Fern', tag: 'green' });
   const check = await ours(1);
   if (check.name !== 'Fern' || check.tag !== 'green')
-    throw new Error('createPlant returned ' + JSON.stringify(check));
+    throw new Error(`createPlant returned ${JSON.stringify(check)}`);
   return ours;
 }
 
@@ -125,7 +125,7 @@ async function peerCall(makeCreatePlant) {
   const peer = (i) => call({ id: i, name: 'Fern', tag: 'green' });
   const check = await peer(1);
   if (check?.name !== 'Fern' || check.tag !== 'green')
-    throw new Error('the peer returned ' + JSON.stringify(check));
+    throw new Error(`the peer returned ${JSON.stringify(check)}`);
   const rejects = (promise) =>
     promise.then(
       () => false,

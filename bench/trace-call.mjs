@@ -128,7 +128,7 @@ async function trace(dir) {
   const log = [];
   let on = false;
   const Instance = WebAssembly.Instance;
-  WebAssembly.Instance = function (module, imports) {
+  WebAssembly.Instance = (module, imports) => {
     for (const { module: from, name } of WebAssembly.Module.imports(module)) {
       if (name === 'log_execution')
         imports[from] = { ...imports[from], log_execution: (id) => on && log.push(id) };

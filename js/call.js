@@ -71,7 +71,7 @@ export function run(step, signals, timeoutMs) {
     /** What `thing` (a value, a promise, or a function that makes one) settles with, told to `then` unless a stop came first. */
     const wait = (thing, then) => {
       const me = ++turn;
-      new Promise((settle) => settle(typeof thing == 'function' ? thing() : thing)).then(
+      new Promise((settle) => settle(typeof thing === 'function' ? thing() : thing)).then(
         (value) => me === turn && then(VALUE, value),
         (cause) => me === turn && then(THREW, cause),
       );
@@ -79,7 +79,10 @@ export function run(step, signals, timeoutMs) {
     /** The call, or its attempt, stops now: what it awaited is let go of, and Rust is told why. */
     const interrupt = (why, reason) => {
       if (over) return;
-      if (stepping) return void (stopped ??= [why, reason]);
+      if (stepping) {
+        stopped ??= [why, reason];
+        return;
+      }
       turn++;
       clearTimeout(waiting);
       endAttempt(why === ABORTED ? reason : new DOMException('timed out', 'TimeoutError'));

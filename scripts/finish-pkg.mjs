@@ -248,7 +248,7 @@ const manifest = {
     entries.filter((name) => name !== 'manual.js').map((name) => `./${i ? 'outbox/' : ''}${name}`),
   ),
 };
-writeFileSync(join(top, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
+writeFileSync(join(top, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 for (const doc of ['README.md', 'LICENSE', 'CHANGELOG.md'])
   copyFileSync(join(root, doc), join(top, doc));
 console.log(`pkg: finished ${manifest.name}@${manifest.version} in ${top}`);

@@ -31,7 +31,8 @@ export function groupIssues(issues) {
   const byField = { form: [] };
   for (const issue of issues) {
     const key = PLANT_FIELDS.includes(issue.path) ? issue.path : 'form';
-    (byField[key] ??= []).push(issue.message);
+    byField[key] ??= [];
+    byField[key].push(issue.message);
   }
   return byField;
 }

@@ -56,7 +56,9 @@ function failed(url, cause) {
  * outbox's): two .wasm modules where one does.
  */
 function once(url) {
-  const builds = (globalThis[Symbol.for('plant-store-client.builds')] ??= new Set());
+  const shared = Symbol.for('plant-store-client.builds');
+  globalThis[shared] ??= new Set();
+  const builds = globalThis[shared];
   builds.add(String(url));
   if (builds.size === 2) {
     console.warn(
@@ -103,7 +105,7 @@ export function manual(loader) {
   start = (source) =>
     loader(source).catch((cause) => {
       const url =
-        typeof source == 'string'
+        typeof source === 'string'
           ? source
           : (source?.href ?? source?.url ?? 'the source given to init()');
       throw new PlantStoreError(

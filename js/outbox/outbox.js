@@ -10,7 +10,7 @@ import { senders } from './tabs.js';
 /** An entry's view from Rust's JSON: a BigInt id (the view's only `id`, its plant's) comes as a string (JSON has no BigInt). */
 const view = (json) =>
   JSON.parse(json, (name, value) =>
-    name === 'id' && typeof value == 'string' ? BigInt(value) : value,
+    name === 'id' && typeof value === 'string' ? BigInt(value) : value,
   );
 /** The least wait for an entry already due: one a round left, or that the tab that added it is taking. */
 const AGAIN_MS = 1_000;
@@ -61,7 +61,9 @@ export class PlantOutbox extends EventTarget {
     [this.#store, this.#tabs, this.#concurrency, this.#rules] = [store, tabs, concurrency, rules];
     store.closed = (why) => this.#close(why);
     tabs.listen({
-      heard: (keys) => keys.forEach((key) => this.#reread(key)),
+      heard: (keys) => {
+        for (const key of keys) this.#reread(key);
+      },
       released: () => this.#kick(),
       leave: (suspend) => this.#leave(suspend),
       back: () => this.#back(),
@@ -180,7 +182,9 @@ export class PlantOutbox extends EventTarget {
   /** Changes of records (`[key, event, detail]` each) made by the store, then taken here and told to the other tabs. */
   async #changes(changes) {
     const done = await this.#store.changes(changes);
-    done.forEach(({ step }, i) => step && this.#took(changes[i][0], step));
+    done.forEach(({ step }, i) => {
+      if (step) this.#took(changes[i][0], step);
+    });
     return done;
   }
 
@@ -251,7 +255,8 @@ export class PlantOutbox extends EventTarget {
       this.#queued.force ||= force;
       return this.#queued.done;
     }
-    const next = (this.#queued = { force });
+    const next = { force };
+    this.#queued = next;
     next.done = this.#last.then(() => {
       this.#queued = null;
       return this.#round(next.force);

@@ -94,8 +94,9 @@ export async function openStore(name, store, rules) {
       run('relaxed', async (s) => {
         const [removed, now] = [[], Date.now()];
         for (const raw of await s.expired(now)) {
-          if (apply(raw, 'expire')[0] === 'delete')
-            removed.push((await s.delete(raw.key), raw.key));
+          if (apply(raw, 'expire')[0] !== 'delete') continue;
+          await s.delete(raw.key);
+          removed.push(raw.key);
         }
         return { removed, next: await s.next(now) };
       }),
@@ -193,8 +194,11 @@ async function database(name, rules) {
             const cursor = index('expires', null, 'prev');
             cursor.onerror = () => reject(cursor.error);
             cursor.onsuccess = () => {
-              if (cursor.result && loaded.length < CREATED_SHOWN)
-                return (loaded.push(cursor.result.value), cursor.result.continue());
+              if (cursor.result && loaded.length < CREATED_SHOWN) {
+                loaded.push(cursor.result.value);
+                cursor.result.continue();
+                return;
+              }
               ask(entries.index('due').getAll()).then(
                 (active) => resolve(active.concat(loaded)),
                 reject,
@@ -263,7 +267,7 @@ function upgrade(db, tx, old, rules) {
 
 /** A store of the app's, one outbox's: its changes are made one at a time (the outbox's turn). */
 function app(store) {
-  if (!['getAll', 'put', 'delete'].every((method) => typeof store?.[method] == 'function')) {
+  if (!['getAll', 'put', 'delete'].every((method) => typeof store?.[method] === 'function')) {
     throw new PlantStoreError(
       'config',
       'options.store must have the methods getAll(), put(record) and delete(key), each returning a promise',
@@ -296,7 +300,7 @@ function app(store) {
   let last = Promise.resolve();
   return {
     shared: false,
-    run: (write, work) => (last = last.catch(() => {}).then(() => work(s))),
+    run: (_write, work) => (last = last.catch(() => {}).then(() => work(s))),
     leave() {},
     back() {},
     close() {},

@@ -29,7 +29,7 @@ export function tabs(name, shared) {
     );
   let told = !shared || locks;
   let channel =
-    shared && typeof BroadcastChannel == 'function' ? new BroadcastChannel(channelName) : null;
+    shared && typeof BroadcastChannel === 'function' ? new BroadcastChannel(channelName) : null;
   const post = (hint) => channel?.postMessage({ type: HINT, v: 1, ...hint });
   const listeners = [];
   /** The timer of the second after the page hid: no round of its runs meanwhile, queued ones included. */
@@ -39,12 +39,13 @@ export function tabs(name, shared) {
       if (channel) {
         channel.onmessage = ({ data }) => {
           if (data?.type !== HINT || data.v !== 1) return;
-          if (Array.isArray(data.keys)) on.heard(data.keys.filter((key) => typeof key == 'string'));
+          if (Array.isArray(data.keys))
+            on.heard(data.keys.filter((key) => typeof key === 'string'));
           if (data.released) on.released();
         };
       }
       const listen = (target, type, listener) => {
-        if (typeof target?.addEventListener != 'function') return;
+        if (typeof target?.addEventListener !== 'function') return;
         target.addEventListener(type, listener);
         listeners.push([target, type, listener]);
       };
@@ -167,7 +168,10 @@ export function senders({
     due(take)
       .then(
         (keys) => {
-          for (const key of keys) if (!tried.has(key)) tried.add(key) && queue.push(key);
+          for (const key of keys.filter((key) => !tried.has(key))) {
+            tried.add(key);
+            queue.push(key);
+          }
         },
         () => {},
       )

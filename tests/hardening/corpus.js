@@ -258,6 +258,7 @@ export function buildCorpus({ token, fresh }) {
     'not a plain object',
     'the NewPlant is an arguments object',
     (function () {
+      // biome-ignore lint/complexity/noArguments: the case is an arguments object
       return arguments;
     })(1, 'x'),
     issues(
@@ -318,12 +319,12 @@ export function buildCorpus({ token, fresh }) {
   );
   text(
     'a 1 MiB name ending in a lone surrogate',
-    { id: 1, name: big + '\uD800' },
+    { id: 1, name: `${big}\uD800` },
     issues(['name', 'malformed_string']),
   );
   text(
     'a 1 MiB tag with a lone surrogate in the middle',
-    { id: 1, name: 'x', tag: 'a'.repeat(MiB / 2) + '\uDFFF' + 'b'.repeat(MiB / 2) },
+    { id: 1, name: 'x', tag: `${'a'.repeat(MiB / 2)}\uDFFF${'b'.repeat(MiB / 2)}` },
     issues(['tag', 'malformed_string']),
   );
   text(
@@ -406,12 +407,12 @@ export function buildCorpus({ token, fresh }) {
   obj(
     'a 10,000-character unknown key',
     { id: 1, name: 'x', ['k'.repeat(10_000)]: 1 },
-    issues(['k'.repeat(60) + '…', 'unknown_field']),
+    issues([`${'k'.repeat(60)}…`, 'unknown_field']),
   );
   // Refused; the issue's path shows the lone surrogate as U+FFFD (keys are read as Rust strings).
   obj(
     'an unknown key with a lone surrogate',
-    { id: 1, name: 'x', ['\uD800key']: 1 },
+    { id: 1, name: 'x', '\uD800key': 1 },
     issues(['\uFFFDkey', 'unknown_field']),
   );
   id = fresh();
@@ -527,7 +528,7 @@ export function buildCorpus({ token, fresh }) {
   );
   proxy(
     'a Proxy whose get trap answers wrong types',
-    { get: (t, k) => (k === 'id' ? '1' : k === 'name' ? Symbol('n') : null) },
+    { get: (_t, k) => (k === 'id' ? '1' : k === 'name' ? Symbol('n') : null) },
     issues(['id', 'invalid_type'], ['name', 'invalid_type'], ['tag', 'invalid_type']),
   );
   proxy(
@@ -575,7 +576,7 @@ export function buildCorpus({ token, fresh }) {
     ['a CRLF', 'http://127.0.0.1/\r\nX-Evil: 1'],
     ['javascript:', 'javascript:alert(1)'],
     ['a relative path', '/api'],
-    ['a 1 MiB URL with a query', `http://127.0.0.1/${'p'.repeat(MiB)}`.slice(0, MiB) + '?'],
+    ['a 1 MiB URL with a query', `${`http://127.0.0.1/${'p'.repeat(MiB)}`.slice(0, MiB)}?`],
     ['no host', 'http:///plants'],
   ])
     opt(`baseUrl with ${label}`, { ...base, baseUrl });
@@ -584,7 +585,7 @@ export function buildCorpus({ token, fresh }) {
     ['a space', `${token} x`],
     ['CRLF header injection', `${token}\r\nX-Evil: 1`],
     ['a lone surrogate', `${token}\uD800`],
-    ['a 1 MiB token', token.repeat(Math.ceil(MiB / token.length)) + ' '],
+    ['a 1 MiB token', `${token.repeat(Math.ceil(MiB / token.length))} `],
     ['an "=" inside', `${token}=x`],
     ['non-ASCII', `${token}é`],
   ])

@@ -26,7 +26,7 @@ const defaults = () => ({ baseUrl: ORIGIN, token: TOKEN });
 const memory = () => wasmMemory.buffer.byteLength;
 const stats = async () => (await fetch('/__test/stats')).json();
 const short = (text, max = 200) =>
-  typeof text === 'string' && text.length > max ? text.slice(0, max) + '…' : text;
+  typeof text === 'string' && text.length > max ? `${text.slice(0, max)}…` : text;
 
 /** Every 8-character piece of the token found in `text`: a whole or a partial leak. */
 function leaksIn(text) {
@@ -348,7 +348,7 @@ globalThis.harness = {
     const hostile = [
       () => ({ id: NaN, name: 'x' }),
       () => ({ id: 2n ** 63n, name: big }),
-      () => ({ id: 1, name: big + '\uD800' }),
+      () => ({ id: 1, name: `${big}\uD800` }),
       () => ({ id: 1, name: 'x', tag: null, tags: 'y', ['k'.repeat(1000)]: 1 }),
       () => ({
         get id() {
@@ -465,9 +465,9 @@ globalThis.harness = {
       tag: 'polluted-tag',
       id: 424242,
       headers: { 'X-Polluted': 'yes' },
-      fetch() {
+      fetch(...args) {
         seen.fetch++;
-        return fetch(...arguments);
+        return fetch(...args);
       },
       getToken() {
         seen.getToken++;

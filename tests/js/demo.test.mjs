@@ -33,7 +33,7 @@ describe('demo page (www/) in headless Chromium', { timeout: 90_000 }, () => {
     page.on('console', (m) => seen.console.push(m.text()));
     page.on('pageerror', (e) => seen.errors.push(String(e)));
     page.on('request', (r) => seen.requests.push({ url: r.url(), method: r.method() }));
-    await page.goto(server.url + '/');
+    await page.goto(`${server.url}/`);
     // The button is enabled once the wasm client has loaded.
     await page.locator('#submit:enabled').waitFor();
     assert.equal(
@@ -269,7 +269,7 @@ describe("the demo's queue when its .wasm does not load, and the package before 
     const { context, page, errors } = await freshPage();
     try {
       await context.route(OUTBOX_WASM, (route) => route.abort('internetdisconnected'));
-      await page.goto(server.url + '/');
+      await page.goto(`${server.url}/`);
       const offline =
         'Offline: the client’s code could not be downloaded. It loads as soon as the connection is back.';
       await page.locator('#form-status').getByText(offline).waitFor();
@@ -307,7 +307,7 @@ describe("the demo's queue when its .wasm does not load, and the package before 
           window.onlines = (window.onlines ?? 0) + 1;
         }),
       );
-      await page.goto(server.url + '/');
+      await page.goto(`${server.url}/`);
       const empty = page.locator('#queue-empty');
       await empty
         .getByText(
@@ -337,7 +337,7 @@ describe("the demo's queue when its .wasm does not load, and the package before 
   it('before its .wasm has loaded, the default entry says to await init() (not the manual entry), and calls wait', async () => {
     const { context, page } = await freshPage();
     try {
-      await page.goto(server.url + '/');
+      await page.goto(`${server.url}/`);
       // A module instance of its own (its own URL), imported and used at once.
       const seen = await page.evaluate(async () => {
         const api = await import('/pkg/index.js?before-load');
@@ -416,7 +416,7 @@ describe('scripts/demo: the first start shows its progress, the second only the 
         });
         demo.stdout.on('data', () => {
           const match = output.match(
-            /page: +(http:\/\/127\.0\.0\.1:\d+)\/[^]*Ctrl-C stops the server/,
+            /page: +(http:\/\/127\.0\.0\.1:\d+)\/[\s\S]*Ctrl-C stops the server/,
           );
           if (match) {
             clearTimeout(timer);

@@ -125,7 +125,7 @@ test('a name that does not resolve names ENOTFOUND and says maybeCreated: false'
 
 test('a certificate fetch refuses is named, and says maybeCreated: false', async () => {
   const pem = readFileSync(join(ROOT, 'tests/js/support/self-signed.pem'), 'utf8');
-  const tls = createTlsServer({ key: pem, cert: pem }, (req, res) => res.end('{"name":"Fern"}'));
+  const tls = createTlsServer({ key: pem, cert: pem }, (_req, res) => res.end('{"name":"Fern"}'));
   const origin = await listen(tls, 'https');
   const seen = await outcome({ baseUrl: origin });
   assert.deepEqual(
@@ -200,7 +200,7 @@ test("a one-character token: the client's own sentences are whole; the server's 
     ),
     refused.message,
   );
-  const echo = createServer((req, res) => res.writeHead(500).end('token o refused'));
+  const echo = createServer((_req, res) => res.writeHead(500).end('token o refused'));
   const seen = await outcome({ baseUrl: await listen(echo), token: 'o' });
   assert.equal(
     seen.message,
@@ -222,7 +222,7 @@ test('a 200 with fields the client does not read is the Plant: 20 KB of metadata
   ];
   assert.ok(bodies[0].length > 20_000);
   for (const body of bodies) {
-    const padded = createServer((req, res) =>
+    const padded = createServer((_req, res) =>
       res.writeHead(200, { 'content-type': 'application/json' }).end(body),
     );
     assert.deepEqual(await outcome({ baseUrl: await listen(padded) }), { plant: { name: 'Fern' } });

@@ -972,7 +972,7 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
         if (outbox.entries().some((e) => e.state !== 'created')) throw new Error('render bug');
       });
       outbox.subscribe(() => {
-        told++;
+        window.told++;
       });
       return (await outbox.add({ id: 9932, name: 'Subscribed' })).key;
     });

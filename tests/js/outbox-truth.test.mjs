@@ -46,7 +46,7 @@ describe('the outbox on one truth, in Chromium with IndexedDB', { timeout: 240_0
     );
 
   it('1. a plant added again after a reload, its entry created and kept, gives that entry back; two tabs adding one plant make one entry', async () => {
-    let page = await chromium.tab();
+    const page = await chromium.tab();
     await open(page, 'again');
     const first = await page.evaluate(() => outbox.add({ id: 9910, name: 'Again' }));
     await settled(page, 1);
@@ -79,7 +79,7 @@ describe('the outbox on one truth, in Chromium with IndexedDB', { timeout: 240_0
   });
 
   it('2. after a reload the created entries are listed; any key kept can be read, removed or settled', async () => {
-    let page = await chromium.tab();
+    const page = await chromium.tab();
     await open(page, 'kept');
     const ids = Array.from({ length: 102 }, (_, i) => 20000 + i);
     const keys = await page.evaluate(
@@ -166,10 +166,10 @@ describe('the outbox on one truth, in Chromium with IndexedDB', { timeout: 240_0
   it('5. a write that IndexedDB refuses as it is made is a failure, not a success: nothing is added', async () => {
     const page = await chromium.tab('/', () => {
       const put = IDBObjectStore.prototype.put;
-      IDBObjectStore.prototype.put = function (record) {
+      IDBObjectStore.prototype.put = function (record, ...rest) {
         if (record?.plant?.name === 'Refused')
           throw new DOMException('the record cannot be stored', 'DataError');
-        return put.apply(this, arguments);
+        return put.call(this, record, ...rest);
       };
     });
     await open(page, 'refused-put');

@@ -65,7 +65,10 @@ describe('the outbox, in headless Chromium and in Node, against the reference se
   async function stored(id) {
     let response;
     await until(
-      async () => (response = await fetch(`${server.url}/__test/plants/${id}`)).ok,
+      async () => {
+        response = await fetch(`${server.url}/__test/plants/${id}`);
+        return response.ok;
+      },
       `the server stores plant ${id}`,
       10_000,
     );
@@ -75,7 +78,7 @@ describe('the outbox, in headless Chromium and in Node, against the reference se
   it('offline: 20 added, a reload, 20 still pending; online: all 20 created, each once', async () => {
     const ids = Array.from({ length: 20 }, (_, i) => String(1000 + i));
     const before = await server.stats();
-    let page = await tab();
+    const page = await tab();
     await context.setOffline(true);
     await open(page, 'offline');
     await page.evaluate(

@@ -248,7 +248,7 @@ const CASES = [
       assert.deepEqual([r502.kind, r502.status, r502.attempts], ['unexpected_status', 502, 1]);
       assert.equal(r504.kind, 'ok');
       assert.deepEqual(
-        [1, 2, 3].map((n, i) => server.requests(id + i).length),
+        [1, 2, 3].map((_n, i) => server.requests(id + i).length),
         [1, 1, 2],
       );
     },
@@ -329,7 +329,7 @@ const CASES = [
       await call(api, base, 'ok', id + 1, { idempotencyKey: true });
       await call(api, base, 'ok', id + 2, {}, { idempotencyKey: 'order-42' });
       return {};`,
-    check: (r, server, id) => {
+    check: (_r, server, id) => {
       const keys = [0, 1, 2].map((i) =>
         server.requests(id + i).map((e) => e.headers['idempotency-key']),
       );
@@ -434,7 +434,8 @@ const AsyncFunction = (async () => {}).constructor;
 
 for (const c of CASES) {
   test(`Node: ${c.name}`, { timeout: 30_000 }, async () => {
-    const id = (nextId += 100);
+    nextId += 100;
+    const id = nextId;
     const r = await new AsyncFunction('api', 'base', 'id', c.body)(api, server.url, id);
     console.log(`  Node, ${c.name}: ${line(r)}`);
     await c.check(r, server, id);
@@ -462,7 +463,8 @@ test('Chromium, from a page of another origin: the cases marked browser', {
     await tab.waitForFunction(() => globalThis.result === true, null, { timeout: 15_000 });
     for (const c of CASES.filter((x) => x.browser)) {
       await t.test(c.name, async () => {
-        const id = (nextId += 100);
+        nextId += 100;
+        const id = nextId;
         const r = await tab.evaluate(
           ([body, base, id]) =>
             new (async () => {}).constructor('api', 'base', 'id', body)(globalThis.api, base, id),

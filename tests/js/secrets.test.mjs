@@ -41,7 +41,7 @@ function makeToken(r) {
   const length = r.pick([4, 7, 8, 9, 12, 22, 32, 64, 300]);
   let token = r.pick([...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz']);
   while (token.length < length) token += r.pick([...B64]);
-  return r.chance(0.2) ? token.slice(0, -1) + '=' : token;
+  return r.chance(0.2) ? `${token.slice(0, -1)}=` : token;
 }
 
 /** The token as it appears in a body: whole, or with some characters JSON-escaped. */

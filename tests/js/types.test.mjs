@@ -110,7 +110,7 @@ describe('the types of the packed package', { timeout: 300_000 }, () => {
           packed,
         ],
         { cwd: consumer, timeout: 120_000 },
-        (err, out, errOut) => (err ? reject(new Error(errOut)) : resolve()),
+        (err, _out, errOut) => (err ? reject(new Error(errOut)) : resolve()),
       ),
     );
     symlinkSync(join(ROOT, 'node_modules/@types/node'), join(consumer, 'node_modules/@types/node'));

@@ -80,8 +80,9 @@ describe('WebKit (WebKitGTK MiniBrowser): createPlant and the outbox against the
       async (predicate, what, args) => {
         const check = new Function('args', `return (${predicate})(...args)`);
         const deadline = Date.now() + 60_000;
-        for (let value; ; await new Promise((resolve) => setTimeout(resolve, 50))) {
-          if ((value = check(args))) return value;
+        for (; ; await new Promise((resolve) => setTimeout(resolve, 50))) {
+          const value = check(args);
+          if (value) return value;
           if (Date.now() > deadline) {
             const entries = window.outbox
               ?.entries()

@@ -140,7 +140,7 @@ async function bombParts(encoding, prefix, unit) {
     },
     deflate: {
       head: Buffer.concat([Buffer.from([0x78, 0xda]), start, first]),
-      end: (size, adler) => {
+      end: (_size, adler) => {
         const trailer = Buffer.alloc(4);
         trailer.writeUInt32BE(adler >>> 0, 0);
         return Buffer.concat([Buffer.from([3, 0]), trailer]);
@@ -417,14 +417,14 @@ export async function startHostile({ ports = 1, tokens = [] } = {}) {
       // client reads of a 200 is 6 × those bytes + 64 KiB.
       case 'echo-escaped': {
         const plant = JSON.parse(await readBody(req));
-        const escape = (s) =>
+        const escaped = (s) =>
           [...Buffer.from(s)].map((b) => `\\u00${b.toString(16).padStart(2, '0')}`).join('');
-        const members = [`"name":"${escape(plant.name)}"`];
-        if (plant.tag !== undefined) members.push(`"tag":"${escape(plant.tag)}"`);
+        const members = [`"name":"${escaped(plant.name)}"`];
+        if (plant.tag !== undefined) members.push(`"tag":"${escaped(plant.tag)}"`);
         const echoed = Buffer.byteLength(plant.name) + Buffer.byteLength(plant.tag ?? '');
         const size = 6 * echoed + 65_536 + Number(arg || 0);
         const start = `{${members.join(',')}`;
-        const body = start + ' '.repeat(size - start.length - 1) + '}';
+        const body = `${start + ' '.repeat(size - start.length - 1)}}`;
         res.writeHead(200, { ...CORS, 'content-type': 'application/json' });
         const chunks = [Buffer.from(body)];
         return pump(res, entry, () => chunks.shift() ?? null);

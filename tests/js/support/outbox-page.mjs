@@ -52,7 +52,7 @@ export async function startBrowser({ api, pages = {}, pkg = PKG }) {
       return route.fulfill({ contentType: 'text/html', body: PAGE });
     if (pages[path]) return route.fulfill({ contentType: 'text/html', body: pages[path] });
     const file = normalize(join(pkg, path.replace(/^\/pkg\//, '')));
-    if (!path.startsWith('/pkg/') || !file.startsWith(pkg + '/') || !existsSync(file))
+    if (!path.startsWith('/pkg/') || !file.startsWith(`${pkg}/`) || !existsSync(file))
       return route.fulfill({ status: 404, headers });
     return route.fulfill({ contentType: TYPES[extname(file)], headers, body: readFileSync(file) });
   });

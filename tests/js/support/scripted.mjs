@@ -53,7 +53,6 @@ export async function startScripted({ token }) {
         })
         .end(typeof value === 'string' ? value : JSON.stringify(value));
     const later = { error: 8, message: 'try later' };
-    let m;
     if (step === 'reset') return req.socket.destroy();
     if (step === 'hang') {
       const timer = setTimeout(() => res.destroy(), HANG_CAP_MS);
@@ -64,10 +63,12 @@ export async function startScripted({ token }) {
       });
     }
     if (step === 'badok') return answer(200, '{"nom":1}');
-    if ((m = step.match(/^(429|503)s(\d+)$/))) return answer(+m[1], later, { 'retry-after': m[2] });
-    if ((m = step.match(/^429d(\d+)$/))) {
+    const waits = step.match(/^(429|503)s(\d+)$/);
+    if (waits) return answer(+waits[1], later, { 'retry-after': waits[2] });
+    const until = step.match(/^429d(\d+)$/);
+    if (until) {
       return answer(429, later, {
-        'retry-after': new Date(Date.now() + m[1] * 1000).toUTCString(),
+        'retry-after': new Date(Date.now() + until[1] * 1000).toUTCString(),
       });
     }
     if (/^\d{3}$/.test(step)) return answer(+step, later);
@@ -80,8 +81,9 @@ export async function startScripted({ token }) {
     const created = { name: plant.name, ...(plant.tag === undefined ? {} : { tag: plant.tag }) };
     // The operation done, and its answer lost: the socket destroyed before it leaves.
     if (step === 'storedreset') return req.socket.destroy();
-    if ((m = step.match(/^slowok(\d+)$/))) {
-      const timer = setTimeout(() => answer(200, created), +m[1]);
+    const slow = step.match(/^slowok(\d+)$/);
+    if (slow) {
+      const timer = setTimeout(() => answer(200, created), +slow[1]);
       return res.on('close', () => clearTimeout(timer));
     }
     if (step === 'ok') return answer(200, created);

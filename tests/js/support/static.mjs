@@ -18,7 +18,7 @@ const TYPES = {
  */
 export function sendFile(res, root, path, headers = {}) {
   const file = normalize(join(root, decodeURIComponent(path)));
-  if (!file.startsWith(root + '/') || !existsSync(file) || !extname(file))
+  if (!file.startsWith(`${root}/`) || !existsSync(file) || !extname(file))
     return res.writeHead(404).end();
   res.writeHead(200, {
     'content-type': TYPES[extname(file)] ?? 'application/octet-stream',

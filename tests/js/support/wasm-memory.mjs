@@ -7,7 +7,8 @@
 export function installWasmSpy() {
   const W = globalThis.WebAssembly;
   if (globalThis.__wasmMemories) return;
-  const memories = (globalThis.__wasmMemories = []);
+  const memories = [];
+  globalThis.__wasmMemories = memories;
   const record = (instance) => {
     for (const value of Object.values(instance.exports))
       if (value instanceof W.Memory) memories.push(value);
