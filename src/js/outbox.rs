@@ -1,13 +1,14 @@
-//! The outbox in JavaScript: `openOutbox(options)`, which checks the options in Rust and resolves
-//! to the shell's `PlantOutbox` (`js/outbox/outbox.js`, an `EventTarget`), re-exported under its
-//! name. Its TypeScript is `outbox.d.ts`.
+//! The outbox in JavaScript: `openOutbox(options)`, which checks the options in Rust and opens
+//! the shell's `PlantOutbox` (`js/outbox/outbox.js`, an `EventTarget`) over the outbox's rules,
+//! re-exported under its name. Its TypeScript is `outbox.d.ts`.
 
 use super::api;
 use crate::error::Draft;
-use crate::outbox::{start, OutboxConfig, Store, DEFAULT_CONCURRENCY, DEFAULT_RETENTION_MS};
+use crate::outbox::{open, OutboxConfig, Rules, Store};
+use crate::outbox::{DEFAULT_CONCURRENCY, DEFAULT_RETENTION_MS};
 use crate::Error;
 use alloc::string::String;
-use js_sys::Promise;
+use js_sys::{Promise, Reflect};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -17,33 +18,38 @@ const TYPES: &str = include_str!("outbox.d.ts");
 #[wasm_bindgen(js_name = openOutbox, skip_typescript)]
 pub fn open_outbox(options: JsValue) -> Promise {
     let opened = read_options(&options).and_then(|config| {
-        // `add(plant)`: the plant JavaScript gives, validated, as a new entry's record.
-        let add = |rules: alloc::rc::Rc<crate::outbox::Rules>| {
-            let add = move |plant: JsValue| match api::new_plant(&plant) {
-                Ok((plant, bigint)) => rules.record(plant, bigint).map_err(|e| e.to_js()),
-                Err(issues) => Err(rules.client.redact(Draft::validation(issues)).to_js()),
-            };
-            Some(Closure::<dyn Fn(JsValue) -> Result<String, JsValue>>::new(add).into_js_value())
-        };
-        start(config, add)
+        let name = config.name.clone();
+        let (rules, store, platform) = Rules::new(config, true)?;
+        let opening = open(&rules.functions(), &platform, &name, &store);
+        opening.map_err(|_| Error::config("the outbox's shell did not open"))
     });
-    match opened {
-        Ok((opening, _)) => opening,
-        Err(error) => Promise::reject(&error.to_js()),
-    }
+    opened.unwrap_or_else(|error| Promise::reject(&error.to_js()))
 }
 
-/// An outbox's `options`: the client's, and its `name`, `store`, `concurrency` and `retentionMs`.
+/// An outbox's `options`: the client's, and its `name`, `store`, `concurrency`, `retentionMs`
+/// and `platform`.
 fn read_options(options: &JsValue) -> Result<OutboxConfig, Error> {
     let o = api::Options::of(options.clone(), "options").map_err(|draft| draft.redact(&[]))?;
-    let config = api::config(&o, &["name", "store", "concurrency", "retentionMs"])?;
+    let more = ["name", "store", "concurrency", "retentionMs", "platform"];
+    let config = api::config(&o, &more)?;
     let redact = |draft: Draft| draft.redact(&[config.secret()]);
     let name = o.get::<String>("name").map_err(redact)?.unwrap_or_default();
-    let store = o.value("store").map_err(redact)?.map_or(Store::IndexedDb, Store::Js);
+    let store = o.value("store").map_err(redact)?;
+    let has = |s: &JsValue, m: &str| Reflect::get(s, &m.into()).is_ok_and(|f| f.is_function());
+    if store.as_ref().is_some_and(|s| !["getAll", "put", "delete"].iter().all(|m| has(s, m))) {
+        let message = "options.store must have the methods getAll(), put(record) and \
+                       delete(key), each returning a promise";
+        return Err(Error::config(message));
+    }
     let concurrency = o.get("concurrency").map_err(redact)?.unwrap_or(DEFAULT_CONCURRENCY);
     let retention = o.get("retentionMs").map_err(redact)?.unwrap_or(DEFAULT_RETENTION_MS);
-    let outbox = OutboxConfig::new(config, name).store(store).concurrency(concurrency);
-    Ok(outbox.retention_ms(retention))
+    let platform = o.value("platform").map_err(redact)?;
+    let outbox = OutboxConfig::new(config, name).concurrency(concurrency);
+    let outbox = outbox.store(store.map_or(Store::IndexedDb, Store::Js)).retention_ms(retention);
+    Ok(match platform {
+        Some(platform) => outbox.platform(platform),
+        None => outbox,
+    })
 }
 
 #[wasm_bindgen(module = "/js/outbox/outbox.js")]

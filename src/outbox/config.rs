@@ -56,6 +56,7 @@ pub struct OutboxConfig {
     pub(crate) concurrency: u32,
     pub(crate) retention_ms: u32,
     pub(crate) on_change: Option<OnChange>,
+    pub(crate) platform: Option<JsValue>,
 }
 
 impl OutboxConfig {
@@ -68,6 +69,7 @@ impl OutboxConfig {
             concurrency: DEFAULT_CONCURRENCY,
             retention_ms: DEFAULT_RETENTION_MS,
             on_change: None,
+            platform: None,
         }
     }
 
@@ -88,6 +90,15 @@ impl OutboxConfig {
     /// the next round).
     pub fn retention_ms(mut self, retention_ms: u32) -> OutboxConfig {
         self.retention_ms = retention_ms;
+        self
+    }
+
+    /// The object whose platform APIs the outbox uses in place of `globalThis`'s: `indexedDB`
+    /// and `IDBKeyRange`, `navigator.locks` and `navigator.onLine`, `BroadcastChannel`,
+    /// `document` (its `visibilityState` and lifecycle events), and its own `pagehide`,
+    /// `pageshow`, `online` and `offline` events. For tests, with fakes.
+    pub fn platform(mut self, platform: JsValue) -> OutboxConfig {
+        self.platform = Some(platform);
         self
     }
 

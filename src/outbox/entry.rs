@@ -96,6 +96,12 @@ pub struct Entry {
     /// While sending: when its call has surely ended, after which a round without the lock may
     /// take it again.
     pub(crate) sending_until: Option<f64>,
+    /// While sending: the tab that sends it (while that tab is alive, no other takes it).
+    pub(crate) sender: Option<String>,
+    /// When it was first sent: the server's memory of its key counts from then.
+    pub(crate) first_sent_at: Option<f64>,
+    /// The key its requests carry when a retry drew a new one (the first's lifetime was over).
+    pub(crate) sent_key: Option<String>,
     /// When created: when the retention removes it.
     pub(crate) expires_at: Option<f64>,
     /// The store finds it by its plant's id (not the second entry of an id that an older release
@@ -125,21 +131,30 @@ impl Entry {
             revision: 1,
             bigint,
             sending_until: None,
+            sender: None,
+            first_sent_at: None,
+            sent_key: None,
             expires_at: None,
             by_id: true,
         }
     }
 
+    /// The `Idempotency-Key` of its requests: its own key, or the one a retry drew.
+    pub(crate) fn idempotency_key(&self) -> &str {
+        self.sent_key.as_deref().unwrap_or(&self.key)
+    }
+
     /// When a round may take it, for the store's index of due entries and this tab's timer: a
-    /// pending one at its next attempt and the server's wait, a sending one once its call has
-    /// surely ended, [`NEVER`] for one refused, none for a created one.
+    /// pending one at its next attempt and the server's wait, a sending one from when it was taken
+    /// (a round that holds the lock takes it again once its sender is gone; one without, once its
+    /// call has surely ended), [`NEVER`] for one refused, none for a created one.
     pub(crate) fn due_at(&self) -> Option<f64> {
         match self.state {
             State::Pending => {
                 let at = self.next_attempt_at.unwrap_or(self.added_at);
                 Some(self.not_before.map_or(at, |asked| asked.max(at)))
             }
-            State::Sending => Some(self.sending_until.unwrap_or(self.updated_at)),
+            State::Sending => Some(self.updated_at),
             State::Rejected | State::Uncertain => Some(NEVER),
             State::Created => None,
         }

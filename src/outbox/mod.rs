@@ -4,20 +4,23 @@
 //! - `config.rs`: how an outbox is opened, and what it tells;
 //! - `entry.rs`: an entry and its state;
 //! - `table.rs`: the one table of rules that changes what the store holds;
-//! - `record.rs`: a record, an entry's view and an event, as the JSON text Rust and the shell trade;
-//! - `shell.rs`: the JS shell (`js/outbox/`: the store, the tabs, the `PlantOutbox`) and the rules
-//!   it is handed;
+//! - `tab.rs`: when a tab sends: the page's life, the lock, the round, the timer;
+//! - `record.rs`: a record and an entry's view, the plain JS objects the store keeps;
+//! - `rules.rs`: what a tab holds, and the decisions its JS shell (`js/outbox/`: the
+//!   `PlantOutbox` and its store) asks for, which does the IO;
 //! - this file: the Rust API over the shell.
 
 mod config;
 mod entry;
 mod record;
-mod shell;
+mod rules;
+mod tab;
 mod table;
 
 pub use config::{Change, OutboxConfig, Store, DEFAULT_CONCURRENCY, DEFAULT_RETENTION_MS};
 pub use entry::{Entry, EntryError, State};
-pub(crate) use shell::{start, Rules};
+pub(crate) use rules::{open, Rules, Shell};
+pub(crate) use tab::Input;
 pub use table::RETRY_AFTER_CEILING_MS;
 
 use crate::{Client, Error};
@@ -26,16 +29,14 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 use js_sys::futures::JsFuture;
-use js_sys::Reflect;
+use js_sys::Promise;
 use plant_store_model::NewPlant;
-use shell::{held, insert, stored, Shell};
-use table::Held;
-use wasm_bindgen::prelude::*;
+use wasm_bindgen::{JsCast, JsValue};
 
 /// A record of the store the outbox cannot read, set aside: listed, and removable by its key.
 #[derive(Clone, Debug)]
 pub struct Unreadable {
-    /// Its key, when it has one that is a string.
+    /// Its key.
     pub key: Option<String>,
     /// What is wrong with it.
     pub reason: String,
@@ -46,8 +47,9 @@ pub struct Unreadable {
 /// A durable outbox of plants: see the module. Its clones share it.
 #[derive(Clone)]
 pub struct Outbox {
-    shell: Shell,
     rules: Rc<Rules>,
+    shell: Shell,
+    client: Client,
 }
 
 impl fmt::Debug for Outbox {
@@ -59,17 +61,23 @@ impl fmt::Debug for Outbox {
 impl Outbox {
     /// Opens the outbox: its store and what it holds (the entries not created, the newest created
     /// ones, the records set aside), then sends what is due. With the Web Locks API the tabs of
-    /// the outbox send one round at a time, and a tab that hides, freezes or closes lets go at
-    /// once; without it every tab sends (open says so in the console).
+    /// the outbox send one round at a time; a tab that hides lets go of the lock at once (its
+    /// sends finish), one that freezes or is cached aborts them; without it every tab sends (open
+    /// says so in the console).
     ///
     /// # Errors
     /// [`Kind::Config`](crate::Kind::Config) for a wrong setting, or a store that cannot be opened
     /// or read (IndexedDB missing, refused, of a newer release, or held at an older version by
     /// another tab: the message names the cause and the fix).
     pub async fn open(config: OutboxConfig) -> Result<Outbox, Error> {
-        let (opening, rules) = start(config, |_| None)?;
-        let shell = JsFuture::from(opening).await.map_err(from_js)?;
-        Ok(Outbox { shell: shell.unchecked_into(), rules })
+        let name = config.name.clone();
+        let (rules, store, platform) = Rules::new(config, false)?;
+        let opening = open(&rules.functions(), &platform, &name, &store).map_err(from_js)?;
+        let shell =
+            JsFuture::from(opening).await.map_err(|e| rules.thrown().unwrap_or(from_js(e)))?;
+        let shell: Shell = shell.unchecked_into();
+        let client = rules.client().ok_or_else(|| Error::config("the outbox is closed"))?;
+        Ok(Outbox { rules, shell, client })
     }
 
     /// Adds `plant`: resolves once its entry is durably stored, then sends it when it can. A plant
@@ -81,19 +89,18 @@ impl Outbox {
     /// that id (or a record it cannot read holds the id), or the store refuses the entry; nothing
     /// was added.
     pub async fn add(&self, plant: &NewPlant) -> Result<Entry, Error> {
-        let record = self.rules.record(plant.clone(), false)?;
-        let stored = JsFuture::from(insert(&self.shell, &record)).await.map_err(from_js)?;
-        read_entry(&stored).ok_or_else(|| Error::config("the outbox's store gave back no entry"))
+        // JavaScript gets a BigInt back for an id past its safe integers.
+        let bigint = plant.id.unsigned_abs() > 9_007_199_254_740_991;
+        let change = self.rules.add(plant.clone(), bigint)?;
+        self.write(self.shell.write(&change)).await?;
+        self.rules.added().ok_or_else(|| Error::config("the outbox's store gave back no entry"))
     }
 
     /// The entries this tab holds of the store, in the order they were added: every entry not
     /// created, and the created ones (the newest at open, and all those created since, until the
     /// retention removes them). [`Outbox::get`] reads any other.
     pub fn entries(&self) -> Vec<Entry> {
-        let mut entries: Vec<Entry> =
-            held(&self.shell).iter().filter_map(|r| read_entry(&r)).collect();
-        entries.sort_by(|a, b| a.added_at.total_cmp(&b.added_at).then_with(|| a.key.cmp(&b.key)));
-        entries
+        self.rules.entries()
     }
 
     /// The entry of `key` as the store holds it now, within the retention.
@@ -101,20 +108,19 @@ impl Outbox {
     /// # Errors
     /// [`Kind::Config`](crate::Kind::Config) when the store cannot be read.
     pub async fn get(&self, key: &str) -> Result<Option<Entry>, Error> {
-        Ok(read_entry(&JsFuture::from(stored(&self.shell, key)).await.map_err(from_js)?))
+        let raw = self.write(self.shell.record(key)).await?;
+        Ok(self.rules.entry_of(&raw))
     }
 
     /// The records of the store the outbox cannot read (written by a newer release, or not by the
     /// outbox), set aside: [`Outbox::remove`] takes one out by its key.
     pub fn unreadable(&self) -> Vec<Unreadable> {
-        let text = |of: &JsValue, key: &str| Reflect::get(of, &key.into()).ok()?.as_string();
-        let set_aside = self.shell.unreadable();
-        let set_aside = set_aside.iter().map(|set| Unreadable {
-            key: text(&set, "key"),
-            reason: text(&set, "reason").unwrap_or_default(),
-            record: Reflect::get(&set, &"record".into()).unwrap_or_default(),
+        let mut all = Vec::new();
+        self.rules.unreadable(&mut |aside| {
+            let (reason, record) = (aside.reason.clone(), aside.record.clone());
+            all.push(Unreadable { key: Some(aside.key.clone()), reason, record });
         });
-        set_aside.collect()
+        all
     }
 
     /// Sends every entry that waits now, whatever its wait but the server's, and resolves once each
@@ -123,13 +129,14 @@ impl Outbox {
         let _ = JsFuture::from(self.shell.flush()).await;
     }
 
-    /// Sends a `rejected`, `uncertain` or waiting entry again, now, with its key.
+    /// Sends a `rejected`, `uncertain` or waiting entry again, now: with its key, or with a new
+    /// one if a request with its key may have reached the store longer ago than the key lifetime.
     ///
     /// # Errors
     /// [`Kind::Config`](crate::Kind::Config) for a key the outbox does not hold, an entry being
     /// sent or created, or a store that refuses the change.
     pub async fn retry(&self, key: &str) -> Result<(), Error> {
-        JsFuture::from(self.shell.retry(key)).await.map(drop).map_err(from_js)
+        self.act(key, "retry").await
     }
 
     /// Records what the app found out about an entry that waits, was refused or is `uncertain`:
@@ -139,7 +146,7 @@ impl Outbox {
     /// # Errors
     /// As [`Outbox::retry`].
     pub async fn mark_created(&self, key: &str) -> Result<(), Error> {
-        JsFuture::from(self.shell.mark_created(key)).await.map(drop).map_err(from_js)
+        self.act(key, "markCreated").await
     }
 
     /// Removes an entry, or a record set aside (a request already sent for it is not recalled).
@@ -148,42 +155,48 @@ impl Outbox {
     /// [`Kind::Config`](crate::Kind::Config) for a key the outbox does not hold, or a store that
     /// refuses.
     pub async fn remove(&self, key: &str) -> Result<(), Error> {
-        JsFuture::from(self.shell.remove(key)).await.map(drop).map_err(from_js)
+        self.act(key, "remove").await
     }
 
     /// Stops sending from here (the requests in flight finish, and another tab may take over);
     /// [`Outbox::resume`] starts again.
     pub fn pause(&self) {
-        self.shell.pause();
+        self.rules.on(Input::Pause);
     }
 
     /// Sends again what is due.
     pub fn resume(&self) {
-        self.shell.resume();
+        self.rules.on(Input::Resume);
     }
 
     /// The client the outbox sends with.
     pub fn client(&self) -> &Client {
-        &self.rules.client
+        &self.client
     }
 
     /// Closes the outbox: the calls in flight are aborted (an answer that came is recorded), and
     /// their entries are sent again, with the same key, by the next sender.
     pub fn close(&self) {
-        self.shell.close();
+        self.rules.close(None);
+    }
+
+    async fn act(&self, key: &str, operation: &'static str) -> Result<(), Error> {
+        let change = self.rules.act(key, operation)?;
+        self.write(self.shell.write(&change)).await.map(drop)
+    }
+
+    /// What the shell's promise gives: its value, or the error Rust gave it to throw.
+    async fn write(&self, promise: Promise) -> Result<JsValue, Error> {
+        let outcome = JsFuture::from(promise).await;
+        match self.rules.thrown() {
+            Some(error) => Err(error),
+            None => outcome.map_err(from_js),
+        }
     }
 }
 
-/// The entry a record (JSON text, or undefined) holds.
-fn read_entry(record: &JsValue) -> Option<Entry> {
-    match record::read(&record.as_string()?) {
-        Held::Entry(entry) => Some(entry),
-        _ => None,
-    }
-}
-
-/// The error of an operation of the shell that failed (a `PlantStoreError` in JavaScript).
+/// The error of the shell that failed on its own (a JS exception of its, not Rust's refusal).
 fn from_js(error: JsValue) -> Error {
-    let message = Reflect::get(&error, &"message".into()).ok().and_then(|m| m.as_string());
+    let message = js_sys::Reflect::get(&error, &"message".into()).ok().and_then(|m| m.as_string());
     Error::config(message.unwrap_or_else(|| "the outbox failed".into())).with_cause(error)
 }

@@ -1,13 +1,13 @@
 //! The one table of rules that changes what an outbox's store holds: [`apply`], pure Rust over the
-//! record held, an [`Event`] and a [`Clock`], so that `cargo test` checks every pair natively
-//! (against docs/outbox.md's table, cell by cell). The JS shell only decides *when* an event
-//! happens, and writes what `apply` says only over the record it read.
+//! record held, an [`Event`] and a [`Context`], so that `cargo test` checks every pair natively
+//! (against docs/outbox.md's table, cell by cell). The shell only runs it inside the store's write
+//! of the record it read; *when* an event happens is the tab's (`tab.rs`).
 //!
 //! ```text
 //!   add ──► pending ──take──► sending ──settled: 200──────► created ──expire──► (gone)
 //!            ▲   ▲               │  │   settled: refused ─► rejected, or uncertain if maybe created
 //!            │   └── after a wait┘  │   settled: else ────► pending, after a wait
-//!            └── retry (also rejected, uncertain)   take again: left by its tab
+//!            └── retry (also rejected, uncertain)   take again: its sender gone
 //!   resolve: pending, rejected, uncertain ─► created     remove: any ─► gone
 //!   a record that cannot be read: set aside (remove: gone)
 //! ```
@@ -31,21 +31,25 @@ pub(crate) enum Held {
 pub(crate) enum Event {
     /// A plant is added: this new entry, offered to what the store holds under its plant's id.
     Add(Entry),
-    /// A round offers it to be sent: `lock` when the round holds the Web Lock (so no other tab is
-    /// sending), `force` for `flush()` (whatever its wait but the server's).
+    /// A round offers it to be sent: `lock` when the round holds the Web Lock (so no other tab
+    /// takes anything meanwhile), `force` for `flush()` and `online` (whatever its wait but the
+    /// server's).
     Take {
         lock: bool,
         force: bool,
     },
-    /// The call that took it at revision `taken` ended; `yielded` when its tab aborted it on the
-    /// way out (closed, hidden, frozen, cached), which leaves it for the next sender.
+    /// The call that took it at revision `taken` ended; `left` when its tab aborted it (the page
+    /// froze, went into the back/forward cache, or the outbox closed): not a failure.
     Settled {
         taken: u32,
-        yielded: bool,
+        left: bool,
         sent: Sent,
     },
-    /// The app's: send it again now; it is there (`markCreated`); remove it.
-    Retry,
+    /// The app's: send it again now (with `key`, drawn for it, if its own key's lifetime is over);
+    /// it is there (`markCreated`); remove it.
+    Retry {
+        key: String,
+    },
     Resolve,
     Remove,
     /// The retention: a created entry past its time leaves the store.
@@ -108,7 +112,7 @@ pub(crate) enum Step {
 
 /// What the rules read from the world, passed in so that tests choose it.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Clock {
+pub(crate) struct Context<'a> {
     pub(crate) now: f64,
     /// A number in [0, 1), the backoff's jitter.
     pub(crate) random: f64,
@@ -116,6 +120,12 @@ pub(crate) struct Clock {
     pub(crate) send_ms: f64,
     /// How long a created entry is kept.
     pub(crate) retention_ms: f64,
+    /// How long a server keeps a key (`keyLifetimeMs`; infinite when unbounded).
+    pub(crate) key_lifetime_ms: f64,
+    /// This tab, which a take makes the entry's sender, and the tabs alive now (each holds its
+    /// own Web Lock): a round that holds the lock takes no entry whose sender is among them.
+    pub(crate) tab: &'a str,
+    pub(crate) live: &'a [String],
 }
 
 /// The first wait after a failed attempt, doubled after each: 1 s.
@@ -130,7 +140,7 @@ fn refused(why: &str) -> Step {
 }
 
 /// The table of rules: what `event` makes of what the store holds.
-pub(crate) fn apply(held: Held, event: Event, clock: &Clock) -> Step {
+pub(crate) fn apply(held: Held, event: Event, cx: &Context<'_>) -> Step {
     use State::*;
     let (entry, event) = match (held, event) {
         (Held::None, Event::Add(new)) => return Step::Put(new),
@@ -142,11 +152,15 @@ pub(crate) fn apply(held: Held, event: Event, clock: &Clock) -> Step {
             let fix = "); remove it, listed by unreadable() with its key, to add the plant";
             return Step::Refused([message, &why, fix].concat());
         }
+        (Held::Unreadable(why), Event::Retry { .. } | Event::Resolve) => {
+            let message = "it is a record the outbox cannot read (";
+            return Step::Refused([message, &why, "): remove it"].concat());
+        }
         (Held::Unreadable(why), _) => return Step::Aside(why),
         (Held::Entry(entry), event) => (entry, event),
     };
     let mut next = entry.clone();
-    (next.revision, next.updated_at) = (entry.revision.saturating_add(1), clock.now);
+    (next.revision, next.updated_at) = (entry.revision.saturating_add(1), cx.now);
     match (entry.state, event) {
         (_, Event::Add(new)) if new.plant == entry.plant => return Step::Keep(entry),
         (_, Event::Add(_)) => {
@@ -165,12 +179,12 @@ pub(crate) fn apply(held: Held, event: Event, clock: &Clock) -> Step {
             next = entry;
             next.by_id = !duplicate;
             if next.state == Created && next.expires_at.is_none() {
-                next.expires_at = Some(clock.now + clock.retention_ms);
+                next.expires_at = Some(cx.now + cx.retention_ms);
             }
         }
         (Created, Event::Expire) => {
-            let expires = entry.expires_at.unwrap_or(entry.updated_at + clock.retention_ms);
-            return if expires <= clock.now { Step::Delete } else { refused("it is kept yet") };
+            let expires = entry.expires_at.unwrap_or(entry.updated_at + cx.retention_ms);
+            return if expires <= cx.now { Step::Delete } else { refused("it is kept yet") };
         }
         (_, Event::Expire) => return refused("it was not created"),
         // A Plant is the truth, whatever was made of the entry meanwhile, but its removal.
@@ -178,52 +192,98 @@ pub(crate) fn apply(held: Held, event: Event, clock: &Clock) -> Step {
             Pending | Sending | Rejected | Uncertain,
             Event::Settled { sent: Sent { outcome: Ok(plant), requests, .. }, .. },
         ) => {
-            created(&mut next, plant, clock);
+            created(&mut next, plant, cx);
             next.attempts = entry.attempts.saturating_add(requests);
         }
         (Created, _) => return refused("it was created"),
         (Pending, Event::Take { force, .. }) => {
-            let now = clock.now;
+            let now = cx.now;
             let due = entry.not_before.is_none_or(|at| at <= now)
                 && (force || entry.next_attempt_at.is_none_or(|at| at <= now));
             if !due {
                 return refused("it is not due");
             }
-            (next.state, next.sending_until) = (Sending, Some(now + clock.send_ms));
+            take(&mut next, cx);
         }
         (Sending, Event::Take { lock, .. }) => {
-            // Left sending by a tab that let go: that send counts one request, which may have
+            // With the lock: once its sender is gone (closed, frozen, cached, crashed); without
+            // it, once its call has surely ended. That send counts one request, which may have
             // created the plant.
-            if !lock && entry.sending_until.is_some_and(|at| at > clock.now) {
+            let alive = entry.sender.as_ref().is_some_and(|tab| cx.live.contains(tab));
+            if (lock && alive) || (!lock && entry.sending_until.is_some_and(|at| at > cx.now)) {
                 return refused("it is being sent");
             }
             (next.attempts, next.maybe_created) = (entry.attempts.saturating_add(1), true);
-            next.sending_until = Some(clock.now + clock.send_ms);
+            next.first_sent_at.get_or_insert(entry.updated_at);
+            take(&mut next, cx);
         }
         (_, Event::Take { .. }) => return refused("it was refused"),
-        (Sending, Event::Settled { taken, yielded: false, sent }) if taken == entry.revision => {
-            failed(&mut next, &sent, clock)
+        (Sending, Event::Settled { taken, left: true, sent }) if taken == entry.revision => {
+            // Its tab let go: waiting for no backoff, and counting what went out.
+            next.attempts = entry.attempts.saturating_add(sent.requests);
+            lost(&mut next, sent.maybe_created, entry.updated_at);
+            (next.state, next.next_attempt_at) = (Pending, None);
+        }
+        (Sending, Event::Settled { taken, left: false, sent }) if taken == entry.revision => {
+            failed(&mut next, &sent, cx, entry.updated_at)
         }
         (_, Event::Settled { .. }) => return refused("it is no longer being sent from here"),
-        (Sending, Event::Retry | Event::Resolve) => {
+        (Sending, Event::Retry { .. } | Event::Resolve) => {
             return refused("it is being sent: wait for its answer")
         }
-        (_, Event::Retry) => {
+        (_, Event::Retry { key }) => {
+            if expired(&entry, cx) {
+                (next.sent_key, next.first_sent_at) = (Some(key), None);
+            }
             (next.state, next.next_attempt_at, next.not_before) = (Pending, None, None)
         }
         (_, Event::Resolve) => {
             // A Plant is the echo of its NewPlant's name and tag.
             let plant = Plant { name: entry.plant.name.clone(), tag: entry.plant.tag.clone() };
-            created(&mut next, plant, clock);
+            created(&mut next, plant, cx);
         }
     }
     Step::Put(next)
 }
 
-fn created(entry: &mut Entry, plant: Plant, clock: &Clock) {
+/// The entry is taken by this tab: sent now, unless its key may be gone from the server, which
+/// could then create the plant twice: `uncertain`, for the app to look.
+fn take(entry: &mut Entry, cx: &Context<'_>) {
+    if expired(entry, cx) {
+        let why = "not sent again: its Idempotency-Key is older than keyLifetimeMs, and the \
+                   server may have forgotten it; look for the plant, then markCreated, retry \
+                   (a new key) or remove";
+        let last = entry.error.take();
+        let (kind, status) = last.map_or((Kind::Timeout, None), |e| (e.kind, e.status));
+        entry.error = Some(EntryError { kind, status, code: None, message: why.into() });
+        (entry.state, entry.sending_until, entry.sender) = (State::Uncertain, None, None);
+        return;
+    }
+    (entry.state, entry.sending_until) = (State::Sending, Some(cx.now + cx.send_ms));
+    entry.sender = Some(cx.tab.into());
+}
+
+/// Whether a request with the entry's key may have reached the store longer ago than the server
+/// keeps keys.
+fn expired(entry: &Entry, cx: &Context<'_>) -> bool {
+    let first = entry.first_sent_at.filter(|_| entry.maybe_created);
+    first.is_some_and(|at| at + cx.key_lifetime_ms <= cx.now)
+}
+
+/// The send taken at `taken_at` ended; `maybe` when it may have created the plant.
+fn lost(entry: &mut Entry, maybe: bool, taken_at: f64) {
+    if maybe {
+        entry.first_sent_at.get_or_insert(taken_at);
+    }
+    entry.maybe_created |= maybe;
+    (entry.sending_until, entry.sender) = (None, None);
+}
+
+fn created(entry: &mut Entry, plant: Plant, cx: &Context<'_>) {
     (entry.state, entry.created, entry.error) = (State::Created, Some(plant), None);
     (entry.maybe_created, entry.next_attempt_at, entry.not_before) = (false, None, None);
-    (entry.sending_until, entry.expires_at) = (None, Some(clock.now + clock.retention_ms));
+    (entry.sending_until, entry.sender) = (None, None);
+    entry.expires_at = Some(cx.now + cx.retention_ms);
 }
 
 /// A call that failed:
@@ -233,13 +293,13 @@ fn created(entry: &mut Entry, plant: Plant, clock: &Clock) {
 ///   outside the contract, a token source that failed, the app's signal): `pending` again, next
 ///   sent after the backoff or the `Retry-After` (up to [`RETRY_AFTER_CEILING_MS`]), whichever is
 ///   longer.
-fn failed(entry: &mut Entry, sent: &Sent, clock: &Clock) {
+fn failed(entry: &mut Entry, sent: &Sent, cx: &Context<'_>, taken_at: f64) {
     let Err(error) = &sent.outcome else { return };
     // A send that failed before its request went out (its token source failed) counts one, so
     // that the backoff grows for it too.
     entry.attempts = entry.attempts.saturating_add(sent.requests.max(1));
-    entry.maybe_created |= sent.maybe_created;
-    (entry.error, entry.sending_until) = (Some(error.clone()), None);
+    lost(entry, sent.maybe_created, taken_at);
+    entry.error = Some(error.clone());
     let refused = match (error.kind, error.status) {
         (Kind::Rejected, _) | (Kind::InvalidResponse, Some(400)) => true,
         (Kind::UnexpectedStatus, Some(status @ 400..=499)) => {
@@ -253,9 +313,9 @@ fn failed(entry: &mut Entry, sent: &Sent, clock: &Clock) {
         (false, _) => State::Pending,
     };
     let asked = sent.retry_after_ms.filter(|_| !refused);
-    entry.not_before = asked.map(|ms| clock.now + f64::from(ms.min(RETRY_AFTER_CEILING_MS)));
+    entry.not_before = asked.map(|ms| cx.now + f64::from(ms.min(RETRY_AFTER_CEILING_MS)));
     entry.next_attempt_at = (!refused).then(|| {
-        let backoff = clock.now + backoff(entry.attempts, clock.random);
+        let backoff = cx.now + backoff(entry.attempts, cx.random);
         entry.not_before.map_or(backoff, |asked| asked.max(backoff))
     });
 }
@@ -278,9 +338,16 @@ mod tests {
 
     const NOW: f64 = 1_000_000.0;
     const DAY: f64 = 86_400_000.0;
-    /// Past every entry's retention and wait.
-    const LATER: Clock =
-        Clock { now: NOW + DAY, random: 0.5, send_ms: 11_000.0, retention_ms: DAY };
+    /// Past every entry's retention and wait; this tab is `me`, and `other` is alive.
+    const LATER: Context<'static> = Context {
+        now: NOW + DAY,
+        random: 0.5,
+        send_ms: 11_000.0,
+        retention_ms: DAY,
+        key_lifetime_ms: 2.0 * DAY,
+        tab: "me",
+        live: &[],
+    };
 
     fn fern() -> Plant {
         Plant { name: "Fern".into(), tag: None }
@@ -307,9 +374,9 @@ mod tests {
         EntryError { kind, status, code: None, message: "failed".into() }
     }
 
-    fn settled(outcome: Result<Plant, EntryError>, yielded: bool) -> Event {
+    fn settled(outcome: Result<Plant, EntryError>, left: bool) -> Event {
         let sent = Sent { outcome, requests: 1, maybe_created: false, retry_after_ms: None };
-        Event::Settled { taken: 3, yielded, sent }
+        Event::Settled { taken: 3, left, sent }
     }
 
     /// The held record of a row of the table.
@@ -322,6 +389,11 @@ mod tests {
             "sending, maybe created" => {
                 let mut e = entry(State::Sending);
                 e.maybe_created = true;
+                Held::Entry(e)
+            }
+            "sending, its sender alive" => {
+                let mut e = entry(State::Sending);
+                e.sender = Some("alive".into());
                 Held::Entry(e)
             }
             "sending, its time up" => {
@@ -352,7 +424,7 @@ mod tests {
             "settled: refused" => settled(Err(failure(Kind::Rejected, Some(400))), false),
             "settled: else" => settled(Err(failure(Kind::UnexpectedStatus, Some(503))), false),
             "settled: left" => settled(Err(failure(Kind::Aborted, None)), true),
-            "retry" => Event::Retry,
+            "retry" => Event::Retry { key: "fresh".into() },
             "resolve" => Event::Resolve,
             "remove" => Event::Remove,
             "expire" => Event::Expire,
@@ -387,7 +459,8 @@ mod tests {
         for line in lines.skip(1) {
             let cells = split(line);
             for (column, expected) in columns.iter().zip(&cells).skip(1) {
-                let step = apply(held(&cells[0]), event(column), &LATER);
+                let live = [String::from("alive")];
+                let step = apply(held(&cells[0]), event(column), &Context { live: &live, ..LATER });
                 assert_eq!(cell(&step), expected, "{} + {column}: {step:?}", cells[0]);
                 if let Step::Put(next) = &step {
                     if column != "migrate" && cells[0] != "nothing" {
@@ -397,7 +470,7 @@ mod tests {
                 checked += 1;
             }
         }
-        assert_eq!(checked, 9 * 14, "every row and column of the table");
+        assert_eq!(checked, 10 * 14, "every row and column of the table");
     }
 
     fn put(step: Step) -> Entry {
@@ -407,8 +480,8 @@ mod tests {
         }
     }
 
-    fn at(now: f64, random: f64) -> Clock {
-        Clock { now, random, ..LATER }
+    fn at(now: f64, random: f64) -> Context<'static> {
+        Context { now, random, ..LATER }
     }
 
     #[test]
@@ -420,7 +493,7 @@ mod tests {
             Sent { outcome: Ok(fern()), requests: 2, maybe_created: false, retry_after_ms: None };
         let e = put(apply(
             Held::Entry(sending),
-            Event::Settled { taken: 3, yielded: true, sent },
+            Event::Settled { taken: 3, left: false, sent },
             &at(NOW, 0.5),
         ));
         assert_eq!((e.state, e.attempts, e.maybe_created), (State::Created, 3, false));
@@ -442,8 +515,7 @@ mod tests {
                 maybe_created: false,
                 retry_after_ms: None,
             };
-            let settle =
-                |sent: &Sent| Event::Settled { taken: 3, yielded: false, sent: sent.clone() };
+            let settle = |sent: &Sent| Event::Settled { taken: 3, left: false, sent: sent.clone() };
             let e = put(apply(Held::Entry(entry(State::Sending)), settle(&plain), &LATER));
             assert_eq!((e.state, e.next_attempt_at), (State::Rejected, None), "{refusal:?}");
             assert_eq!((e.error.as_ref(), e.due_at()), (Some(&refusal), Some(NEVER)));
@@ -462,7 +534,7 @@ mod tests {
     fn anything_else_waits_with_a_backoff() {
         let timeout = |requests| Event::Settled {
             taken: 3,
-            yielded: false,
+            left: false,
             sent: Sent {
                 outcome: Err(failure(Kind::Timeout, None)),
                 requests,
@@ -512,7 +584,7 @@ mod tests {
     fn a_retry_after_sets_the_next_attempt_no_earlier_than_asked_up_to_the_ceiling() {
         let busy = |ms| Event::Settled {
             taken: 3,
-            yielded: false,
+            left: false,
             sent: Sent {
                 outcome: Err(failure(Kind::UnexpectedStatus, Some(429))),
                 requests: 1,
@@ -545,7 +617,7 @@ mod tests {
             (State::Sending, Some(NOW + 10.0 + LATER.send_ms))
         );
         // The app may send it now.
-        let retried = put(apply(Held::Entry(e), Event::Retry, &at(NOW, 0.5)));
+        let retried = put(apply(Held::Entry(e), Event::Retry { key: "k2".into() }, &at(NOW, 0.5)));
         assert_eq!(
             (retried.next_attempt_at, retried.not_before, retried.due_at()),
             (None, None, Some(0.0))

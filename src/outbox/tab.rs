@@ -1,0 +1,569 @@
+//! When a tab of an outbox sends, as one machine ([`Tab`]): the page's life (shown, hidden,
+//! frozen or cached, gone), the Web Lock, the round and its senders, the timer. [`Tab::on`] takes
+//! what happened ([`Input`], at a time the shell reads) and gives what the shell does next
+//! ([`Do`]), in order; it touches no store and reads no clock, so `cargo test` runs every case
+//! natively, and checks docs/outbox.md's table of the tab against it. What an entry becomes is
+//! the records' table (`table.rs`); this one decides only *when*.
+//!
+//! A round: the lock is asked for (or none is needed), the keys due are read, and up to
+//! `concurrency` senders each take the next key ([`Tab::next`]) until none is left; then the
+//! retention is purged and the lock given back. A page that hides gives the lock back at once and
+//! takes nothing more, but lets its sends finish and record their answers; one that freezes or
+//! goes into the back/forward cache aborts them and ends its store's transactions; one that
+//! leaves for good gives the lock back and still writes.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// How long a page that hid leaves the sending to the visible tabs, before it sends on.
+pub(crate) const YIELD_MS: f64 = 1_000.0;
+/// The least wait for an entry already due: one a round left, or that the tab that added it is
+/// taking.
+pub(crate) const AGAIN_MS: f64 = 1_000.0;
+
+/// What happened.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Input {
+    /// A round is asked for: on open, `retry`, `resume()`, another tab letting go; `force` for
+    /// `online` (every entry that waits, but on the server).
+    Ask {
+        force: bool,
+    },
+    /// An entry was added here, due now: into the round under way, else a round is asked for.
+    Added(String),
+    /// `flush()`: a round that takes every entry waiting, after the one under way.
+    Flush,
+    /// The Web Lock is held; the request for it failed (this tab sends without it from now on).
+    Granted,
+    LockFailed,
+    /// The keys due, read for round number `round`.
+    Fed {
+        round: u32,
+        keys: Vec<String>,
+    },
+    /// A sender of round number `round` has nothing more to take, its last answer written.
+    SenderDone {
+        round: u32,
+    },
+    /// The retention's purge is over.
+    Purged,
+    /// When what this tab holds is next due (an entry, or a created one's expiry).
+    Due(f64),
+    /// The timer went off.
+    Timer,
+    /// The page hid, was shown again, froze (or went into the back/forward cache), came back, or
+    /// left for good.
+    Hidden,
+    Shown,
+    Frozen,
+    Resumed,
+    Left,
+    /// The network is back, or gone.
+    Online,
+    Offline,
+    /// Another tab let go of the lock.
+    Released,
+    /// The app's `pause()`, `resume()` and `close()`.
+    Pause,
+    Resume,
+    Close,
+}
+
+/// What the shell does.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Do {
+    /// Request the Web Lock (the shell tells `Granted` or `LockFailed`).
+    AskLock,
+    /// Give the lock back now, or drop the request for it.
+    Release,
+    /// Tell the other tabs that this one let go, so that one of them takes over.
+    Tell,
+    /// Read the keys due for round number `round` (`force`: every one waiting), and when it holds
+    /// the `lock` the tabs alive, then tell `Fed`.
+    Feed {
+        round: u32,
+        force: bool,
+        lock: bool,
+    },
+    /// Start this many senders of round number `round`: each takes [`Tab::next`] until it gives
+    /// none, writing each answer with the next take, then tells `SenderDone`.
+    Senders {
+        round: u32,
+        count: usize,
+    },
+    /// Abort the calls in flight: their entries are given back as left once the store can write.
+    Abort,
+    /// End the store's transactions and begin none; begin again, and read the store anew.
+    Suspend,
+    Reload,
+    /// Remove the created entries past their retention, then tell `Purged`.
+    Purge,
+    /// Arm the timer for this time (replacing the one armed), or disarm it.
+    Arm(f64),
+    Disarm,
+    /// Resolve this many `flush()` calls, in the order they came.
+    Flushed(usize),
+}
+
+/// One entry to take, and how: with the lock, forced.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Take {
+    pub(crate) key: String,
+    pub(crate) lock: bool,
+    pub(crate) force: bool,
+}
+
+/// Where the page stands.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Page {
+    Shown,
+    /// Hidden: it sends on once `yielding` (its second) is over.
+    Hidden,
+    Frozen,
+    Gone,
+    Closed,
+}
+
+/// Who sends beside a tab.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Senders {
+    /// This tab alone: its rounds are as good as locked.
+    Alone,
+    /// The tabs that share the store, one round at a time: each round holds the Web Lock.
+    ByTurns,
+    /// Every tab at once: no Web Locks, or a request for one failed.
+    All,
+}
+
+/// Where this tab stands with the Web Lock.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Lock {
+    Free,
+    Asked,
+    Held,
+}
+
+/// A round: asked for (the lock requested), or begun (it holds the lock, or needs none).
+#[derive(Debug)]
+struct Round {
+    number: u32,
+    begun: bool,
+    locked: bool,
+    force: bool,
+    /// It takes more (false once the page hid, or the app paused).
+    going: bool,
+    queue: Vec<String>,
+    tried: Vec<String>,
+    senders: usize,
+    feeding: bool,
+    /// Feed once more when the feed under way is over.
+    again: bool,
+    purging: bool,
+    /// The `flush()` calls it answers when it ends.
+    flushes: usize,
+}
+
+/// A round asked for while one runs (`flush()`, `online`): it begins when that one ends.
+#[derive(Debug, Default)]
+struct Wanted {
+    force: bool,
+    flushes: usize,
+}
+
+/// The machine of one tab of an outbox.
+#[derive(Debug)]
+pub(crate) struct Tab {
+    page: Page,
+    paused: bool,
+    online: bool,
+    /// Who sends with this tab: no other (a store of the app's), the tabs that hold the Web Lock
+    /// by turns, or every tab at once (no Web Locks).
+    senders: Senders,
+    lock: Lock,
+    round: Option<Round>,
+    wanted: Option<Wanted>,
+    rounds: u32,
+    concurrency: usize,
+    /// Until when a page that hid leaves the sending to the others.
+    yielding: Option<f64>,
+    /// When what this tab holds is next due.
+    next: f64,
+    armed: Option<f64>,
+}
+
+impl Tab {
+    /// A tab on a shown page that is `online`, sending `concurrency` entries at once, beside the
+    /// `senders`.
+    pub(crate) fn new(senders: Senders, online: bool, concurrency: usize) -> Tab {
+        Tab {
+            page: Page::Shown,
+            paused: false,
+            online,
+            senders,
+            lock: Lock::Free,
+            round: None,
+            wanted: None,
+            rounds: 0,
+            concurrency,
+            yielding: None,
+            next: f64::INFINITY,
+            armed: None,
+        }
+    }
+
+    /// What to do after `input`, at `now`.
+    pub(crate) fn on(&mut self, input: Input, now: f64) -> Vec<Do> {
+        let mut out = Vec::new();
+        if self.page == Page::Closed {
+            if input == Input::Flush {
+                out.push(Do::Flushed(1));
+            }
+            return out;
+        }
+        match input {
+            Input::Ask { force } => self.ask(force, 0, now, &mut out),
+            Input::Added(key) => match &mut self.round {
+                Some(round) if round.begun && round.going => {
+                    if !round.tried.contains(&key) {
+                        round.queue.push(key);
+                    }
+                    self.fill(&mut out);
+                }
+                _ => self.ask(false, 0, now, &mut out),
+            },
+            Input::Flush if !self.sends(now) => out.push(Do::Flushed(1)),
+            Input::Flush => self.ask(true, 1, now, &mut out),
+            Input::Granted => match &mut self.round {
+                Some(round) if !round.begun && self.lock == Lock::Asked => {
+                    (round.locked, self.lock) = (true, Lock::Held);
+                    self.begin(&mut out);
+                }
+                // A grant that came after the request was dropped goes back at once.
+                _ => {
+                    self.lock = Lock::Free;
+                    out.push(Do::Release);
+                }
+            },
+            Input::LockFailed => {
+                (self.senders, self.lock) = (Senders::All, Lock::Free);
+                if self.round.as_ref().is_some_and(|round| !round.begun) {
+                    self.begin(&mut out);
+                }
+            }
+            Input::Fed { round: number, keys } => {
+                let Some(round) = self.round.as_mut().filter(|r| r.number == number) else {
+                    return out;
+                };
+                round.feeding = false;
+                for key in keys {
+                    if !round.tried.contains(&key) && !round.queue.contains(&key) {
+                        round.queue.push(key);
+                    }
+                }
+                if core::mem::take(&mut round.again) && round.going {
+                    round.feeding = true;
+                    out.push(Do::Feed { round: number, force: round.force, lock: round.locked });
+                }
+                self.fill(&mut out);
+                self.end(now, &mut out);
+            }
+            Input::SenderDone { round: number } => {
+                if let Some(round) = self.round.as_mut().filter(|r| r.number == number) {
+                    round.senders -= 1;
+                    self.end(now, &mut out);
+                }
+            }
+            Input::Purged => {
+                if let Some(round) = &mut self.round {
+                    round.purging = false;
+                }
+                self.end(now, &mut out);
+            }
+            Input::Due(at) => {
+                self.next = at;
+                self.schedule(now, &mut out);
+            }
+            Input::Timer => {
+                self.armed = None;
+                if self.yielding.is_some_and(|until| until <= now) {
+                    self.yielding = None;
+                }
+                self.ask(false, 0, now, &mut out);
+            }
+            Input::Hidden if self.page == Page::Shown => {
+                self.page = Page::Hidden;
+                self.yielding = Some(now + YIELD_MS);
+                self.stop(&mut out);
+                self.schedule(now, &mut out);
+            }
+            Input::Shown if self.page == Page::Hidden => {
+                self.page = Page::Shown;
+                self.yielding = None;
+                self.ask(false, 0, now, &mut out);
+            }
+            Input::Frozen if matches!(self.page, Page::Shown | Page::Hidden) => {
+                self.page = Page::Frozen;
+                self.drop_round(&mut out);
+                out.push(Do::Suspend);
+                self.disarm(&mut out);
+            }
+            Input::Resumed if self.page == Page::Frozen => {
+                self.page = Page::Shown;
+                self.yielding = None;
+                out.push(Do::Reload);
+            }
+            Input::Left if matches!(self.page, Page::Shown | Page::Hidden) => {
+                self.page = Page::Gone;
+                self.stop(&mut out);
+                self.disarm(&mut out);
+            }
+            Input::Online => {
+                self.online = true;
+                self.ask(true, 0, now, &mut out);
+            }
+            Input::Offline => {
+                self.online = false;
+                self.disarm(&mut out);
+            }
+            Input::Released => self.ask(false, 0, now, &mut out),
+            Input::Pause => {
+                self.paused = true;
+                self.stop(&mut out);
+                self.disarm(&mut out);
+                self.end(now, &mut out);
+            }
+            Input::Resume => {
+                self.paused = false;
+                self.ask(false, 0, now, &mut out);
+            }
+            Input::Close => {
+                self.drop_round(&mut out);
+                self.page = Page::Closed;
+                self.disarm(&mut out);
+            }
+            _ => {}
+        }
+        out
+    }
+
+    /// Whether rounds hold the Web Lock.
+    pub(crate) fn locks(&self) -> bool {
+        self.senders == Senders::ByTurns
+    }
+
+    /// The network is there or not, as the platform says now (a page may not tell it with an
+    /// event): a round begins only online.
+    pub(crate) fn online(&mut self, online: bool) {
+        self.online = online;
+    }
+
+    /// The next entry a sender of round number `round` takes, if the round takes more.
+    pub(crate) fn next(&mut self, number: u32) -> Option<Take> {
+        let round = self.round.as_mut().filter(|round| round.number == number && round.going)?;
+        if round.queue.is_empty() {
+            return None;
+        }
+        let key = round.queue.remove(0);
+        round.tried.push(key.clone());
+        Some(Take { key, lock: round.locked, force: round.force })
+    }
+
+    /// Whether a round may begin now.
+    fn sends(&self, now: f64) -> bool {
+        let page = matches!(self.page, Page::Shown | Page::Hidden);
+        page && !self.paused && self.online && self.yielding.is_none_or(|until| until <= now)
+    }
+
+    /// A round is asked for (`flushes`: by that many `flush()` calls).
+    fn ask(&mut self, force: bool, flushes: usize, now: f64, out: &mut Vec<Do>) {
+        if !self.sends(now) {
+            if flushes > 0 {
+                out.push(Do::Flushed(flushes));
+            }
+            return;
+        }
+        match &mut self.round {
+            Some(round) if !round.begun => {
+                round.force |= force;
+                round.flushes += flushes;
+            }
+            // What another tab added, the timer: the round under way reads the keys due again,
+            // once for a burst of asks.
+            Some(round) if round.going && !round.purging && !force && flushes == 0 => {
+                if round.feeding {
+                    round.again = true;
+                } else {
+                    round.feeding = true;
+                    out.push(Do::Feed {
+                        round: round.number,
+                        force: round.force,
+                        lock: round.locked,
+                    });
+                }
+            }
+            Some(_) => {
+                let wanted = self.wanted.get_or_insert_with(Wanted::default);
+                wanted.force |= force;
+                wanted.flushes += flushes;
+            }
+            None => self.start(force, flushes, out),
+        }
+    }
+
+    /// A new round: it asks for the lock, or begins at once without one.
+    fn start(&mut self, force: bool, flushes: usize, out: &mut Vec<Do>) {
+        self.rounds += 1;
+        self.round = Some(Round {
+            number: self.rounds,
+            begun: false,
+            locked: false,
+            force,
+            going: true,
+            queue: Vec::new(),
+            tried: Vec::new(),
+            senders: 0,
+            feeding: false,
+            again: false,
+            purging: false,
+            flushes,
+        });
+        self.disarm(out);
+        match self.senders {
+            Senders::ByTurns => {
+                self.lock = Lock::Asked;
+                out.push(Do::AskLock);
+            }
+            Senders::Alone => {
+                if let Some(round) = &mut self.round {
+                    round.locked = true;
+                }
+                self.begin(out);
+            }
+            Senders::All => self.begin(out),
+        }
+    }
+
+    fn begin(&mut self, out: &mut Vec<Do>) {
+        let Some(round) = &mut self.round else { return };
+        (round.begun, round.feeding) = (true, true);
+        out.push(Do::Feed { round: round.number, force: round.force, lock: round.locked });
+    }
+
+    /// Starts senders up to the concurrency, while there is something to take.
+    fn fill(&mut self, out: &mut Vec<Do>) {
+        let Some(round) = self.round.as_mut().filter(|round| round.going) else { return };
+        let count = round.queue.len().min(self.concurrency.saturating_sub(round.senders));
+        if count > 0 {
+            round.senders += count;
+            out.push(Do::Senders { round: round.number, count });
+        }
+    }
+
+    /// The round ends once nothing is fed, queued, sent or purged: a round that went to its end
+    /// purges the retention first; then the lock is given back, and the next round asked for.
+    fn end(&mut self, now: f64, out: &mut Vec<Do>) {
+        let Some(round) = &mut self.round else { return };
+        let idle = round.senders == 0 && !round.feeding && !round.purging;
+        if !idle || (round.going && !round.queue.is_empty()) || !round.begun {
+            return;
+        }
+        if core::mem::take(&mut round.again) && round.going {
+            round.feeding = true;
+            out.push(Do::Feed { round: round.number, force: round.force, lock: round.locked });
+            return;
+        }
+        if round.going && (round.locked || self.senders == Senders::All) {
+            round.going = false;
+            round.purging = true;
+            out.push(Do::Purge);
+            return;
+        }
+        let flushes = round.flushes;
+        self.round = None;
+        self.release(false, out);
+        if flushes > 0 {
+            out.push(Do::Flushed(flushes));
+        }
+        match self.wanted.take() {
+            Some(wanted) => self.ask(wanted.force, wanted.flushes, now, out),
+            None => self.schedule(now, out),
+        }
+    }
+
+    /// The page hid or left: the lock goes back now, and the round takes nothing more (its sends
+    /// finish, and their answers are written).
+    fn stop(&mut self, out: &mut Vec<Do>) {
+        match &mut self.round {
+            Some(round) if round.begun => {
+                round.going = false;
+                round.queue.clear();
+                round.again = false;
+            }
+            Some(_) => self.drop_round_only(out),
+            None => {}
+        }
+        self.release(true, out);
+        self.wanted_flushed(out);
+    }
+
+    /// The page froze or the outbox closed: the round's calls are aborted, the lock given back.
+    fn drop_round(&mut self, out: &mut Vec<Do>) {
+        if self.round.as_ref().is_some_and(|round| round.begun) {
+            out.push(Do::Abort);
+        }
+        self.drop_round_only(out);
+        self.release(true, out);
+        self.wanted_flushed(out);
+    }
+
+    fn drop_round_only(&mut self, out: &mut Vec<Do>) {
+        if let Some(round) = self.round.take() {
+            if round.flushes > 0 {
+                out.push(Do::Flushed(round.flushes));
+            }
+        }
+    }
+
+    fn wanted_flushed(&mut self, out: &mut Vec<Do>) {
+        if let Some(Wanted { flushes: flushes @ 1.., .. }) = self.wanted.take() {
+            out.push(Do::Flushed(flushes));
+        }
+    }
+
+    /// Gives the lock back (or the request for it), telling the other tabs when `tell` and it
+    /// was held.
+    fn release(&mut self, tell: bool, out: &mut Vec<Do>) {
+        let was = core::mem::replace(&mut self.lock, Lock::Free);
+        if was != Lock::Free {
+            out.push(Do::Release);
+        }
+        if tell && was == Lock::Held {
+            out.push(Do::Tell);
+        }
+    }
+
+    /// Arms the timer for the next thing due (or the end of the hidden page's second), when
+    /// nothing runs: an entry already due waits [`AGAIN_MS`] (a round left it, or another tab is
+    /// taking it).
+    fn schedule(&mut self, now: f64, out: &mut Vec<Do>) {
+        if self.round.is_some() {
+            return;
+        }
+        let live = matches!(self.page, Page::Shown | Page::Hidden) && !self.paused && self.online;
+        let at = self.yielding.map_or(self.next, |until| until.max(self.next));
+        let at = if at <= now { now + AGAIN_MS } else { at };
+        if !live || at == f64::INFINITY {
+            return self.disarm(out);
+        }
+        if self.armed != Some(at) {
+            self.armed = Some(at);
+            out.push(Do::Arm(at));
+        }
+    }
+
+    fn disarm(&mut self, out: &mut Vec<Do>) {
+        if self.armed.take().is_some() {
+            out.push(Do::Disarm);
+        }
+    }
+}
