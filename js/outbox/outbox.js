@@ -3,7 +3,6 @@
 // (`askLock`, `feed`, `senders`, …), telling Rust what came of it through `rules`, Rust's functions
 // (src/outbox/rules.rs). It decides nothing: when to send, what to take, what a record becomes and
 // what the app sees are Rust's. The platform is `globalThis` unless the app gives another.
-import { openStore } from './store.js';
 
 const OPENING = Symbol('PlantOutbox.open');
 const report =
@@ -13,7 +12,7 @@ const report =
       throw error;
     }));
 
-/** Opens the outbox `name` for Rust's `rules`: its store (the app's `store`, else IndexedDB), what it holds, its listeners. */
+/** Opens the outbox for Rust's `rules` over `opening`, the promise of its store (store.js): reads what it holds, listens. */
 export let open;
 
 export class PlantOutbox extends EventTarget {
@@ -33,8 +32,8 @@ export class PlantOutbox extends EventTarget {
   #closed = false;
 
   static {
-    open = async (rules, platform, name, store) => {
-      const opened = await openStore(platform, name, store, rules.migrate).catch((cause) => {
+    open = async (rules, platform, opening) => {
+      const opened = await opening.catch((cause) => {
         throw rules.opening(cause);
       });
       const outbox = new PlantOutbox(OPENING, rules, platform, opened);

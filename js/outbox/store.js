@@ -67,16 +67,25 @@ async function database(platform, name, migrate) {
     if (request) request.onsuccess = () => request.result.close();
     throw cause;
   });
+  /** The transactions under way, but the adds': a frozen page ends them. */
   const open = new Set();
   let suspended = false;
   const { IDBKeyRange } = platform;
   // One transaction: `strict` (an add: on disk before it resolves), `relaxed` (the rest, which a
   // power cut may undo: an entry's key makes that safe), or read only.
   const run = (write, work) => {
-    if (suspended) return Promise.reject(new DOMException('the page is frozen', 'AbortError'));
-    const tx = db.transaction('entries', write ? 'readwrite' : 'readonly', {
-      durability: write ?? 'default',
-    });
+    // A frozen page writes only adds, which are short: the app's data is never dropped.
+    if (suspended && write !== 'strict') {
+      return Promise.reject(new DOMException('the page is frozen', 'AbortError'));
+    }
+    let tx;
+    try {
+      tx = db.transaction('entries', write ? 'readwrite' : 'readonly', {
+        durability: write ?? 'default',
+      });
+    } catch (cause) {
+      return Promise.reject(cause); // the database closed
+    }
     const entries = tx.objectStore('entries');
     // A request that fails fails its change alone: the transaction goes on with the others.
     const ask = (request) =>
@@ -91,7 +100,7 @@ async function database(platform, name, migrate) {
       tx.oncomplete = resolve;
       tx.onabort = () => reject(tx.error ?? new DOMException('the page froze', 'AbortError'));
     }).finally(() => open.delete(tx));
-    open.add(tx);
+    if (write !== 'strict') open.add(tx);
     const below = (until) => IDBKeyRange.upperBound(until);
     const worked = work({
       get: (key) => ask(entries.get(key)),
@@ -131,7 +140,7 @@ async function database(platform, name, migrate) {
     return Promise.all([worked, done]).then(([result]) => result);
   };
   const store = verbs(run, {
-    /** Ends every transaction under way, and begins none until `resume()`: a frozen page keeps none open. */
+    /** Ends the transactions under way, and begins none until `resume()` but adds': a frozen page keeps none of its own open. */
     suspend() {
       suspended = true;
       for (const tx of open) {

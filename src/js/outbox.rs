@@ -18,10 +18,8 @@ const TYPES: &str = include_str!("outbox.d.ts");
 #[wasm_bindgen(js_name = openOutbox, skip_typescript)]
 pub fn open_outbox(options: JsValue) -> Promise {
     let opened = read_options(&options).and_then(|config| {
-        let name = config.name.clone();
         let (rules, store, platform) = Rules::new(config, true)?;
-        let opening = open(&rules.functions(), &platform, &name, &store);
-        opening.map_err(|_| Error::config("the outbox's shell did not open"))
+        open(&rules, &store, &platform)
     });
     opened.unwrap_or_else(|error| Promise::reject(&error.to_js()))
 }

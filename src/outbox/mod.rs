@@ -70,11 +70,9 @@ impl Outbox {
     /// or read (IndexedDB missing, refused, of a newer release, or held at an older version by
     /// another tab: the message names the cause and the fix).
     pub async fn open(config: OutboxConfig) -> Result<Outbox, Error> {
-        let name = config.name.clone();
         let (rules, store, platform) = Rules::new(config, false)?;
-        let opening = open(&rules.functions(), &platform, &name, &store).map_err(from_js)?;
-        let shell =
-            JsFuture::from(opening).await.map_err(|e| rules.thrown().unwrap_or(from_js(e)))?;
+        let shell = JsFuture::from(open(&rules, &store, &platform)?).await;
+        let shell = shell.map_err(|e| rules.thrown().unwrap_or(from_js(e)))?;
         let shell: Shell = shell.unchecked_into();
         let client = rules.client().ok_or_else(|| Error::config("the outbox is closed"))?;
         Ok(Outbox { rules, shell, client })

@@ -1221,16 +1221,42 @@ extern "C" {
     fn console_warn(message: &str);
 }
 
-#[wasm_bindgen(module = "/js/outbox/outbox.js")]
+#[wasm_bindgen(module = "/js/outbox/store.js")]
 extern "C" {
-    /// `open(rules, platform, name, store)`: the shell opens the store and reads it; the promise
-    /// of its `PlantOutbox`.
-    #[wasm_bindgen(catch)]
-    pub(crate) fn open(
-        rules: &Object,
+    /// The outbox's store: the IndexedDB database `plant-store-outbox:{name}` of `platform` when
+    /// `store` is undefined, else the app's; an upgrade rewrites each record with `migrate`.
+    #[wasm_bindgen(catch, js_name = openStore)]
+    fn open_store(
         platform: &JsValue,
         name: &str,
         store: &JsValue,
+        migrate: &JsValue,
+    ) -> Result<Promise, JsValue>;
+}
+
+/// Opens the outbox of `rules` (its store, then its shell, which reads it): the promise of its
+/// `PlantOutbox`.
+pub(crate) fn open(
+    rules: &Rc<Rules>,
+    store: &JsValue,
+    platform: &JsValue,
+) -> Result<Promise, Error> {
+    let functions = rules.functions();
+    let migrate = Reflect::get(&functions, &"migrate".into()).unwrap_or_default();
+    let failed = |cause| rules.failed("open its store", cause);
+    let opening = open_store(platform, &rules.name, store, &migrate).map_err(failed)?;
+    open_shell(&functions, platform, &opening).map_err(failed)
+}
+
+#[wasm_bindgen(module = "/js/outbox/outbox.js")]
+extern "C" {
+    /// `open(rules, platform, opening)`: the shell reads the store `opening` gives and listens;
+    /// the promise of its `PlantOutbox`.
+    #[wasm_bindgen(catch, js_name = open)]
+    fn open_shell(
+        rules: &Object,
+        platform: &JsValue,
+        opening: &Promise,
     ) -> Result<Promise, JsValue>;
     /// The `PlantOutbox`: what Rust asks of the shell.
     #[derive(Clone)]

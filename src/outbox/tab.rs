@@ -233,11 +233,12 @@ impl Tab {
             },
             Input::Flush if !self.sends(now) => out.push(Do::Flushed(1)),
             Input::Flush => self.ask(true, 1, now, &mut out),
-            Input::Granted => match &mut self.round {
-                Some(round) if !round.begun && self.lock == Lock::Asked => {
+            Input::Granted => match (&mut self.round, self.lock) {
+                (Some(round), Lock::Asked) if !round.begun => {
                     (round.locked, self.lock) = (true, Lock::Held);
                     self.begin(&mut out);
                 }
+                (_, Lock::Held) => {}
                 // A grant that came after the request was dropped goes back at once.
                 _ => {
                     self.lock = Lock::Free;
@@ -251,7 +252,8 @@ impl Tab {
                 }
             }
             Input::Fed { round: number, keys } => {
-                let Some(round) = self.round.as_mut().filter(|r| r.number == number) else {
+                let Some(round) = self.round.as_mut().filter(|r| r.number == number && r.begun)
+                else {
                     return out;
                 };
                 round.feeding = false;
@@ -269,7 +271,7 @@ impl Tab {
             }
             Input::SenderDone { round: number } => {
                 if let Some(round) = self.round.as_mut().filter(|r| r.number == number) {
-                    round.senders -= 1;
+                    round.senders = round.senders.saturating_sub(1);
                     self.end(now, &mut out);
                 }
             }
@@ -565,5 +567,133 @@ impl Tab {
         if self.armed.take().is_some() {
             out.push(Do::Disarm);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::format;
+    use alloc::string::ToString;
+
+    /// A tab in the situation of a column of docs/outbox.md's table of the tab, at time 0.
+    fn tab(column: &str) -> Tab {
+        let mut tab = Tab::new(Senders::ByTurns, true, 4);
+        let inputs: &[Input] = match column {
+            "idle" => &[],
+            "asking" => &[Input::Ask { force: false }],
+            "sending" => &[
+                Input::Ask { force: false },
+                Input::Granted,
+                Input::Fed { round: 1, keys: Vec::from(["a".into(), "b".into()]) },
+            ],
+            "sending, hidden" => &[
+                Input::Ask { force: false },
+                Input::Granted,
+                Input::Fed { round: 1, keys: Vec::from(["a".into(), "b".into()]) },
+                Input::Hidden,
+            ],
+            "ending" => &[
+                Input::Ask { force: false },
+                Input::Granted,
+                Input::Fed { round: 1, keys: Vec::from(["a".into()]) },
+            ],
+            "purging" => &[
+                Input::Ask { force: false },
+                Input::Granted,
+                Input::Fed { round: 1, keys: Vec::from(["a".into()]) },
+                Input::SenderDone { round: 1 },
+            ],
+            "hidden" => &[Input::Hidden],
+            "frozen" => &[Input::Frozen],
+            "gone" => &[Input::Left],
+            "paused" => &[Input::Pause],
+            "offline" => &[Input::Offline],
+            "closed" => &[Input::Close],
+            other => panic!("a column the test does not know: {other}"),
+        };
+        for input in inputs {
+            tab.on(input.clone(), 0.0);
+            // Its senders take what was fed.
+            while tab.next(1).is_some() {}
+        }
+        tab
+    }
+
+    /// The input of a row of the table.
+    fn input(row: &str) -> Input {
+        match row {
+            "ask" => Input::Ask { force: false },
+            "added" => Input::Added("c".into()),
+            "flush" => Input::Flush,
+            "granted" => Input::Granted,
+            "lock failed" => Input::LockFailed,
+            "fed" => Input::Fed { round: 1, keys: Vec::from(["c".into()]) },
+            "sender done" => Input::SenderDone { round: 1 },
+            "purged" => Input::Purged,
+            "due" => Input::Due(5_000.0),
+            "timer" => Input::Timer,
+            "hidden" => Input::Hidden,
+            "shown" => Input::Shown,
+            "frozen" => Input::Frozen,
+            "resumed" => Input::Resumed,
+            "left" => Input::Left,
+            "online" => Input::Online,
+            "offline" => Input::Offline,
+            "released" => Input::Released,
+            "pause" => Input::Pause,
+            "resume" => Input::Resume,
+            "close" => Input::Close,
+            other => panic!("a row the test does not know: {other}"),
+        }
+    }
+
+    /// What the shell does, in the table's words.
+    fn said(actions: &[Do]) -> String {
+        let words: Vec<String> = actions
+            .iter()
+            .map(|action| match action {
+                Do::AskLock => "lock".into(),
+                Do::Release => "release".into(),
+                Do::Tell => "tell".into(),
+                Do::Feed { force: false, .. } => "feed".into(),
+                Do::Feed { force: true, .. } => "feed all".into(),
+                Do::Senders { count, .. } => format!("send {count}"),
+                Do::Abort => "abort".into(),
+                Do::Suspend => "suspend".into(),
+                Do::Reload => "reload".into(),
+                Do::Purge => "purge".into(),
+                Do::Arm(at) => format!("timer {} s", at / 1_000.0),
+                Do::Disarm => "no timer".into(),
+                Do::Flushed(_) => "flushed".into(),
+            })
+            .collect();
+        if words.is_empty() {
+            "–".into()
+        } else {
+            words.join(", ")
+        }
+    }
+
+    /// docs/outbox.md's table of the tab, cell by cell, is what `Tab::on` does.
+    #[test]
+    fn the_table_of_the_tab_in_the_docs_is_the_code() {
+        let docs = include_str!("../../docs/outbox.md");
+        let table = docs.split("<!-- the table of the tab").nth(1).expect("the table's marker");
+        let mut lines = table.lines().skip(1).take_while(|line| line.starts_with('|'));
+        let split = |line: &str| -> Vec<String> {
+            line.trim_matches('|').split('|').map(|cell| cell.trim().to_string()).collect()
+        };
+        let columns = split(lines.next().expect("the header"));
+        let mut checked = 0;
+        for line in lines.skip(1) {
+            let cells = split(line);
+            for (column, expected) in columns.iter().zip(&cells).skip(1) {
+                let actions = tab(column).on(input(&cells[0]), 0.0);
+                assert_eq!(said(&actions), *expected, "{} in {column}: {actions:?}", cells[0]);
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, 21 * 12, "every row and column of the table");
     }
 }
