@@ -350,7 +350,8 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
       state: 'sending',
       attempts: 1,
       maybeCreated: false,
-      addedAt: 1_700_000_000_000,
+      // Added a minute ago: its key is within the server's lifetime (keyLifetimeMs).
+      addedAt: Date.now() - 60_000,
       idType: 'number',
     });
     const { outbox } = await outboxOf('ok', { store });
@@ -990,24 +991,21 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
     await page.close();
   });
 
-  it('a tab that hides mid-call, a round queued behind it: it leaves the entry to the visible tabs for a second', async () => {
+  it('a tab that hides mid-call lets its call finish and records the answer: one request, the entry created', async () => {
     const page = await chromium.tab();
-    await open(page, 'hidden-queued', { baseUrl: `${server.url}/__test/hold/4000` });
+    await open(page, 'hidden-mid-call', { baseUrl: `${server.url}/__test/hold/1500` });
     await page.evaluate(() => outbox.add({ id: 9933, name: 'Hidden' }));
     await until(() => keysSent(9933).length === 1, 'it is sent');
-    const hid = await page.evaluate(() => {
-      outbox.flush(); // a round queued behind the one under way
+    await page.evaluate(() => {
+      outbox.flush(); // a round asked for behind the one under way
       Object.defineProperty(document, 'visibilityState', {
         configurable: true,
         get: () => 'hidden',
       });
       document.dispatchEvent(new Event('visibilitychange'));
-      return Date.now(); // the clock of the posts' times
     });
-    await until(() => keysSent(9933).length === 2, 'alone, it sends the entry again', 10_000);
-    const after = chromium.posts.filter((p) => p.id === '9933')[1].at - hid;
-    assert.ok(after >= 900, `sent again ${after} ms after it hid`);
-    assert.equal(new Set(keysSent(9933)).size, 1, 'with the same key');
+    await settled(page, 1);
+    assert.equal(keysSent(9933).length, 1, 'one request: the hide aborted nothing');
     await page.close();
   });
 

@@ -3,7 +3,7 @@
 // frozen, resumed, cached or left as the test says, and a Plant Store that answers when the test
 // says. The decisions are Rust's (src/outbox/tab.rs, table.rs); these check that the shell does
 // them, edge by edge. What only a browser shows stays in the Chromium and WebKit suites.
-import { describe, it, mock } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -285,6 +285,23 @@ describe('the outbox through a page’s life, on a platform of fakes', { timeout
     } finally {
       console.warn = warn;
     }
+  });
+
+  it('the retention removes a created entry on its own timer, once its time is over, and tells it', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 1_800_000_000_000 });
+    const [site, store, name] = [origin(), plantStore(), `retention-${n++}`];
+    const outbox = await open(site.tab(), store, name, { retentionMs: 100 });
+    await outbox.add({ id: 650, name: 'Kept a while' });
+    await settled(outbox, 1);
+    const removed = [];
+    outbox.addEventListener('change', (e) => e.detail.removed && removed.push(e.detail.key));
+    t.mock.timers.tick(99);
+    await outbox.flush();
+    assert.equal(outbox.entries().length, 1, 'kept yet');
+    t.mock.timers.tick(1_001);
+    await until(() => outbox.entries().length === 0, 'removed on its timer');
+    assert.equal(removed.length, 1);
+    outbox.close();
   });
 
   it('offline, no round and no timer; online, it sends', async () => {
