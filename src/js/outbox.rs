@@ -18,8 +18,8 @@ const TYPES: &str = include_str!("outbox.d.ts");
 #[wasm_bindgen(js_name = openOutbox, skip_typescript)]
 pub fn open_outbox(options: JsValue) -> Promise {
     let opened = read_options(&options).and_then(|config| {
-        let (rules, store, platform) = Rules::new(config, true)?;
-        open(&rules, &store, &platform)
+        let (rules, store) = Rules::new(config, true)?;
+        open(&rules, &store)
     });
     opened.unwrap_or_else(|error| Promise::reject(&error.to_js()))
 }

@@ -6,20 +6,25 @@
 //! - `table.rs`: the one table of rules that changes what the store holds;
 //! - `tab.rs`: when a tab sends: the page's life, the lock, the round, the timer;
 //! - `record.rs`: a record and an entry's view, the plain JS objects the store keeps;
-//! - `rules.rs`: what a tab holds, and the decisions its JS shell (`js/outbox/`: the
-//!   `PlantOutbox` and its store) asks for, which does the IO;
+//! - `held.rs`: what a tab holds of the store;
+//! - `rules.rs`: what a tab decides for its JS shell (`js/outbox/`: the `PlantOutbox` and its
+//!   store), which does the IO: the changes of the store, the sends, the tab's actions;
+//! - `shell.rs`: the seam, typed once each way: the shell's methods, the rules' own;
 //! - this file: the Rust API over the shell.
 
 mod config;
 mod entry;
+mod held;
 mod record;
 mod rules;
+mod shell;
 mod tab;
 mod table;
 
 pub use config::{Change, OutboxConfig, Store, DEFAULT_CONCURRENCY, DEFAULT_RETENTION_MS};
 pub use entry::{Entry, EntryError, State};
-pub(crate) use rules::{open, Rules, Shell};
+pub(crate) use rules::Rules;
+pub(crate) use shell::{open, Shell};
 pub(crate) use tab::Input;
 pub use table::RETRY_AFTER_CEILING_MS;
 
@@ -70,9 +75,10 @@ impl Outbox {
     /// or read (IndexedDB missing, refused, of a newer release, or held at an older version by
     /// another tab: the message names the cause and the fix).
     pub async fn open(config: OutboxConfig) -> Result<Outbox, Error> {
-        let (rules, store, platform) = Rules::new(config, false)?;
-        let shell = JsFuture::from(open(&rules, &store, &platform)?).await;
-        let shell = shell.map_err(|e| rules.thrown().unwrap_or(from_js(e)))?;
+        let (rules, store) = Rules::new(config, false)?;
+        let shell = JsFuture::from(open(&rules, &store)?).await;
+        let shell =
+            shell.map_err(|e| rules.state.borrow_mut().thrown.take().unwrap_or(from_js(e)))?;
         let shell: Shell = shell.unchecked_into();
         let client = rules.client().ok_or_else(|| Error::config("the outbox is closed"))?;
         Ok(Outbox { rules, shell, client })
@@ -91,14 +97,15 @@ impl Outbox {
         let bigint = plant.id.unsigned_abs() > 9_007_199_254_740_991;
         let change = self.rules.add(plant.clone(), bigint)?;
         self.write(self.shell.write(&change)).await?;
-        self.rules.added().ok_or_else(|| Error::config("the outbox's store gave back no entry"))
+        let added = self.rules.state.borrow_mut().added.take();
+        added.ok_or_else(|| Error::config("the outbox's store gave back no entry"))
     }
 
     /// The entries this tab holds of the store, in the order they were added: every entry not
     /// created, and the created ones (the newest at open, and all those created since, until the
     /// retention removes them). [`Outbox::get`] reads any other.
     pub fn entries(&self) -> Vec<Entry> {
-        self.rules.entries()
+        self.rules.state.borrow().held.entries()
     }
 
     /// The entry of `key` as the store holds it now, within the retention.
@@ -113,12 +120,13 @@ impl Outbox {
     /// The records of the store the outbox cannot read (written by a newer release, or not by the
     /// outbox), set aside: [`Outbox::remove`] takes one out by its key.
     pub fn unreadable(&self) -> Vec<Unreadable> {
-        let mut all = Vec::new();
-        self.rules.unreadable(&mut |aside| {
-            let (reason, record) = (aside.reason.clone(), aside.record.clone());
-            all.push(Unreadable { key: Some(aside.key.clone()), reason, record });
+        let aside = &self.rules.state.borrow().held.aside;
+        let each = aside.iter().map(|aside| Unreadable {
+            key: Some(aside.key.clone()),
+            reason: aside.reason.clone(),
+            record: aside.record.clone(),
         });
-        all
+        each.collect()
     }
 
     /// Sends every entry that waits now, whatever its wait but the server's, and resolves once each
@@ -186,7 +194,7 @@ impl Outbox {
     /// What the shell's promise gives: its value, or the error Rust gave it to throw.
     async fn write(&self, promise: Promise) -> Result<JsValue, Error> {
         let outcome = JsFuture::from(promise).await;
-        match self.rules.thrown() {
+        match self.rules.state.borrow_mut().thrown.take() {
             Some(error) => Err(error),
             None => outcome.map_err(from_js),
         }

@@ -24,6 +24,13 @@ use crate::Kind;
 use alloc::string::String;
 use plant_store_model::{NewPlant, Plant};
 
+/// A record set aside: its key, why it cannot be read, and the record as the store gave it.
+pub(crate) struct Aside {
+    pub(crate) key: String,
+    pub(crate) reason: String,
+    pub(crate) record: wasm_bindgen::JsValue,
+}
+
 /// The schema this release writes.
 pub(crate) const SCHEMA: f64 = 3.0;
 

@@ -1,0 +1,498 @@
+//! The seam between the outbox's Rust and its JS shell (`js/outbox/outbox.js`, the `PlantOutbox`,
+//! over `js/outbox/store.js`), each side typed once: what Rust asks of the shell is a method of
+//! [`Shell`], bound below; what the shell asks of Rust is a method of [`OutboxRules`], whose
+//! TypeScript wasm-bindgen writes. A record or a view crosses as a plain object, read and written
+//! here through [`Fields`] and [`Sink`]. [`open`] opens a store, then the shell over it.
+
+use super::entry::NEVER;
+use super::record::{Fields, Sink};
+use super::rules::{For, Rules};
+use super::tab::Input;
+use super::table::{self, Event, Step};
+use crate::error::Draft;
+use crate::redact::theirs;
+use crate::Error;
+use alloc::rc::Rc;
+use alloc::string::String;
+use alloc::vec::Vec;
+use js_sys::{Array, Object, Promise, Reflect};
+use wasm_bindgen::prelude::*;
+
+/// The rules of one open outbox, as its JS shell holds them.
+#[wasm_bindgen(skip_typescript)]
+pub struct OutboxRules(pub(crate) Rc<Rules>);
+
+#[wasm_bindgen]
+impl OutboxRules {
+    /// The shell opened: it is told what Rust decides from now on.
+    pub fn opened(&self, shell: JsValue) {
+        *self.0.shell.borrow_mut() = Some(shell.unchecked_into());
+        self.0.live_again();
+    }
+
+    /// A round is asked for (on open, and when the page is back, whose `visibility` it is).
+    pub fn ask(&self, visibility: Option<String>) {
+        if visibility.as_deref() == Some("hidden") {
+            self.0.on(Input::Hidden);
+        }
+        self.0.on(Input::Ask { force: false });
+    }
+
+    /// The Web Lock is held, or its request failed with `cause`.
+    pub fn lock(&self, granted: bool, cause: JsValue) {
+        if !granted {
+            let name = cause.text("name").unwrap_or_else(|| said(&cause));
+            self.0.warn(&["a request for its Web Lock failed (", &name, ")"].concat());
+        }
+        self.0.on(if granted { Input::Granted } else { Input::LockFailed });
+    }
+
+    /// The keys due for round number `round`, and the Web Locks held.
+    pub fn fed(&self, round: u32, keys: Vec<String>, locks: Vec<String>) {
+        let (prefix, mine) = (self.0.lock_name("/tab/"), self.0.state.borrow().id.clone());
+        // The other tabs alive (this one takes again what it no longer sends).
+        let live = locks.iter().filter_map(|name| name.strip_prefix(prefix.as_str()));
+        self.0.state.borrow_mut().live = live.filter(|id| *id != mine).map(String::from).collect();
+        self.0.on(Input::Fed { round, keys });
+    }
+
+    /// The next change of a sender: `answer` the number of its last send's answer.
+    pub fn next(&self, round: u32, answer: Option<u32>) -> Option<Object> {
+        self.0.next(round, answer)
+    }
+
+    /// The `i`th record of `change` as the store read it: what to write in its place.
+    pub fn apply(&self, change: &JsValue, i: usize, record: JsValue) -> JsValue {
+        self.0.apply(change, i, record)
+    }
+
+    /// `change` was written but for its `failures`: what it gives, or the error it throws.
+    pub fn written(&self, change: &JsValue, failures: Vec<JsValue>) -> Result<JsValue, JsValue> {
+        self.0.written(change, failures).map_err(|error| self.throw(error))
+    }
+
+    /// The change of the answers a frozen page could not write, if any.
+    pub fn left(&self) -> Option<Object> {
+        let left = core::mem::take(&mut self.0.state.borrow_mut().left);
+        (!left.is_empty()).then(|| self.0.change(For::Other, left, false))
+    }
+
+    /// What a load read (on open, and when the page is back): the keys of the others held, to
+    /// read again by key (a load reads only the newest created entries).
+    pub fn loaded(&self, records: Vec<JsValue>) -> Vec<String> {
+        let mut unseen = self.0.state.borrow().held.keys();
+        for record in records {
+            let key = record.text("key").unwrap_or_default();
+            unseen.retain(|held| *held != key);
+            self.0.read(&key, record);
+        }
+        unseen
+    }
+
+    /// The record of `key`, read again (undefined: gone).
+    pub fn read(&self, key: String, record: JsValue) {
+        self.0.read(&key, record);
+    }
+
+    /// The change that removes the created entries of `keys` whose retention is over.
+    pub fn expire(&self, keys: Vec<String>) -> Object {
+        let expire = keys.into_iter().map(|key| (key, Event::Expire)).collect();
+        self.0.change(For::Other, expire, false)
+    }
+
+    /// The purge is over; the next created entry expires at `next`.
+    pub fn purged(&self, next: Option<f64>) {
+        let due = {
+            let held = &mut self.0.state.borrow_mut().held;
+            held.expiry = next;
+            held.due()
+        };
+        self.0.on(Input::Due(due));
+        self.0.on(Input::Purged);
+    }
+
+    pub fn timer(&self) {
+        self.0.on(Input::Timer);
+    }
+
+    pub fn flush(&self) {
+        self.0.on(Input::Flush);
+    }
+
+    pub fn paused(&self, paused: bool) {
+        self.0.on(if paused { Input::Pause } else { Input::Resume });
+    }
+
+    pub fn close(&self) {
+        self.0.close(None);
+    }
+
+    /// The browser closed the database under the outbox (`event`: `versionchange` or `close`).
+    pub fn lost(&self, event: JsValue) {
+        self.0.close(Some(match event.text("type").as_deref() {
+            Some("versionchange") => "another page opened a newer version of the outbox's database",
+            _ => "the browser closed the outbox's database (storage cleared, or a disk error)",
+        }));
+    }
+
+    /// An event of the page, the network or the channel (`visibility`: the document's).
+    pub fn event(&self, event: JsValue, visibility: Option<String>) {
+        let persisted = event.flag("persisted") == Some(true);
+        let input = match event.text("type").as_deref() {
+            Some("visibilitychange") if visibility.as_deref() == Some("hidden") => Input::Hidden,
+            Some("visibilitychange") => Input::Shown,
+            Some("freeze") => Input::Frozen,
+            Some("pagehide") if persisted => Input::Frozen,
+            Some("pagehide") => Input::Left,
+            Some("resume") => Input::Resumed,
+            Some("pageshow") if persisted => Input::Resumed,
+            Some("online") => Input::Online,
+            Some("offline") => Input::Offline,
+            Some("message") => match self.hinted(&event) {
+                Some(input) => input,
+                None => return,
+            },
+            _ => return,
+        };
+        self.0.on(input);
+    }
+
+    /// A hint of another tab (`{ type, v: 1, keys?, released? }`): the keys read again, and a
+    /// round asked for when that tab let go. Anything else on the channel changes nothing.
+    fn hinted(&self, event: &JsValue) -> Option<Input> {
+        let data = event.object("data")?;
+        if data.text("type").as_deref() != Some(HINT) || data.number("v") != Some(1.0) {
+            return None;
+        }
+        let keys = data.object("keys").filter(Array::is_array).map(|keys| Array::from(&keys));
+        if let (Some(keys), Some(shell)) = (keys, self.0.shell()) {
+            keys.iter().filter(JsValue::is_string).for_each(|key| shell.reread(&key));
+        }
+        (data.flag("released") == Some(true)).then_some(Input::Released)
+    }
+
+    /// Throws a `config` error when the outbox is closed.
+    pub fn usable(&self, operation: String) -> Result<(), JsValue> {
+        self.0.usable(&operation).map_err(|error| self.throw(error))
+    }
+
+    /// The error of what the outbox could not do, and why.
+    pub fn failed(&self, what: String, cause: JsValue) -> JsValue {
+        self.throw(self.0.failed(&what, cause))
+    }
+
+    /// The error of a store that could not be opened, in words that name the cause and the fix.
+    pub fn opening(&self, cause: JsValue) -> JsValue {
+        let message = match cause.text("type").or_else(|| cause.text("name")).as_deref() {
+            Some("blocked") => {
+                "the outbox's database is open in another tab of an older release \
+                                of this app, which keeps it from being upgraded: close or reload \
+                                that tab, then open the outbox again"
+            }
+            Some("VersionError") => {
+                "the outbox's database was made by a newer release of this \
+                                     app: reload the page to run that release"
+            }
+            _ if cause.is_undefined() => {
+                "this runtime has no IndexedDB; pass options.store (a \
+                                          MemoryStore keeps the entries of one process)"
+            }
+            _ => {
+                let message = [
+                    "IndexedDB refused to open: ",
+                    &theirs(&said(&cause)),
+                    "; where it \
+                                is not allowed (a sandboxed frame, blocked storage), pass \
+                                options.store",
+                ];
+                return self
+                    .throw(self.0.redact(Draft::config(message.concat()).with_cause(cause)));
+            }
+        };
+        let draft = Draft::config(message);
+        let draft = if cause.is_undefined() { draft } else { draft.with_cause(cause) };
+        self.throw(self.0.redact(draft))
+    }
+
+    /// The record an upgrade rewrites from `record` (an older release's, `duplicate` when an
+    /// entry of the same plant id was rewritten first), or for one it cannot read the same record
+    /// with a due time, so that a load finds it and lists it.
+    pub fn migrate(&self, record: JsValue, duplicate: bool) -> JsValue {
+        let held = super::record::read(&record);
+        match self.0.context(|cx| table::apply(held, Event::Migrate { duplicate }, cx)) {
+            Step::Put(entry) => super::record::write::<Object>(&entry).into(),
+            _ => {
+                let copy = Object::assign(&Object::new(), record.unchecked_ref());
+                set(&copy, "dueAt", NEVER);
+                copy.into()
+            }
+        }
+    }
+
+    /// The view of the entry `record` holds, if any.
+    pub fn view(&self, record: JsValue) -> JsValue {
+        self.0.entry_of(&record).map_or(JsValue::UNDEFINED, |entry| self.0.view_of(&entry))
+    }
+
+    pub fn entries(&self) -> JsValue {
+        self.0.state.borrow_mut().held.list()
+    }
+
+    pub fn unreadable(&self) -> Array {
+        let state = self.0.state.borrow();
+        let each = state.held.aside.iter().map(|aside| {
+            let one = Object::new();
+            set(&one, "key", aside.key.as_str());
+            set(&one, "reason", aside.reason.as_str());
+            set(&one, "record", aside.record.clone());
+            one
+        });
+        each.collect()
+    }
+
+    /// How many created entries a load reads, newest first: the others are read by key.
+    #[wasm_bindgen(getter)]
+    pub fn shown(&self) -> u32 {
+        100
+    }
+
+    /// The events the shell listens to for the tab: the document's, and the window's.
+    #[wasm_bindgen(getter, js_name = documentEvents)]
+    pub fn document_events(&self) -> Vec<String> {
+        ["visibilitychange", "freeze", "resume"].map(String::from).into()
+    }
+
+    #[wasm_bindgen(getter, js_name = windowEvents)]
+    pub fn window_events(&self) -> Vec<String> {
+        ["pagehide", "pageshow", "online", "offline"].map(String::from).into()
+    }
+
+    /// The BroadcastChannel the tabs of a shared store hint on.
+    #[wasm_bindgen(getter)]
+    pub fn channel(&self) -> Option<String> {
+        self.0.shared.then(|| self.0.lock_name(""))
+    }
+
+    /// The JS API's add of `plant`, validated: the change that stores it.
+    #[cfg(feature = "js")]
+    pub fn add(&self, plant: JsValue) -> Result<Object, JsValue> {
+        match crate::js::api::new_plant(&plant) {
+            Ok((plant, bigint)) => self.0.add(plant, bigint).map_err(|e| self.throw(e)),
+            Err(issues) => Err(self.throw(self.0.redact(Draft::validation(issues)))),
+        }
+    }
+
+    /// The JS API's `retry`, `markCreated` and `remove` of `key`: the change that makes it.
+    #[cfg(feature = "js")]
+    pub fn retry(&self, key: String) -> Result<Object, JsValue> {
+        self.0.act(&key, "retry").map_err(|e| self.throw(e))
+    }
+
+    #[cfg(feature = "js")]
+    #[wasm_bindgen(js_name = markCreated)]
+    pub fn mark_created(&self, key: String) -> Result<Object, JsValue> {
+        self.0.act(&key, "markCreated").map_err(|e| self.throw(e))
+    }
+
+    #[cfg(feature = "js")]
+    pub fn remove(&self, key: String) -> Result<Object, JsValue> {
+        self.0.act(&key, "remove").map_err(|e| self.throw(e))
+    }
+}
+
+impl core::fmt::Debug for OutboxRules {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("OutboxRules")
+    }
+}
+
+impl OutboxRules {
+    /// `error` as the shell throws it: a PlantStoreError in the JS API; for the Rust API it is
+    /// kept, for it to read.
+    fn throw(&self, error: Error) -> JsValue {
+        #[cfg(feature = "js")]
+        if self.0.js() {
+            return error.to_js();
+        }
+        let message = JsValue::from(error.message());
+        self.0.state.borrow_mut().thrown = Some(error);
+        message
+    }
+}
+
+/// Opens the outbox of `rules` (its store, `store` or IndexedDB, then the shell over it, which
+/// reads it): the promise of its `PlantOutbox`.
+pub(crate) fn open(rules: &Rc<Rules>, store: &JsValue) -> Result<Promise, Error> {
+    let handle = OutboxRules(rules.clone());
+    let migrate = Closure::<dyn Fn(JsValue, bool) -> JsValue>::new({
+        let handle = OutboxRules(rules.clone());
+        move |record, duplicate| handle.migrate(record, duplicate)
+    });
+    let failed = |cause| rules.failed("open its store", cause);
+    let opening = open_store(&rules.platform, &rules.name, store, &migrate.into_js_value());
+    open_shell(handle, &rules.platform, &opening.map_err(failed)?).map_err(failed)
+}
+
+/// A hint on the channel: `{ type, v: 1, [name]: value }`, the keys to read again (never the
+/// data), or that a tab let go.
+const HINT: &str = "plant-store-outbox";
+
+pub(crate) fn hint(name: &str, value: JsValue) -> Object {
+    let hint = Object::new();
+    set(&hint, "type", HINT);
+    set(&hint, "v", 1);
+    set(&hint, name, value);
+    hint
+}
+
+pub(crate) fn set(object: &Object, name: &str, value: impl Into<JsValue>) {
+    let _ = Reflect::set(object, &name.into(), &value.into());
+}
+
+/// What a failure says, on one line: its name and message.
+pub(crate) fn said(cause: &JsValue) -> String {
+    let text = match (cause.text("name"), cause.text("message")) {
+        (Some(name), Some(message)) if !name.is_empty() => [name.as_str(), ": ", &message].concat(),
+        (_, Some(message)) => message,
+        _ => cause.as_string().unwrap_or_else(|| "an unknown failure".into()),
+    };
+    let line: String = text.chars().map(|c| if c == '\n' || c == '\r' { ' ' } else { c }).collect();
+    line.trim_end_matches('.').into()
+}
+
+/// `platform.navigator[name]` (undefined when it has none).
+pub(crate) fn nav(platform: &JsValue, name: &str) -> JsValue {
+    let value = field(&field(platform, "navigator"), name);
+    if value.is_null() {
+        JsValue::UNDEFINED
+    } else {
+        value
+    }
+}
+
+/// The field `name` of `value` (undefined when it has none, or reading it threw).
+fn field(value: &JsValue, name: &str) -> JsValue {
+    match value.is_object() {
+        true => Reflect::get(value, &name.into()).unwrap_or_default(),
+        false => JsValue::UNDEFINED,
+    }
+}
+
+impl Fields for JsValue {
+    fn text(&self, name: &str) -> Option<String> {
+        field(self, name).as_string()
+    }
+    fn number(&self, name: &str) -> Option<f64> {
+        field(self, name).as_f64()
+    }
+    fn flag(&self, name: &str) -> Option<bool> {
+        field(self, name).as_bool()
+    }
+    fn object(&self, name: &str) -> Option<JsValue> {
+        Some(field(self, name)).filter(JsValue::is_object)
+    }
+    fn has(&self, name: &str) -> bool {
+        !field(self, name).is_undefined()
+    }
+}
+
+impl Sink for Object {
+    fn new() -> Object {
+        Object::new()
+    }
+    fn text(&mut self, name: &str, value: &str) {
+        set(self, name, value);
+    }
+    fn number(&mut self, name: &str, value: f64) {
+        set(self, name, value);
+    }
+    fn flag(&mut self, name: &str, value: bool) {
+        set(self, name, value);
+    }
+    fn id(&mut self, name: &str, id: i64, bigint: bool) {
+        match bigint {
+            true => set(self, name, id),
+            false => set(self, name, id as f64),
+        }
+    }
+    fn object(&mut self, name: &str, value: Object) {
+        set(self, name, value);
+    }
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// `globalThis`: the platform unless the app gives another.
+    #[wasm_bindgen(thread_local_v2, js_name = globalThis)]
+    pub(crate) static GLOBAL: JsValue;
+}
+
+#[wasm_bindgen(module = "/js/outbox/store.js")]
+extern "C" {
+    /// The store: the IndexedDB database `plant-store-outbox:{name}` of `platform` when `store` is
+    /// undefined, else the app's; an upgrade rewrites each record with `migrate`.
+    #[wasm_bindgen(catch, js_name = openStore)]
+    fn open_store(
+        platform: &JsValue,
+        name: &str,
+        store: &JsValue,
+        migrate: &JsValue,
+    ) -> Result<Promise, JsValue>;
+}
+
+#[wasm_bindgen(module = "/js/outbox/outbox.js")]
+extern "C" {
+    /// `open(rules, platform, opening)`: the shell reads the store `opening` gives and listens;
+    /// the promise of its `PlantOutbox`.
+    #[wasm_bindgen(catch, js_name = open)]
+    fn open_shell(
+        rules: OutboxRules,
+        platform: &JsValue,
+        opening: &Promise,
+    ) -> Result<Promise, JsValue>;
+    /// The `PlantOutbox`: what Rust asks of the shell.
+    #[derive(Clone)]
+    pub(crate) type Shell;
+    #[wasm_bindgen(method, js_name = askLock)]
+    pub(crate) fn ask_lock(this: &Shell, name: &str);
+    #[wasm_bindgen(method)]
+    pub(crate) fn release(this: &Shell);
+    #[wasm_bindgen(method)]
+    pub(crate) fn live(this: &Shell, name: Option<&str>);
+    #[wasm_bindgen(method)]
+    pub(crate) fn post(this: &Shell, hint: &Object);
+    #[wasm_bindgen(method)]
+    pub(crate) fn feed(this: &Shell, round: u32, until: f64, locked: bool);
+    #[wasm_bindgen(method)]
+    pub(crate) fn senders(this: &Shell, round: u32, count: u32);
+    #[wasm_bindgen(method)]
+    pub(crate) fn signal(this: &Shell) -> web_sys::AbortSignal;
+    #[wasm_bindgen(method)]
+    pub(crate) fn abort(this: &Shell);
+    #[wasm_bindgen(method)]
+    pub(crate) fn suspend(this: &Shell);
+    #[wasm_bindgen(method)]
+    pub(crate) fn back(this: &Shell);
+    #[wasm_bindgen(method)]
+    pub(crate) fn reread(this: &Shell, key: &JsValue);
+    #[wasm_bindgen(method)]
+    pub(crate) fn purge(this: &Shell, now: f64);
+    #[wasm_bindgen(method)]
+    pub(crate) fn arm(this: &Shell, ms: f64);
+    #[wasm_bindgen(method)]
+    pub(crate) fn disarm(this: &Shell);
+    #[wasm_bindgen(method)]
+    pub(crate) fn flushed(this: &Shell, count: u32);
+    #[wasm_bindgen(method)]
+    pub(crate) fn changed(this: &Shell, detail: &JsValue);
+    #[wasm_bindgen(method)]
+    pub(crate) fn closed(this: &Shell, why: Option<&str>);
+    /// The Rust API's: writes a change (the promise of what `written` gave), reads a record,
+    /// flushes.
+    #[wasm_bindgen(method)]
+    pub(crate) fn write(this: &Shell, change: &Object) -> Promise;
+    #[wasm_bindgen(method)]
+    pub(crate) fn record(this: &Shell, key: &str) -> Promise;
+    #[wasm_bindgen(method)]
+    pub(crate) fn flush(this: &Shell) -> Promise;
+}
