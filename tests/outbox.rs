@@ -215,3 +215,25 @@ async fn an_operation_whose_future_is_dropped_holds_nothing_up() {
     assert_eq!(outbox.get(&key).await.unwrap(), None);
     outbox.close();
 }
+
+#[wasm_bindgen_test]
+async fn an_id_past_javascripts_safe_integers_is_given_back_to_javascript_as_a_bigint() {
+    let name = name("bigint");
+    let down = network(Rc::new(Cell::new(false)), Rc::new(RefCell::new(Vec::new())));
+    let config = OutboxConfig::new(Config::new(SERVER).token(TOKEN).fetch(down), &name);
+    let outbox = Outbox::open(config).await.unwrap();
+    let id = 9_007_199_254_740_993;
+    let added = outbox.add(&NewPlant { id, name: "Big".into(), tag: None }).await.unwrap();
+    outbox.close();
+    // The record as the JS API reads it: the id's type, and every digit of it.
+    let read = format!(
+        "new Promise((done) => {{ const open = indexedDB.open('plant-store-outbox:{name}');
+           open.onsuccess = () => {{ const db = open.result;
+             const get = db.transaction('entries').objectStore('entries').get('{}');
+             get.onsuccess = () => {{ done(get.result.idType + ' ' + get.result.plant.id); db.close(); }}; }}; }})",
+        added.key
+    );
+    let read: Promise = js_sys::eval(&read).unwrap().unchecked_into();
+    let record = JsFuture::from(read).await.unwrap().as_string().unwrap();
+    assert_eq!(record, "bigint 9007199254740993");
+}

@@ -33,8 +33,12 @@ function verbs(run, extra) {
      * Reads the record of each target (a key, or with `byId` a plant's id), and writes what
      * `apply(i, record)` makes of it: the failure of each (undefined where it was written).
      */
-    change: (targets, byId, apply, strict) =>
-      run(strict ? 'strict' : 'relaxed', (s) =>
+    change: async (targets, byId, apply, strict) => {
+      // An add is written at once, as if the store held nothing of its plant's id, in a
+      // transaction committed as it is made: a page that leaves as it adds still keeps it. Only
+      // when the store holds one is it read, and the table applied to that.
+      if (byId && (await run('strict', (s) => s.add?.(apply(0, undefined))))) return [undefined];
+      return run(strict ? 'strict' : 'relaxed', (s) =>
         Promise.all(
           targets.map(async (target, i) => {
             try {
@@ -46,7 +50,8 @@ function verbs(run, extra) {
             }
           }),
         ),
-      ),
+      );
+    },
     ...extra,
   };
 }
@@ -105,6 +110,18 @@ async function database(platform, name, migrate) {
     const worked = work({
       get: (key) => ask(entries.get(key)),
       byId: (id) => ask(entries.index('id').get(id)),
+      /** Writes a new record and commits: false when its key or its plant's id is there already. */
+      add: (record) => {
+        const added = ask(entries.add(record));
+        tx.commit?.();
+        return added.then(
+          () => true,
+          (failure) => {
+            if (failure?.name === 'ConstraintError') return false;
+            throw failure;
+          },
+        );
+      },
       put: (record) => ask(entries.put(record)),
       delete: (key) => ask(entries.delete(key)),
       due: (until) => ask(entries.index('due').getAllKeys(below(until))),

@@ -13,7 +13,8 @@ export interface OutboxEntry {
   plant: NewPlant;
   /**
    * - `pending`: waits to be sent (now, or at `nextAttemptAt`);
-   * - `sending`: a request is out, or was when its tab let go: sent again, with the same key, by the next round;
+   * - `sending`: a request is out from a tab (no other takes it while that tab lives), or was when its tab went: sent
+   *   again, with the same key, by the next round;
    * - `created`: the store created it (`created`); removed from the store after `retentionMs`;
    * - `rejected`: refused (`error`), never sent again on its own: `retry(key)` or `remove(key)`;
    * - `uncertain`: a request may have created it and a later one was refused (a "duplicate id" after a lost
@@ -73,6 +74,12 @@ export type PlantOutboxOptions = PlantStoreOptions & {
   concurrency?: number;
   /** How long a created entry is kept, in ms from when it was created (default 86400000, a day; 0: removed at once). */
   retentionMs?: number;
+  /**
+   * The platform APIs the outbox uses in place of `globalThis`'s, for tests with fakes: `indexedDB` and
+   * `IDBKeyRange`, `navigator.locks` and `navigator.onLine`, `BroadcastChannel`, `document` (its `visibilityState`
+   * and lifecycle events), and its own `pagehide`, `pageshow`, `online` and `offline` events.
+   */
+  platform?: object;
 };
 
 /** A listener of any event (the DOM's `EventListenerOrEventListenerObject`, which a project without the DOM library lacks). */
@@ -128,7 +135,7 @@ export declare class PlantOutbox extends EventTarget {
    * paused, closed or offline, and in the second after the page hid, when it leaves the sending to the visible tabs).
    */
   flush(): Promise<void>;
-  /** Sends a `rejected`, `uncertain` or waiting entry again, now, with its key. */
+  /** Sends a `rejected`, `uncertain` or waiting entry again, now: with its key, or a new one once its key's lifetime is over. */
   retry(key: string): Promise<void>;
   /** Records that you found the plant in the store: the entry becomes `created`, its Plant the one it sent. */
   markCreated(key: string): Promise<void>;

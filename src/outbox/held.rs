@@ -29,7 +29,8 @@ pub(crate) struct Held {
     pub(crate) expiry: Option<f64>,
 }
 
-/// What taking a step changed, to tell the app.
+/// What taking a step changed, to tell the app. (Unboxed: one lives at a time.)
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Taken {
     /// An entry as it now is.
     Entry(Entry),

@@ -54,7 +54,7 @@ pub(crate) struct Rules {
     pub(crate) shared: bool,
     pub(crate) platform: JsValue,
     /// The JS API's: changes are told to the shell with their views.
-    js: bool,
+    pub(crate) js: bool,
     on_change: Option<OnChange>,
     pub(crate) shell: RefCell<Option<Shell>>,
     pub(crate) state: RefCell<State>,
@@ -139,11 +139,6 @@ impl Rules {
             rules.warn("this browser has no Web Locks API");
         }
         Ok((Rc::new(rules), store))
-    }
-
-    /// Whether this is the JS API's outbox.
-    pub(crate) fn js(&self) -> bool {
-        self.js
     }
 
     /// The view of `entry` for JavaScript.
@@ -361,10 +356,10 @@ impl Rules {
                     console_warn(&what.concat());
                     self.on(Input::Ask { force: false });
                 }
-                (Event::Take { .. }, Ok(Step::Put(entry))) => {
-                    if entry.sender.as_ref() == Some(&self.state.borrow().id) {
-                        call = self.send(key, entry).into();
-                    }
+                (Event::Take { .. }, Ok(Step::Put(entry)))
+                    if entry.sender.as_ref() == Some(&self.state.borrow().id) =>
+                {
+                    call = self.send(key, entry).into();
                 }
                 _ => {}
             }

@@ -311,7 +311,7 @@ impl OutboxRules {
     /// kept, for it to read.
     fn throw(&self, error: Error) -> JsValue {
         #[cfg(feature = "js")]
-        if self.0.js() {
+        if self.0.js {
             return error.to_js();
         }
         let message = JsValue::from(error.message());

@@ -696,4 +696,51 @@ mod tests {
         }
         assert_eq!(checked, 21 * 12, "every row and column of the table");
     }
+
+    /// What `tab` does after each of `inputs`, at time `now`, in the table's words.
+    fn run(tab: &mut Tab, now: f64, inputs: &[Input]) -> Vec<String> {
+        inputs.iter().map(|input| said(&tab.on(input.clone(), now))).collect()
+    }
+
+    #[test]
+    fn a_hidden_page_sends_on_once_its_second_is_over() {
+        let mut tab = tab("idle");
+        assert_eq!(run(&mut tab, 0.0, &[Input::Hidden, Input::Due(0.0)]), ["–", "timer 1 s"]);
+        assert_eq!(run(&mut tab, 1_000.0, &[Input::Timer]), ["lock"]);
+    }
+
+    #[test]
+    fn a_flush_during_a_round_is_the_next_rounds_and_resolves_when_that_one_ends() {
+        let mut tab = tab("ending");
+        let fed = Input::Fed { round: 2, keys: Vec::new() };
+        let steps = run(
+            &mut tab,
+            0.0,
+            &[Input::Flush, Input::SenderDone { round: 1 }, Input::Purged, Input::Granted, fed],
+        );
+        assert_eq!(steps, ["–", "purge", "release, lock", "feed all", "purge"]);
+        assert_eq!(run(&mut tab, 0.0, &[Input::Purged]), ["release, flushed"]);
+    }
+
+    #[test]
+    fn adds_go_into_the_round_under_way_and_a_burst_of_asks_reads_the_keys_once_more() {
+        let mut tab = tab("sending");
+        let adds: Vec<Input> = ["c", "d", "c"].map(|key| Input::Added(key.into())).into();
+        assert_eq!(run(&mut tab, 0.0, &adds), ["send 1", "send 1", "–"]);
+        let asks = [Input::Ask { force: false }, Input::Ask { force: false }, Input::Timer];
+        assert_eq!(run(&mut tab, 0.0, &asks), ["feed", "–", "–"]);
+        let fed = Input::Fed { round: 1, keys: Vec::from(["e".into()]) };
+        // Read once more for the burst; `concurrency` (4) senders at work: `e` waits its turn.
+        assert_eq!(run(&mut tab, 0.0, &[fed]), ["feed"]);
+        assert_eq!(tab.next(1).map(|take| take.key).as_deref(), Some("c"));
+    }
+
+    #[test]
+    fn a_failed_lock_request_sends_without_the_lock_from_then_on() {
+        let mut tab = tab("asking");
+        let fed = Input::Fed { round: 1, keys: Vec::new() };
+        let steps = run(&mut tab, 0.0, &[Input::LockFailed, fed, Input::Purged]);
+        assert_eq!(steps, ["feed", "purge", "–"]);
+        assert_eq!(run(&mut tab, 0.0, &[Input::Ask { force: false }]), ["feed"]);
+    }
 }

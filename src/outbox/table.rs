@@ -17,8 +17,10 @@ use crate::{Error, Kind};
 use alloc::string::String;
 use plant_store_model::Plant;
 
-/// What the store holds under a key (for an add, under the plant's id).
+/// What the store holds under a key (for an add, under the plant's id). (Unboxed: one lives at
+/// a time.)
 #[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Held {
     None,
     Entry(Entry),
@@ -28,6 +30,7 @@ pub(crate) enum Held {
 
 /// What happens to a record.
 #[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Event {
     /// A plant is added: this new entry, offered to what the store holds under its plant's id.
     Add(Entry),

@@ -878,6 +878,23 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
     await page.close();
   });
 
+  it('a plant added as the page leaves (pagehide) is stored: the next page lists it and sends it', async () => {
+    const page = await chromium.tab();
+    await open(page, 'save-on-leave');
+    await page.evaluate(() => {
+      // A "save on leave": the app adds what the form holds as its page goes.
+      window.addEventListener('pagehide', () => {
+        window.saving = outbox.add({ id: 9936, name: 'Saved on leave' });
+      });
+    });
+    await page.close({ runBeforeUnload: true });
+    const next = await chromium.tab();
+    await open(next, 'save-on-leave');
+    await settled(next, 1);
+    assert.deepEqual(keysSent(9936).length, 1);
+    await next.close();
+  });
+
   it('an add or a removal followed at once by close(): each resolves, and was done', async () => {
     const page = await chromium.tab();
     await open(page, 'closed-at-once');
