@@ -163,6 +163,14 @@ struct Round {
     flushes: usize,
 }
 
+impl Round {
+    /// Reads the keys due for the round.
+    fn feed(&mut self) -> Do {
+        self.feeding = true;
+        Do::Feed { round: self.number, force: self.force, lock: self.locked }
+    }
+}
+
 /// A round asked for while one runs (`flush()`, `online`): it begins when that one ends.
 #[derive(Debug, Default)]
 struct Wanted {
@@ -263,8 +271,7 @@ impl Tab {
                     }
                 }
                 if core::mem::take(&mut round.again) && round.going {
-                    round.feeding = true;
-                    out.push(Do::Feed { round: number, force: round.force, lock: round.locked });
+                    out.push(round.feed());
                 }
                 self.fill(&mut out);
                 self.end(now, &mut out);
@@ -305,7 +312,7 @@ impl Tab {
             }
             Input::Frozen if matches!(self.page, Page::Shown | Page::Hidden) => {
                 self.page = Page::Frozen;
-                self.drop_round(&mut out);
+                self.drop_round(true, &mut out);
                 out.push(Do::Suspend);
                 self.disarm(&mut out);
             }
@@ -339,7 +346,7 @@ impl Tab {
                 self.ask(false, 0, now, &mut out);
             }
             Input::Close => {
-                self.drop_round(&mut out);
+                self.drop_round(true, &mut out);
                 self.page = Page::Closed;
                 self.disarm(&mut out);
             }
@@ -395,12 +402,7 @@ impl Tab {
                 if round.feeding {
                     round.again = true;
                 } else {
-                    round.feeding = true;
-                    out.push(Do::Feed {
-                        round: round.number,
-                        force: round.force,
-                        lock: round.locked,
-                    });
+                    out.push(round.feed());
                 }
             }
             Some(_) => {
@@ -447,8 +449,8 @@ impl Tab {
 
     fn begin(&mut self, out: &mut Vec<Do>) {
         let Some(round) = &mut self.round else { return };
-        (round.begun, round.feeding) = (true, true);
-        out.push(Do::Feed { round: round.number, force: round.force, lock: round.locked });
+        round.begun = true;
+        out.push(round.feed());
     }
 
     /// Starts senders up to the concurrency, while there is something to take.
@@ -470,9 +472,7 @@ impl Tab {
             return;
         }
         if core::mem::take(&mut round.again) && round.going {
-            round.feeding = true;
-            out.push(Do::Feed { round: round.number, force: round.force, lock: round.locked });
-            return;
+            return out.push(round.feed());
         }
         if round.going && (round.locked || self.senders == Senders::All) {
             round.going = false;
@@ -501,32 +501,31 @@ impl Tab {
                 round.queue.clear();
                 round.again = false;
             }
-            Some(_) => self.drop_round_only(out),
+            Some(_) => self.drop_round(false, out),
             None => {}
         }
         self.release(true, out);
-        self.wanted_flushed(out);
+        self.drop_wanted(out);
     }
 
-    /// The page froze or the outbox closed: the round's calls are aborted, the lock given back.
-    fn drop_round(&mut self, out: &mut Vec<Do>) {
-        if self.round.as_ref().is_some_and(|round| round.begun) {
-            out.push(Do::Abort);
-        }
-        self.drop_round_only(out);
-        self.release(true, out);
-        self.wanted_flushed(out);
-    }
-
-    fn drop_round_only(&mut self, out: &mut Vec<Do>) {
+    /// The round is dropped, and its `flush()` calls resolved: its calls aborted when `abort`
+    /// (the page froze, or the outbox closed), and the lock given back.
+    fn drop_round(&mut self, abort: bool, out: &mut Vec<Do>) {
         if let Some(round) = self.round.take() {
+            if abort && round.begun {
+                out.push(Do::Abort);
+            }
             if round.flushes > 0 {
                 out.push(Do::Flushed(round.flushes));
             }
         }
+        if abort {
+            self.release(true, out);
+            self.drop_wanted(out);
+        }
     }
 
-    fn wanted_flushed(&mut self, out: &mut Vec<Do>) {
+    fn drop_wanted(&mut self, out: &mut Vec<Do>) {
         if let Some(Wanted { flushes: flushes @ 1.., .. }) = self.wanted.take() {
             out.push(Do::Flushed(flushes));
         }
