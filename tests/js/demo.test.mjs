@@ -1,10 +1,11 @@
 // End to end: the demo page in www/ driven in headless Chromium against the reference server, which
 // serves the page, the built package and the API on one origin. Saves a screenshot of each state to
 // look at: artifacts/demo.png (a refusal), demo-401.png, demo-queue.png (paused),
-// demo-queue-refused.png (a duplicate id in the queue), demo-queue-offline.png and
-// demo-queue-misconfigured.png (the queue's .wasm not loaded), demo-phone.png (375 px wide).
-// Last, `scripts/demo` itself: its first start, the package not yet built, shows each step with its
-// time before the banner; its second start, the banner alone.
+// demo-queue-refused.png (a duplicate id in the queue), demo-bad-base-url.png (ftp://x),
+// demo-queue-offline.png and demo-queue-misconfigured.png (the queue's .wasm not loaded),
+// demo-phone.png (375 px wide). Last, `scripts/demo` itself: its first start, the package not yet
+// built, shows each step with its time before the banner; its second start, the banner alone; the
+// port it serves on (--port N, PORT=N), a port already taken, its usage.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawn } from 'node:child_process';
@@ -199,10 +200,50 @@ describe('demo page (www/) in headless Chromium', { timeout: 90_000 }, () => {
       new RegExp(`refused[\\s\\S]*a plant with id ${BIG_ID} already exists`),
     );
     assert.equal(await refused.getByRole('button', { name: 'Send again' }).count(), 0);
+    // The Result card said it was queued; once refused, it says so.
+    await outcome('The Plant Store refused “Monstera again” from the queue');
+    assert.match(
+      await result().innerText(),
+      new RegExp(`a plant with id ${BIG_ID} already exists`),
+    );
+    assert.doesNotMatch(await result().innerText(), /is sent once the store can be reached/);
     await page.screenshot({ path: join(ARTIFACTS, 'demo-queue-refused.png'), fullPage: true });
     await refused.getByRole('button', { name: 'Remove' }).click();
     await page.locator('#queue-empty').waitFor();
     await result().getByText('“Monstera again” was removed from the queue.').waitFor();
+  });
+
+  it('a bad base URL (ftp://x): the queue says it stopped and why, each button shows the cause, nothing is uncaught; a good one brings the queue back', async () => {
+    const cause = 'options.baseUrl must start with http:// or https://';
+    await page.fill('#base-url', 'ftp://x');
+    await page.locator('#base-url').press('Tab'); // its `change`: the queue opens again with it
+    const status = page.locator('#queue-status');
+    await status.getByText(`The queue is stopped: ${cause}`).waitFor();
+    await page.fill('#plant-id', '8001');
+    await page.fill('#plant-name', 'Fern');
+    const shown = async () => {
+      await outcome('The connection settings cannot be used');
+      const text = await result().innerText();
+      assert.ok(text.includes(cause), text);
+      assert.doesNotMatch(text, /closed/);
+    };
+    await page.click('#queue-add');
+    await shown();
+    const calls = await history().count();
+    await page.click('#submit');
+    await history().nth(calls).waitFor(); // the call's line in the history
+    await shown();
+    await page.screenshot({ path: join(ARTIFACTS, 'demo-bad-base-url.png'), fullPage: true });
+    assert.deepEqual(seen.errors, [], 'no uncaught error');
+
+    await page.fill('#base-url', server.url);
+    await page.locator('#base-url').press('Tab');
+    await status.waitFor({ state: 'hidden' });
+    await page.click('#queue-add');
+    await page.locator('#queue > li.created', { hasText: '8001' }).waitFor();
+    await result().getByText('“Fern”, from the queue, was created.').waitFor();
+    await page.click('#queue-clear');
+    await page.locator('#queue-empty').waitFor();
   });
 
   it('shows a stopped server as a network problem', async () => {
@@ -213,7 +254,7 @@ describe('demo page (www/) in headless Chromium', { timeout: 90_000 }, () => {
     await page.click('#submit');
     await outcome('Could not reach the Plant Store');
     assert.match(await result().innerText(), /network/);
-    assert.equal(await history().count(), 5);
+    assert.equal(await history().count(), 6);
     assert.match(
       await history().first().innerText(),
       /3 attempts: network → network → network$/,
