@@ -1,6 +1,8 @@
 // The crate as wasm-pack builds it, with nothing of ours around it: `wasm-pack build --target web`
 // (default features), loaded in Node with `initSync`. Its module exports the API itself, its .d.ts
-// declares exactly what the module exports, and a call behaves as the README says.
+// declares exactly what the module exports, and a call behaves as the README says. It builds in a
+// target dir of its own: no other step makes this build (the release profile for wasm32, on
+// stable), and in target/ it would wait for cargo's lock while scripts/test runs clippy beside it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -32,7 +34,12 @@ before(
           out,
           '--no-pack',
         ],
-        { cwd: ROOT, timeout: 600_000, maxBuffer: 16 << 20 },
+        {
+          cwd: ROOT,
+          env: { ...process.env, CARGO_TARGET_DIR: join(ROOT, 'target/plain-build') },
+          timeout: 600_000,
+          maxBuffer: 16 << 20,
+        },
         (err, stdout, stderr) =>
           err ? reject(new Error(`wasm-pack build failed:\n${stdout}\n${stderr}`)) : resolve(),
       );
