@@ -17,8 +17,11 @@ export async function openStore(platform, name, store, migrate) {
   return store === undefined ? database(platform, name, migrate) : app(store);
 }
 
-/** The store's verbs over `run(strict, work)`, which runs `work(s)` in one transaction. */
-function verbs(run, extra) {
+/**
+ * The store's verbs over `run(strict, work)`, which runs `work(s)` in one transaction, and
+ * `insert(record)`, which writes a new record at once if none holds its key or plant's id.
+ */
+function verbs(run, insert, extra) {
   return {
     /** Every record not created, and the newest `created` created ones. */
     load: (created) => run(undefined, (s) => s.load(created)),
@@ -37,7 +40,7 @@ function verbs(run, extra) {
       // An add is written at once, as if the store held nothing of its plant's id, in a
       // transaction committed as it is made: a page that leaves as it adds still keeps it. Only
       // when the store holds one is it read, and the table applied to that.
-      if (byId && (await run('strict', (s) => s.add?.(apply(0, undefined))))) return [undefined];
+      if (byId && insert && (await insert(apply(0, undefined)))) return [undefined];
       return run(strict ? 'strict' : 'relaxed', (s) =>
         Promise.all(
           targets.map(async (target, i) => {
@@ -110,18 +113,6 @@ async function database(platform, name, migrate) {
     const worked = work({
       get: (key) => ask(entries.get(key)),
       byId: (id) => ask(entries.index('id').get(id)),
-      /** Writes a new record and commits: false when its key or its plant's id is there already. */
-      add: (record) => {
-        const added = ask(entries.add(record));
-        tx.commit?.();
-        return added.then(
-          () => true,
-          (failure) => {
-            if (failure?.name === 'ConstraintError') return false;
-            throw failure;
-          },
-        );
-      },
       put: (record) => ask(entries.put(record)),
       delete: (key) => ask(entries.delete(key)),
       due: (until) => ask(entries.index('due').getAllKeys(below(until))),
@@ -156,7 +147,21 @@ async function database(platform, name, migrate) {
     });
     return Promise.all([worked, done]).then(([result]) => result);
   };
-  const store = verbs(run, {
+  /** A new record written and committed as it is made: false when its key or plant's id is held. */
+  const insert = (record) =>
+    new Promise((resolve, reject) => {
+      const tx = db.transaction('entries', 'readwrite', { durability: 'strict' });
+      const request = tx.objectStore('entries').add(record);
+      tx.commit?.();
+      let held = false;
+      request.onerror = (event) => {
+        held = request.error?.name === 'ConstraintError';
+        event.preventDefault();
+      };
+      tx.oncomplete = () => resolve(!held);
+      tx.onabort = () => (held ? resolve(false) : reject(tx.error ?? request.error));
+    });
+  const store = verbs(run, insert, {
     /** Ends the transactions under way, and begins none until `resume()` but adds': a frozen page keeps none of its own open. */
     suspend() {
       suspended = true;
@@ -234,5 +239,5 @@ function app(store) {
     last = last.catch(() => {}).then(() => work(s));
     return last;
   };
-  return verbs(run, { suspend() {}, resume() {}, close() {} });
+  return verbs(run, undefined, { suspend() {}, resume() {}, close() {} });
 }

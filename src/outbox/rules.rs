@@ -135,9 +135,6 @@ impl Rules {
             }),
             platform,
         };
-        if senders == Senders::All {
-            rules.warn("this browser has no Web Locks API");
-        }
         Ok((Rc::new(rules), store))
     }
 
@@ -418,6 +415,10 @@ impl Rules {
         let mut state = self.state.borrow_mut();
         let Some(taken) = state.held.take(key, step, raw) else { return };
         let (due, detail) = (state.held.due(), self.js.then(|| state.held.view(key)));
+        // A closed outbox tells nothing more (its last answers are still written).
+        if state.closed {
+            return;
+        }
         drop(state);
         if let Some(OnChange(listener)) = &self.on_change {
             match &taken {

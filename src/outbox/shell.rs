@@ -27,6 +27,9 @@ impl OutboxRules {
     /// The shell opened: it is told what Rust decides from now on.
     pub fn opened(&self, shell: JsValue) {
         *self.0.shell.borrow_mut() = Some(shell.unchecked_into());
+        if self.0.shared && nav(&self.0.platform, "locks").is_undefined() {
+            self.0.warn("this browser has no Web Locks API");
+        }
         self.0.live_again();
     }
 

@@ -164,12 +164,15 @@ describe('the outbox on one truth, in Chromium with IndexedDB', { timeout: 240_0
 
   it('5. a write that IndexedDB refuses as it is made is a failure, not a success: nothing is added', async () => {
     const page = await chromium.tab('/', () => {
-      const put = IDBObjectStore.prototype.put;
-      IDBObjectStore.prototype.put = function (record, ...rest) {
-        if (record?.plant?.name === 'Refused')
-          throw new DOMException('the record cannot be stored', 'DataError');
-        return put.call(this, record, ...rest);
-      };
+      // Both ways a record is written: an add's, and a change's.
+      for (const write of ['add', 'put']) {
+        const original = IDBObjectStore.prototype[write];
+        IDBObjectStore.prototype[write] = function (record, ...rest) {
+          if (record?.plant?.name === 'Refused')
+            throw new DOMException('the record cannot be stored', 'DataError');
+          return original.call(this, record, ...rest);
+        };
+      }
     });
     await open(page, 'refused-put');
     const error = await page.evaluate(() =>
