@@ -115,7 +115,7 @@ impl Client {
         call.fetch = fetch;
         let signals = [config.signal.as_ref(), options.signal.as_ref()];
         call.signals = signals.into_iter().flatten().cloned().collect();
-        call.cross_origin = shell::cross_origin(&self.0.url);
+        call.cross_origin = shell::reach(&self.0).1;
         Ok(call)
     }
 }

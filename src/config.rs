@@ -3,16 +3,17 @@
 //! checked in one place whose messages name the JS options: [`Config::check`] gives [`Settings`].
 
 use crate::error::{decimal, Draft, Error};
-use crate::hooks::{After, Ask, Attempt, AttemptOutcome, Before, Callback};
+use crate::hooks::{After, Attempt, AttemptOutcome, Before, Callback};
 use crate::redact::theirs;
 use crate::token::{Credential, TokenSource};
 use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
+use core::cell::OnceCell;
 use core::fmt;
 use core::future::Future;
 use js_sys::futures::future_to_promise;
-use js_sys::{Function, Promise};
+use js_sys::{Function, Promise, Reflect};
 use plant_store_model::{Token, TokenError};
 use wasm_bindgen::prelude::*;
 use web_sys::{AbortSignal, RequestInit};
@@ -49,7 +50,8 @@ pub struct Config {
 #[derive(Clone)]
 pub(crate) enum Auth {
     Token(String),
-    Source(Callback<Ask>),
+    /// `getToken({ refresh })`, which the shell calls.
+    Source(Function),
 }
 
 impl fmt::Debug for Auth {
@@ -101,11 +103,14 @@ impl Config {
         F: Fn(bool) -> Fut + 'static,
         Fut: Future<Output = Result<String, JsValue>> + 'static,
     {
-        let ask = move |refresh: bool| {
+        // Called by the shell as `getToken({ refresh })` is.
+        let get = move |asked: JsValue| {
+            let refresh = Reflect::get(&asked, &"refresh".into()).is_ok_and(|r| r.is_truthy());
             let token = source(refresh);
-            Ok(future_to_promise(async move { token.await.map(JsValue::from) }).into())
+            future_to_promise(async move { token.await.map(JsValue::from) })
         };
-        self.auth = Some(Auth::Source(Callback(Rc::new(ask))));
+        let get = Closure::<dyn Fn(JsValue) -> Promise>::new(get).into_js_value();
+        self.auth = Some(Auth::Source(get.unchecked_into()));
         self
     }
 
@@ -183,7 +188,7 @@ impl Config {
     pub(crate) fn check(mut self) -> Result<Settings, Error> {
         let (url, credential) = self.checked().map_err(|draft| draft.redact(&[self.secret()]))?;
         self.auth = None;
-        Ok(Settings { url, credential, config: self })
+        Ok(Settings { url, credential, config: self, reach: OnceCell::new() })
     }
 
     /// What checking makes of the base URL and the token; an error names the first wrong setting.
@@ -200,7 +205,7 @@ impl Config {
                 let wrong = |e: TokenError| Draft::config(["options.token: ", e.reason()].concat());
                 Credential::Fixed(Token::new(token.clone()).map_err(wrong)?)
             }
-            Some(Auth::Source(ask)) => Credential::Source(TokenSource::new(ask.clone())),
+            Some(Auth::Source(get)) => Credential::Source(TokenSource::new(get.clone())),
             None => return Err(Draft::config(NO_TOKEN)),
         };
         whole(self.timeout_ms, "options.timeoutMs", MS, 1, MAX_TIMEOUT_MS)?;
@@ -219,6 +224,9 @@ pub(crate) struct Settings {
     pub(crate) credential: Credential,
     /// The settings, without the token (`auth`), which is in `credential`.
     pub(crate) config: Config,
+    /// What the client's calls read of the world once (`shell::reach`): the request they send,
+    /// and whether the page is on another origin than the store.
+    pub(crate) reach: OnceCell<(JsValue, bool)>,
 }
 
 /// An extra header, checked by fetch's `Headers` rules (by hand: the `http` crate's are stricter, a

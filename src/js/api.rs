@@ -170,7 +170,7 @@ pub(super) fn config(o: &Options, more: &[&str]) -> Result<Config, Error> {
             if config.auth.is_some() {
                 return Err(Draft::config("pass options.token or options.getToken, not both"));
             }
-            config.auth = Some(Auth::Source(callbacks::token_source(get)));
+            config.auth = Some(Auth::Source(get));
         }
         config.base_url = o.get::<String>("baseUrl")?;
         config.fetch = o.get::<Function>("fetch")?;
