@@ -27,9 +27,20 @@ const settled = (fn) => {
   }
 };
 
-/** The request Rust made once for a client's calls (shell.rs `request`). */
-export function request(url, init, headers, key, authorization, retryAfter) {
-  return { url, init, headers, key, authorization, retryAfter };
+/** The request Rust made once for a client's calls (shell.rs `request`); `headers` as names and values. */
+export function request(
+  url,
+  method,
+  credentials,
+  redirect,
+  headers,
+  key,
+  authorization,
+  retryAfter,
+) {
+  const pairs = [];
+  for (let i = 0; i < headers.length; i += 2) pairs.push([headers[i], headers[i + 1]]);
+  return { url, method, credentials, redirect, headers: pairs, key, authorization, retryAfter };
 }
 
 /** Rust's functions that the shells tell what came of what they did, each with its call's number. */
@@ -37,6 +48,7 @@ export class Told {
   constructor(
     started,
     returned,
+    hooks,
     hooked,
     settled,
     threw,
@@ -47,8 +59,8 @@ export class Told {
     timedOut,
     attemptTimedOut,
   ) {
-    const told = { started, returned, hooked, settled, threw, aborted, answered, body, waited };
-    Object.assign(this, told, { timedOut, attemptTimedOut });
+    const told = { started, returned, hooks, hooked, settled, threw, aborted, answered, body };
+    Object.assign(this, told, { waited, timedOut, attemptTimedOut });
   }
 }
 
@@ -106,8 +118,8 @@ export class Shell {
     return headers;
   }
 
-  hook(run) {
-    this.#do(() => this.#run(run, this.#told.hooked));
+  hook() {
+    this.#do(() => this.#run(() => this.#told.hooks(this.#call), this.#told.hooked));
   }
 
   send(fetch, request, body, key, prepared, authorization, endsAt) {
@@ -123,8 +135,10 @@ export class Shell {
       const answer = settled(() => {
         const headers = prepared ?? this.headers(request, key);
         headers.set(request.authorization, authorization);
-        const init = { ...request.init, headers, body, signal: attempt.controller.signal };
-        return fetch(request.url, init);
+        const { url, method, credentials, redirect } = request;
+        const init = { method, headers, body, credentials, redirect };
+        init.signal = attempt.controller.signal;
+        return fetch(url, init);
       });
       this.#await(turn, answer, (response) => {
         const head = read(() => {

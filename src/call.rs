@@ -393,11 +393,12 @@ impl Call {
         began: f64,
     ) -> Action {
         self.sent += u32::from(learnt.sent);
-        // Only a 4xx, a 503 or a connection never made says that the store did not create it.
+        // Only a 4xx or a connection never made says that the store did not create it: any 5xx
+        // may come after the write (a proxy whose upstream reset once it had the request).
         self.maybe_created |= learnt.sent
             && !learnt.refused
             && outcome.is_err()
-            && !matches!(learnt.status, Some(400..=499 | 503));
+            && !matches!(learnt.status, Some(400..=499));
         let (next, outcome) = match outcome {
             Ok(plant) => (Next::Stop(None), Ok(plant)),
             Err(draft) => {
@@ -496,7 +497,13 @@ impl Call {
 
     /// The one way out for an error of the call: redacted against every token it sent, with the
     /// requests made, whether one may have created the plant, and the error of the attempt before.
-    fn fail(&mut self, draft: Draft) -> Error {
+    /// A refusal after an attempt that may have created the plant says that it may exist.
+    fn fail(&mut self, mut draft: Draft) -> Error {
+        if self.maybe_created && matches!(draft.status(), Some(400..=499)) {
+            draft = draft.append(
+                "; the plant may exist: an earlier attempt of this call may have created it",
+            );
+        }
         let mut secrets: Vec<&str> = self.tokens.iter().map(Token::expose).collect();
         if let Credential::Fixed(token) = &self.settings.credential {
             secrets.push(token.expose());
@@ -646,8 +653,35 @@ mod tests {
         );
         assert_eq!(
             steps[2],
-            "error unexpected_status 1 false: the Plant Store answered 503 (error 1): try later"
+            "error unexpected_status 1 true: the Plant Store answered 503 (error 1): try later"
         );
+    }
+
+    #[test]
+    fn a_refusal_after_an_attempt_that_may_have_created_the_plant_says_it_may_exist() {
+        let retried = CallOptions::new().retry(Retry::new(3));
+        let duplicate = || body(r#"{"error":3,"message":"a plant with id 7 already exists"}"#);
+        for first in [answer(503.0), answer(502.0), Input::Stopped(Stop::AttemptTimedOut)] {
+            let retried = match first {
+                Input::Stopped(_) => {
+                    CallOptions::new().retry(Retry::new(3).attempt_timeout_ms(100))
+                }
+                _ => CallOptions::new().retry(Retry::new(3).gateway_errors(true)),
+            };
+            let mut c = call(fixed(), &retried);
+            let mut steps = run_on(&mut c, Vec::from([Input::Start, first]));
+            if steps[1].starts_with("read") {
+                steps.extend(run_on(&mut c, Vec::from([body(UNAVAILABLE)])));
+            }
+            let ended = run_on(&mut c, Vec::from([Input::Waited, answer(400.0), duplicate()]));
+            assert_eq!(
+                ended[2],
+                "error rejected 2 true: a plant with id 7 already exists; the plant may exist: an earlier attempt of this call may have created it"
+            );
+        }
+        let steps =
+            run(call(fixed(), &retried), Vec::from([Input::Start, answer(400.0), duplicate()]));
+        assert_eq!(steps[2], "error rejected 1 false: a plant with id 7 already exists");
     }
 
     #[test]

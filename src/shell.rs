@@ -10,7 +10,7 @@
 //! bindings: a Response subclass or a Proxy can throw where Web IDL says nothing throws, and a JS
 //! exception must never unwind wasm.
 
-use crate::call::{Action, Call, Head, Input, Stop, Value};
+use crate::call::{Action, Call, Head, Input, Seen, Stop, Value};
 use crate::config::Settings;
 use crate::error::{Draft, Error, Kind};
 use crate::hooks::{Attempt, AttemptOutcome};
@@ -22,18 +22,25 @@ use core::cell::RefCell;
 use js_sys::{Array, Function, Promise, Reflect};
 use plant_store_model::Plant;
 use wasm_bindgen::prelude::*;
-use web_sys::{AbortSignal, Headers, RequestCredentials, RequestInit, RequestRedirect};
+use web_sys::{AbortSignal, Headers};
 
 /// What makes a call's outcome the value its promise settles with: resolved with its `Ok`, rejected
 /// with its `Err` (the JS API's Plant and PlantStoreError; the Rust API keeps the outcome and
 /// resolves with nothing; the outbox resolves with its `settled` event).
 type End = Box<dyn FnMut(Result<Plant, Error>) -> Result<JsValue, JsValue>>;
 
-/// A call under way: its state, its shell, and its end.
+/// A call under way: its state, its shell, its end, and the hooks its shell runs next.
 struct Running {
     call: Call,
     shell: Shell,
     end: End,
+    hooks: Option<Hooks>,
+}
+
+/// The hooks a call asked for: the before hook on these headers, or the after hooks.
+enum Hooks {
+    Before(Headers),
+    After(Seen),
 }
 
 /// The calls under way on this thread, each at its number, and the functions their shells tell.
@@ -68,7 +75,7 @@ impl Calls {
         for signal in &call.signals {
             shell.listen(signal);
         }
-        let running = Some(Running { call, shell: shell.clone(), end });
+        let running = Some(Running { call, shell: shell.clone(), end, hooks: None });
         match self.running.get_mut(at) {
             Some(slot) => *slot = running,
             None => self.running.push(running),
@@ -103,10 +110,8 @@ impl Running {
             }
             Action::Settle(value) => shell.settle(&value),
             Action::Before { key } => {
-                let headers = shell.headers(reach(settings).0, key.as_deref());
-                let (settings, number) = (settings.clone(), call.attempt());
-                let run = move || before(&settings, number, headers);
-                shell.hook(&Closure::once_into_js(run));
+                self.hooks = Some(Hooks::Before(shell.headers(reach(settings).0, key.as_deref())));
+                shell.hook();
             }
             Action::Send { key, headers, authorization, ends_at } => {
                 let (request, body) = (reach(settings).0, &call.body);
@@ -123,21 +128,8 @@ impl Running {
             }
             Action::Read(limit) => shell.read(limit),
             Action::After(seen) => {
-                let hooks = [settings.config.after.clone(), call.after.clone()];
-                let settings = settings.clone();
-                let run = move || -> Result<JsValue, JsValue> {
-                    let told = AttemptOutcome {
-                        url: &settings.url,
-                        number: seen.number,
-                        duration_ms: seen.duration_ms,
-                        status: seen.status,
-                        headers: seen.headers.dyn_ref(),
-                        error: seen.error.as_ref(),
-                    };
-                    hooks.iter().flatten().try_for_each(|hook| hook.0(&told))?;
-                    Ok(JsValue::UNDEFINED)
-                };
-                shell.hook(&Closure::once_into_js(run));
+                self.hooks = Some(Hooks::After(seen));
+                shell.hook();
             }
             Action::Wait(ms) => shell.wait(ms),
             Action::Done(outcome) => {
@@ -152,16 +144,42 @@ impl Running {
     }
 }
 
-/// The before hook on `headers`: the headers again when they keep its rules (no `Authorization`,
-/// `Content-Type` unchanged), else null; or what it threw.
-fn before(settings: &Settings, number: u32, headers: Headers) -> Result<JsValue, JsValue> {
-    if let Some(before) = &settings.config.before {
-        before.0(&Attempt { url: &settings.url, number, headers: &headers })?;
+/// Runs the hooks call number `at` asked for, once its step has returned (the shell calls this):
+/// the after hooks, or the before hook, which gives back its headers when they keep its rules (no
+/// `Authorization`, `Content-Type` unchanged), else null; what a hook threw.
+fn hooks(at: u32) -> Result<JsValue, JsValue> {
+    let asked = CALLS.with(|calls| {
+        let mut calls = calls.borrow_mut();
+        let running = calls.running.get_mut(at as usize)?.as_mut()?;
+        let call = &running.call;
+        Some((call.settings.clone(), call.after.clone(), call.attempt(), running.hooks.take()?))
+    });
+    let Some((settings, after, number, hooks)) = asked else { return Ok(JsValue::NULL) };
+    let url = &settings.url;
+    match hooks {
+        Hooks::Before(headers) => {
+            if let Some(before) = &settings.config.before {
+                before.0(&Attempt { url, number, headers: &headers })?;
+            }
+            let content_type = headers.get("content-type").ok().flatten();
+            let kept = !headers.has("authorization").unwrap_or(true)
+                && content_type.as_deref() == Some("application/json");
+            Ok(if kept { headers.into() } else { JsValue::NULL })
+        }
+        Hooks::After(seen) => {
+            let told = AttemptOutcome {
+                url,
+                number: seen.number,
+                duration_ms: seen.duration_ms,
+                status: seen.status,
+                headers: seen.headers.dyn_ref(),
+                error: seen.error.as_ref(),
+            };
+            let hooks = [&settings.config.after, &after];
+            hooks.into_iter().flatten().try_for_each(|hook| hook.0(&told))?;
+            Ok(JsValue::NULL)
+        }
     }
-    let content_type = headers.get("content-type").ok().flatten();
-    let kept = !headers.has("authorization").unwrap_or(true)
-        && content_type.as_deref() == Some("application/json");
-    Ok(if kept { headers.into() } else { JsValue::NULL })
 }
 
 /// The functions a shell tells, made once per thread.
@@ -200,12 +218,14 @@ fn told() -> Told {
     let body = Closure::<dyn Fn(u32, Vec<u8>, bool)>::new(|at, bytes, complete| {
         tell(at, Input::Body(bytes, complete))
     });
+    let hooks = Closure::<dyn Fn(u32) -> Result<JsValue, JsValue>>::new(hooks);
     let waited = now(|| Input::Waited);
     let timed_out = now(|| Input::Stopped(Stop::TimedOut));
     let attempt_timed_out = now(|| Input::Stopped(Stop::AttemptTimedOut));
     let told = Told::new(
         &started,
         &returned,
+        &hooks,
         &hooked,
         &settled,
         &threw,
@@ -223,6 +243,7 @@ fn told() -> Told {
     for closure in [returned, hooked, settled, threw, aborted] {
         closure.forget();
     }
+    hooks.forget();
     answered.forget();
     body.forget();
     told
@@ -233,15 +254,16 @@ fn told() -> Told {
 pub(crate) fn reach(settings: &Settings) -> (&JsValue, bool) {
     let (request, cross) = settings.reach.get_or_init(|| {
         let json = "application/json";
-        let headers = [("Accept", json), ("Content-Type", json)].into_iter();
-        let headers = headers.chain(settings.config.headers.iter().map(|(n, v)| (&**n, &**v)));
-        let headers: Array = headers.map(|(n, v)| Array::of2(&n.into(), &v.into())).collect();
-        let init = RequestInit::new();
-        init.set_method("POST");
-        init.set_credentials(RequestCredentials::Omit);
-        init.set_redirect(RequestRedirect::Manual);
+        let headers =
+            Array::of4(&"Accept".into(), &json.into(), &"Content-Type".into(), &json.into());
+        for (name, value) in &settings.config.headers {
+            headers.push(&name.into());
+            headers.push(&value.into());
+        }
         let (key, authorization) = ("Idempotency-Key", "Authorization");
-        let request = request(&settings.url, &init, &headers, key, authorization, "Retry-After");
+        let url = &settings.url;
+        let request =
+            request(url, "POST", "omit", "manual", &headers, key, authorization, "Retry-After");
         (request, cross_origin(&settings.url))
     });
     (request, *cross)
@@ -306,13 +328,15 @@ extern "C" {
 /// The seam's one definition: what Rust asks of a call's shell, and what the shell tells.
 #[wasm_bindgen(module = "/js/call.js")]
 extern "C" {
-    /// The request `url` a client's calls send: its `init` but the headers, its `headers` (name
-    /// and value pairs), to which each attempt adds its `key` (its `Idempotency-Key` value, if it
-    /// has one) and then its `authorization` under those names; and the header whose value the
-    /// answer's head tells.
+    /// The request `url` a client's calls send, its `method`, `credentials` and `redirect`, its
+    /// headers (names and values), to which each attempt adds its `Idempotency-Key` value if it has
+    /// one, then its `Authorization`; and `Retry-After`, the header of an answer the shell reads.
+    #[allow(clippy::too_many_arguments)]
     fn request(
         url: &str,
-        init: &RequestInit,
+        method: &str,
+        credentials: &str,
+        redirect: &str,
         headers: &Array,
         key: &str,
         authorization: &str,
@@ -320,8 +344,9 @@ extern "C" {
     ) -> JsValue;
 
     /// What the shells tell Rust, each with their call's number: the call `started` (no signal had
-    /// aborted it); the token source `returned` a value; the hooks ran (`hooked`: the before hook
-    /// gives the headers, or null when they break its rules); what it asked to await
+    /// aborted it); the token source `returned` a value; `hooks` runs the hooks the call asked for,
+    /// which ran (`hooked`: the before hook gives the headers, or null when they break its rules);
+    /// what it asked to await
     /// `settled` with a value; what was called or awaited `threw`; a signal `aborted` the call (its
     /// reason); fetch `answered` (the head: its status, NaN for what is not a Response, its type,
     /// headers and `Retry-After`); the `body` was read (its bytes, and whether that is all of it);
@@ -333,6 +358,7 @@ extern "C" {
     fn new(
         started: &Closure<dyn Fn(u32)>,
         returned: &Closure<dyn Fn(u32, JsValue)>,
+        hooks: &Closure<dyn Fn(u32) -> Result<JsValue, JsValue>>,
         hooked: &Closure<dyn Fn(u32, JsValue)>,
         settled: &Closure<dyn Fn(u32, JsValue)>,
         threw: &Closure<dyn Fn(u32, JsValue)>,
@@ -365,9 +391,9 @@ extern "C" {
     /// The headers of `request` with this `Idempotency-Key` value: what the before hook is given.
     #[wasm_bindgen(method)]
     fn headers(this: &Shell, request: &JsValue, key: Option<&str>) -> Headers;
-    /// [`Action::Before`] and [`Action::After`]: `run()`, the hooks in Rust.
+    /// [`Action::Before`] and [`Action::After`]: `Told`'s `hooks` for the call.
     #[wasm_bindgen(method)]
-    fn hook(this: &Shell, run: &JsValue);
+    fn hook(this: &Shell);
     /// [`Action::Send`]: `fetch(url, init)` of `request` with `body`, its `key` (or the `headers`
     /// the before hook was given), then `authorization`; the attempt times out at `ends_at`.
     #[allow(clippy::too_many_arguments)]
