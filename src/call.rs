@@ -9,7 +9,7 @@
 //! runs it there is the client (`client.rs`).
 
 use crate::answer::{self, Budget, Clock, Learnt, Next};
-use crate::config::{IdempotencyKey, Retry, Settings};
+use crate::config::{IdempotencyKey, KeyFormat, Retry, Settings};
 use crate::error::{decimal, Draft, Error, Kind};
 use crate::hooks::{self, After, Callback};
 use crate::token::{self, Credential};
@@ -151,6 +151,8 @@ pub(crate) struct Call {
     sent: u32,
     /// One of them may have created the plant without the call learning it.
     maybe_created: bool,
+    /// When the first of those was sent.
+    maybe_since: f64,
     /// The token was refreshed once.
     refreshed: bool,
     /// The refreshed token, which the next attempt sends.
@@ -186,6 +188,7 @@ impl Call {
             settings,
             sent: 0,
             maybe_created: false,
+            maybe_since: f64::INFINITY,
             refreshed: false,
             fresh: None,
             tokens: Vec::new(),
@@ -214,7 +217,7 @@ impl Call {
                 Action::Settle(asked)
             }
             (At::Token(stale), Input::Settled(value)) => {
-                match token::returned(value.text, &value.kind) {
+                match token::returned(value.text, &value.kind, self.settings.config.names) {
                     Ok(token) if stale.is_none() => self.ready(Some(token)),
                     Ok(token) => {
                         self.fresh = Some(token);
@@ -224,27 +227,30 @@ impl Call {
                 }
             }
             (At::Token(stale), Input::Threw(cause, _)) => {
-                let draft = token::failed(stale.is_some()).with_cause(cause);
+                let names = self.settings.config.names;
+                let draft = token::failed(stale.is_some(), names).with_cause(cause);
                 self.forget(stale, draft)
             }
             (At::Token(stale), Input::Stopped(stop)) => {
                 let draft = match stop {
                     Stop::TimedOut => {
-                        let ms = decimal(self.settings.config.timeout_ms.into());
-                        let said =
-                            ["options.getToken gave no token within timeoutMs (", &ms, " ms)"];
-                        Draft::new(Kind::Timeout, said.concat())
+                        let (config, names) = (&self.settings.config, self.settings.config.names);
+                        let ms = decimal(config.timeout_ms.into());
+                        let within = [names.get_token, " gave no token within ", names.timeout_ms];
+                        Draft::new(Kind::Timeout, [&within.concat(), " (", &ms, " ms)"].concat())
                     }
                     stop => self.stopped(stop),
                 };
                 self.forget(stale, draft)
             }
             (At::Before(token), Input::Hooked(Some(headers))) => self.send(token, Some(headers)),
-            (At::Before(_), Input::Hooked(None)) => self.end(Draft::config(
-                "options.beforeAttempt may not set Authorization or change Content-Type",
-            )),
+            (At::Before(_), Input::Hooked(None)) => {
+                let rule = " may not set Authorization or change Content-Type";
+                self.end(Draft::config([self.settings.config.names.before, rule].concat()))
+            }
             (At::Before(_), Input::Threw(cause, _)) => {
-                self.end(hooks::threw("options.beforeAttempt", cause))
+                let names = self.settings.config.names;
+                self.end(hooks::threw(names.before, names.failed, cause))
             }
             (At::Fetch(token, began), Input::Threw(cause, said)) => {
                 let (why, refused) = answer::why(said.as_deref());
@@ -282,7 +288,8 @@ impl Call {
                     Learnt { sent: true, status: Some(status), retry_after, ..Learnt::default() };
                 let outcome = match input {
                     Input::Body(bytes, complete) => {
-                        answer::outcome(status, &bytes, complete, limit, &url)
+                        let base = self.settings.config.names.base_url;
+                        answer::outcome(status, &bytes, complete, limit, (&url, base))
                     }
                     Input::Threw(cause, said) => {
                         let (why, _) = answer::why(said.as_deref());
@@ -307,7 +314,8 @@ impl Call {
                 // The plant exists after a Plant; the attempt's error is the earlier one.
                 self.maybe_created |= outcome.is_ok();
                 self.last = outcome.err();
-                self.end(hooks::threw("options.afterAttempt", cause))
+                let names = self.settings.config.names;
+                self.end(hooks::threw(names.after, names.failed, cause))
             }
             // A stop told while the after hooks ran (one of them aborted the call) comes after
             // what the attempt came to: a Plant, or its error when nothing was to follow.
@@ -354,11 +362,12 @@ impl Call {
         self.send(token, None)
     }
 
-    /// The `Idempotency-Key` value every attempt sends, a Structured Fields string.
+    /// The `Idempotency-Key` value every attempt sends, as the client's format says.
     fn key_header(&self) -> Option<String> {
-        match &self.key {
-            IdempotencyKey::Given(key) => Some(["\"", key, "\""].concat()),
-            _ => None,
+        let IdempotencyKey::Given(key) = &self.key else { return None };
+        match self.settings.config.key_format {
+            KeyFormat::Quoted => Some(["\"", key, "\""].concat()),
+            KeyFormat::Bare => Some(key.clone()),
         }
     }
 
@@ -395,19 +404,26 @@ impl Call {
         self.sent += u32::from(learnt.sent);
         // Only a 4xx or a connection never made says that the store did not create it: any 5xx
         // may come after the write (a proxy whose upstream reset once it had the request).
-        self.maybe_created |= learnt.sent
+        let maybe = learnt.sent
             && !learnt.refused
             && outcome.is_err()
             && !matches!(learnt.status, Some(400..=499));
+        self.maybe_created |= maybe;
+        if maybe {
+            self.maybe_since = self.maybe_since.min(began);
+        }
         let (next, outcome) = match outcome {
             Ok(plant) => (Next::Stop(None), Ok(plant)),
             Err(draft) => {
+                let lifetime =
+                    self.settings.key_lifetime_ms.filter(|_| self.key != IdempotencyKey::Off);
                 let budget = Budget {
                     retry: self.retry,
                     sent: self.sent,
                     refreshable: matches!(self.settings.credential, Credential::Source(_)),
                     refreshed: self.refreshed,
                     ends_at: self.ends_at,
+                    key_ends_at: self.maybe_since + lifetime.unwrap_or(f64::INFINITY),
                 };
                 let next = answer::next(&draft, &learnt, &budget, self.clock);
                 let asked = if let Next::Stop(asked) = next { asked } else { None };
@@ -475,7 +491,8 @@ impl Call {
                 ["no answer from the Plant Store within ", &ms, " ms"].concat()
             }
             Stop::AttemptTimedOut => {
-                "no answer to the attempt within retry.attemptTimeoutMs".into()
+                ["no answer to the attempt within ", self.settings.config.names.attempt_timeout_ms]
+                    .concat()
             }
         };
         Draft::new(Kind::Timeout, message)
@@ -525,7 +542,7 @@ pub(crate) fn aborted(reason: Option<JsValue>) -> Draft {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Auth, CallOptions, Config, Retry};
+    use crate::config::{Auth, CallOptions, Config, Retry, JS};
     use alloc::format;
     use alloc::string::ToString;
 
@@ -542,13 +559,18 @@ mod tests {
         Call::new(settings, &plant, checked, options.after.clone(), &CLOCK)
     }
 
+    /// Settings as the JS API makes them (their messages name the JS options), with a token.
     fn fixed() -> Config {
-        Config::new("https://plants.example/api").token("s3cret-token")
+        js().token("s3cret-token")
     }
 
-    /// A config whose token comes from a source (the shell calls it; natively, nothing does).
+    fn js() -> Config {
+        Config::named(Some("https://plants.example/api".into()), &JS)
+    }
+
+    /// Settings whose token comes from a source (the shell calls it; natively, nothing does).
     fn source() -> Config {
-        let mut config = Config::new("https://plants.example/api");
+        let mut config = js();
         config.auth = Some(Auth::Source(JsValue::UNDEFINED.unchecked_into()));
         config
     }
@@ -733,7 +755,7 @@ mod tests {
             Vec::from([Input::Start, returned(), Input::Stopped(Stop::TimedOut)]),
         );
         let expected =
-            "error timeout 0 false: options.getToken gave no token within timeoutMs (10000 ms)";
+            "error timeout 0 false: options.getToken gave no token within options.timeoutMs (10000 ms)";
         assert_eq!(steps, ["ask", "settle", expected]);
     }
 
@@ -911,6 +933,60 @@ mod tests {
             steps[3],
             "error config 1 true: options.afterAttempt threw; the call was stopped"
         );
+    }
+
+    #[test]
+    fn a_key_is_sent_as_its_format_says_and_never_after_the_servers_lifetime_of_it() {
+        let keyed = || {
+            let key = IdempotencyKey::Given("k-1".into());
+            CallOptions::new().retry(Retry::new(3)).idempotency_key(key)
+        };
+        let mut c = call(fixed().idempotency_key_format(KeyFormat::Bare), &keyed());
+        let Action::Send { key, .. } = c.step(Input::Start) else { panic!() };
+        assert_eq!(key.as_deref(), Some("k-1"), "the key's bytes alone");
+        // The 503 may have created the plant; its retry, 50 ms on, would come after the key's
+        // 10 ms: the server may have forgotten it.
+        let first = || Vec::from([Input::Start, answer(503.0), body(UNAVAILABLE)]);
+        let steps = run(call(fixed().key_lifetime_ms(10.0), &keyed()), first());
+        let ended =
+            "error unexpected_status 1 true: the Plant Store answered 503 (error 1): try later";
+        assert_eq!(steps[2], ended);
+        // Within the lifetime, or without a key, it waits and sends again.
+        let steps = run(call(fixed().key_lifetime_ms(60.0), &keyed()), first());
+        assert_eq!(steps[2], "wait 50");
+        let unkeyed = CallOptions::new().retry(Retry::new(3));
+        let steps = run(call(fixed().key_lifetime_ms(10.0), &unkeyed), first());
+        assert_eq!(steps[2], "wait 50");
+    }
+
+    #[test]
+    fn a_rust_callers_messages_name_the_rust_api() {
+        let mut config = Config::new("https://plants.example/api");
+        config.auth = Some(Auth::Source(JsValue::UNDEFINED.unchecked_into()));
+        let steps = run(
+            call(config, &CallOptions::new()),
+            Vec::from([Input::Start, returned(), Input::Stopped(Stop::TimedOut)]),
+        );
+        assert_eq!(steps[2], "error timeout 0 false: the future of Config::token_source(..) gave no token within Config::timeout_ms(..) (10000 ms)");
+        let hooked = || {
+            Config::new("https://plants.example/api")
+                .token("s3cret-token")
+                .before_attempt(|_| Ok(()))
+        };
+        let steps = run(
+            call(hooked(), &CallOptions::new()),
+            Vec::from([Input::Start, Input::Hooked(None)]),
+        );
+        assert_eq!(steps[1], "error config 0 false: the hook of Config::before_attempt(..) may not set Authorization or change Content-Type");
+        let threw = Input::Threw(JsValue::UNDEFINED, None);
+        let steps = run(call(hooked(), &CallOptions::new()), Vec::from([Input::Start, threw]));
+        assert_eq!(steps[1], "error config 0 false: the hook of Config::before_attempt(..) returned an Err; the call was stopped");
+        let fixed = Config::new("https://plants.example/api").token("s3cret-token");
+        let steps = run(
+            call(fixed, &CallOptions::new()),
+            Vec::from([Input::Start, answer(404.0), body("")]),
+        );
+        assert!(steps[2].ends_with("; check the base URL of Config::new(..): /plants is appended to it, so it must hold the API's path prefix, for example https://plants.example/api/v1"), "{}", steps[2]);
     }
 
     #[test]

@@ -59,8 +59,8 @@ pub struct AttemptOutcome<'a> {
 pub(crate) type Before = dyn Fn(&Attempt<'_>) -> Result<(), JsValue>;
 pub(crate) type After = dyn Fn(&AttemptOutcome<'_>) -> Result<(), JsValue>;
 
-/// The error of a hook (`options.beforeAttempt`, `options.afterAttempt`) that threw: it ends the
-/// call.
-pub(crate) fn threw(name: &str, cause: JsValue) -> Draft {
-    Draft::config([name, " threw; the call was stopped"].concat()).with_cause(cause)
+/// The error of a hook (`options.beforeAttempt`, `options.afterAttempt`) that threw, or returned an
+/// `Err`, said as `failed` says it: it ends the call.
+pub(crate) fn threw(name: &str, failed: &str, cause: JsValue) -> Draft {
+    Draft::config([name, " ", failed, "; the call was stopped"].concat()).with_cause(cause)
 }

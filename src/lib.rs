@@ -42,7 +42,8 @@ mod proptests;
 
 pub use answer::{BODY_SLACK, ERROR_BODY_LIMIT};
 pub use client::{plant_object, Client};
-pub use config::{CallOptions, Config, IdempotencyKey, Retry, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS};
+pub use config::{CallOptions, Config, IdempotencyKey, KeyFormat, Retry};
+pub use config::{DEFAULT_KEY_LIFETIME_MS, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS};
 pub use error::{Error, Kind, UnknownKind};
 pub use hooks::{Attempt, AttemptOutcome};
 #[cfg(feature = "js")]

@@ -11,7 +11,7 @@
 //! exception must never unwind wasm.
 
 use crate::call::{Action, Call, Head, Input, Seen, Stop, Value};
-use crate::config::Settings;
+use crate::config::{Names, Settings};
 use crate::error::{Draft, Error, Kind};
 use crate::hooks::{Attempt, AttemptOutcome};
 use crate::token::Credential;
@@ -270,8 +270,9 @@ pub(crate) fn reach(settings: &Settings) -> (&JsValue, bool) {
 }
 
 /// The fetch a call makes: `options.fetch`, or else the global one, read when the call starts (a
-/// mock installed later is seen); a `config` error when there is none, `network` if reading threw.
-pub(crate) fn fetch_of(given: Option<&Function>) -> Result<Function, Draft> {
+/// mock installed later is seen); a `config` error when there is none (naming the setting, as
+/// `names` does), `network` if reading threw.
+pub(crate) fn fetch_of(given: Option<&Function>, names: &Names) -> Result<Function, Draft> {
     if let Some(fetch) = given {
         return Ok(fetch.clone());
     }
@@ -279,9 +280,9 @@ pub(crate) fn fetch_of(given: Option<&Function>) -> Result<Function, Draft> {
         let message = "could not read globalThis.fetch: reading it threw";
         Draft::new(Kind::Network, message).with_cause(thrown)
     })?;
-    fetch
-        .dyn_into()
-        .map_err(|_| Draft::config("this runtime has no global fetch; pass options.fetch"))
+    fetch.dyn_into().map_err(|_| {
+        Draft::config(["this runtime has no global fetch; pass ", names.fetch].concat())
+    })
 }
 
 /// What the runtime said of a failed fetch (for `answer::why`): the `message` and `code` of `cause`

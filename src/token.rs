@@ -4,6 +4,7 @@
 //! shell calls the source and awaits what it returned; what it settled with is checked here, and
 //! what its failure means.
 
+use crate::config::Names;
 use crate::error::{Draft, Kind};
 use alloc::string::String;
 use core::cell::RefCell;
@@ -54,20 +55,20 @@ impl TokenSource {
 
 /// The token a source's promise settled with (its `text` when a string, else its `kind`: a
 /// function, an object, a number are named), checked; the error never holds it.
-pub(crate) fn returned(text: Option<String>, kind: &str) -> Result<Token, Draft> {
+pub(crate) fn returned(text: Option<String>, kind: &str, names: &Names) -> Result<Token, Draft> {
     let Some(token) = text else {
-        let got = ["options.getToken returned ", kind, "; it must return the token, a string"];
+        let got = [names.get_token, " returned ", kind, "; it must return the token, a string"];
         return Err(Draft::config(got.concat()));
     };
-    Token::new(token).map_err(|e| Draft::config(["options.getToken: ", e.reason()].concat()))
+    Token::new(token).map_err(|e| Draft::config([names.get_token, ": ", e.reason()].concat()))
 }
 
 /// The error of a token source that threw or rejected: before a request, or for a refresh.
-pub(crate) fn failed(refresh: bool) -> Draft {
+pub(crate) fn failed(refresh: bool, names: &Names) -> Draft {
     if !refresh {
-        return Draft::config("options.getToken failed; the call stopped before its next request");
+        let message = [names.get_token, " failed; the call stopped before its next request"];
+        return Draft::config(message.concat());
     }
-    let message =
-        "the Plant Store refused the token (401), and options.getToken({ refresh: true }) failed";
-    Draft::new(Kind::Unauthorized, message).with_status(401)
+    let message = ["the Plant Store refused the token (401), and ", names.refresh, " failed"];
+    Draft::new(Kind::Unauthorized, message.concat()).with_status(401)
 }

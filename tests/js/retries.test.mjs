@@ -292,7 +292,10 @@ const CASES = [
       return { late, hung, next, refreshes };`,
     check: (r, server, id) => {
       assert.deepEqual([r.late.kind, r.late.attempts], ['timeout', 1]);
-      assert.match(r.late.message, /options\.getToken gave no token within timeoutMs \(500 ms\)/);
+      assert.match(
+        r.late.message,
+        /options\.getToken gave no token within options\.timeoutMs \(500 ms\)/,
+      );
       assert.deepEqual([r.hung.kind, r.hung.attempts, r.hung.cause], ['aborted', 1, 'user left']);
       assert.equal(r.next.kind, 'ok', r.next.message);
       assert.equal(r.refreshes.length, 3, 'each call that needed a refresh asked for its own');
@@ -304,7 +307,7 @@ const CASES = [
     browser: true,
     body: `const results = [];
       for (const got of [() => '${TOKEN}', { token: '${TOKEN}' }, 42])
-        results.push(await call(api, base, 'ok', id, { token: undefined, getToken: async () => got }));
+        results.push(await call(api, base, 'ok', id, { token: undefined, getToken: () => got }));
       return results;`,
     check: (results, server, id) => {
       assert.deepEqual(
@@ -407,6 +410,52 @@ const CASES = [
       );
       assert.notEqual(keys[1][0], keys[0][0], 'another call, another key');
       assert.deepEqual(keys[2], ['"order-42"']);
+    },
+  },
+  {
+    name: "idempotencyKeyFormat 'bare': the key's bytes alone, the same on every attempt; past keyLifetimeMs no attempt sends it again",
+    browser: true,
+    body: `await call(api, base, '503,ok', id, { retry: { baseDelayMs: 10 }, idempotencyKey: true,
+        idempotencyKeyFormat: 'bare' });
+      const expired = await call(api, base, '503s1,ok', id + 1, { retry: { maxDelayMs: 5000 },
+        idempotencyKey: true, keyLifetimeMs: 500 });
+      const wrong = [{ idempotencyKeyFormat: 'plain' }, { keyLifetimeMs: 0.5 }].map((options) => {
+        try {
+          return new api.PlantStoreClient({ baseUrl: base + '/s/ok', token: '${TOKEN}', ...options }) && {};
+        } catch (e) {
+          return seen(e);
+        }
+      });
+      return { expired, wrong };`,
+    check: (r, server, id) => {
+      const keys = server.requests(id).map((e) => e.headers['idempotency-key']);
+      assert.equal(keys.length, 2);
+      assert.equal(keys[0], keys[1], 'the same key on both attempts');
+      assert.match(
+        keys[0],
+        /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+      );
+      // The 503 may have created the plant, and its Retry-After of 1 s comes after the key's 500 ms.
+      assert.deepEqual(
+        [r.expired.kind, r.expired.status, r.expired.attempts, r.expired.maybeCreated],
+        ['unexpected_status', 503, 1, true],
+      );
+      assert.equal(
+        server.requests(id + 1).length,
+        1,
+        'not sent again with a key the server may have forgotten',
+      );
+      assert.deepEqual(
+        r.wrong.map((e) => [e.kind, e.message]),
+        [
+          ['config', "options.idempotencyKeyFormat must be 'quoted' or 'bare', got 'plain'"],
+          [
+            'config',
+            'options.keyLifetimeMs must be a whole number of milliseconds from 1 on, or Infinity',
+          ],
+        ],
+      );
+      assert.equal(server.requests(id + 2).length, 0);
     },
   },
   {
