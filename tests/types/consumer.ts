@@ -78,6 +78,8 @@ async function rightUses(): Promise<void> {
       attemptTimeoutMs: 500,
     },
     idempotencyKey: true,
+    idempotencyKeyFormat: 'bare',
+    keyLifetimeMs: Number.POSITIVE_INFINITY,
     beforeAttempt: ({ url, attempt, headers }) => {
       headers.set('traceparent', `${url}${attempt}`);
     },
@@ -225,16 +227,16 @@ async function wrongUses(): Promise<void> {
   await createPlant({ id: 1, name: 'a' }, { token: 't' });
   // @ts-expect-error: a token or getToken is required
   await createPlant({ id: 1, name: 'a' }, { baseUrl: 'https://h' });
-  // @ts-expect-error: not both
   await createPlant(
     { id: 1, name: 'a' },
+    // @ts-expect-error: not both
     { baseUrl: 'https://h', token: 't', getToken: () => 't' },
   );
   // @ts-expect-error: headers are strings
   await createPlant({ id: 1, name: 'a' }, { ...options, headers: { 'X-N': 1 } });
-  // @ts-expect-error: fetch is called as fetch(url, init), not with a Request
   await createPlant(
     { id: 1, name: 'a' },
+    // @ts-expect-error: fetch is called as fetch(url, init), not with a Request
     { ...options, fetch: (request: Request) => fetch(request) },
   );
   await createPlant({ id: 1, name: 'a' }, { ...options, fetch });
@@ -248,9 +250,11 @@ async function wrongUses(): Promise<void> {
   await createPlant({ id: 1, name: 'a' }, { ...options, retry: 3 });
   // @ts-expect-error: an options-level key is a boolean (a string key is per call)
   await createPlant({ id: 1, name: 'a' }, { ...options, idempotencyKey: 'k' });
-  // @ts-expect-error: a hook gets one object
+  // @ts-expect-error: the key's format is 'quoted' or 'bare'
+  await createPlant({ id: 1, name: 'a' }, { ...options, idempotencyKeyFormat: 'plain' });
   await createPlant(
     { id: 1, name: 'a' },
+    // @ts-expect-error: a hook gets one object
     { ...options, beforeAttempt: (url: string, n: number) => void [url, n] },
   );
   const result = validateNewPlant({});
