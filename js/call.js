@@ -75,6 +75,7 @@ export class Shell {
   #waiting; // the timer of a wait
   #attempt; // the attempt under way: { controller, timer, body, reader, complete }
   #signals = [];
+  #onAbort; // what listens to them
   #settle;
 
   constructor(told, call, endsAt) {
@@ -96,6 +97,8 @@ export class Shell {
       this.#tell(this.#told.aborted, read(() => aborted.reason)[1]);
       return promise;
     }
+    if (this.#signals.length)
+      this.#onAbort = ({ target }) => this.#stop(this.#told.aborted, read(() => target.reason)[1]);
     for (const signal of this.#signals) signal.addEventListener('abort', this.#onAbort);
     this.#tell(this.#told.started);
     return promise;
@@ -136,8 +139,18 @@ export class Shell {
         const headers = prepared ?? this.headers(request, key);
         headers.set(request.authorization, authorization);
         const { url, method, credentials, redirect } = request;
-        const init = { method, headers, body, credentials, redirect };
-        init.signal = attempt.controller.signal;
+        const { controller } = attempt;
+        // The signal is made when fetch reads it (Node makes each at a price), then aborted by a stop.
+        const init = {
+          method,
+          headers,
+          body,
+          credentials,
+          redirect,
+          get signal() {
+            return controller.signal;
+          },
+        };
         return fetch(url, init);
       });
       this.#await(turn, answer, (response) => {
@@ -248,8 +261,6 @@ export class Shell {
       (cause) => turn === this.#turn && this.#tell(this.#told.threw, cause),
     );
   }
-
-  #onAbort = ({ target }) => this.#stop(this.#told.aborted, read(() => target.reason)[1]);
 
   /** The call, or its attempt, stops now: what it awaited is let go of, and Rust is told `report`. */
   #stop(report, reason) {

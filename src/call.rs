@@ -542,7 +542,8 @@ pub(crate) fn aborted(reason: Option<JsValue>) -> Draft {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Auth, CallOptions, Config, Retry, JS};
+    use crate::config::{Auth, CallOptions, Config, Retry};
+    use crate::names::JS;
     use alloc::format;
     use alloc::string::ToString;
 

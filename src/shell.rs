@@ -11,9 +11,10 @@
 //! exception must never unwind wasm.
 
 use crate::call::{Action, Call, Head, Input, Seen, Stop, Value};
-use crate::config::{Names, Settings};
+use crate::config::Settings;
 use crate::error::{Draft, Error, Kind};
 use crate::hooks::{Attempt, AttemptOutcome};
+use crate::names::Names;
 use crate::token::Credential;
 use alloc::boxed::Box;
 use alloc::string::String;

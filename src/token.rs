@@ -4,8 +4,8 @@
 //! shell calls the source and awaits what it returned; what it settled with is checked here, and
 //! what its failure means.
 
-use crate::config::Names;
 use crate::error::{Draft, Kind};
+use crate::names::Names;
 use alloc::string::String;
 use core::cell::RefCell;
 use js_sys::Function;

@@ -8,11 +8,12 @@
 //! unknown keys, replaces a lone surrogate with U+FFFD silently, and stops at the first error.
 
 use crate::client::{plant_object, Client};
-use crate::config::{Auth, CallOptions, Config, IdempotencyKey, KeyFormat, Retry, JS};
+use crate::config::{Auth, CallOptions, Config, IdempotencyKey, KeyFormat, Retry};
 use crate::config::{DEFAULT_KEY_LIFETIME_MS, DEFAULT_TIMEOUT_MS};
 use crate::error::{Draft, Error};
 use crate::js::callbacks;
 use crate::js::error::issues_to_js;
+use crate::names::JS;
 use crate::redact::theirs;
 use alloc::string::String;
 use alloc::vec::Vec;
