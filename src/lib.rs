@@ -3,18 +3,19 @@
 #![no_std]
 #![deny(missing_docs, missing_debug_implementations, unsafe_code)]
 
-// One createPlant of a client runs through six files and the JS shell: `js/api.rs` (the exports,
-// JS values in and out), `config.rs` (the settings, checked once into `Settings`; a call's own
-// options on every call), `client.rs` (`Client`: it starts a call), `shell.rs` (the seam: it runs
-// the call in the shell, `js/call.js`, which does the IO, and steps it with what the shell tells),
-// `call.rs` (the call sans IO: `Call::step` takes what happened and says what to do) and
-// `answer.rs` (what an answer means, what comes next). An error adds `error.rs` and `redact.rs`
-// (and `js/error.rs`, its PlantStoreError), a token source `token.rs`, hooks `hooks.rs` (and
-// `js/callbacks.rs`). Read bottom up, each file uses only those before it (`module-graph src`):
-// `names.rs` (what messages call each setting), `redact.rs`, `error.rs`, `token.rs`, `hooks.rs`,
-// `config.rs`, `answer.rs`, `call.rs`, `shell.rs`, `client.rs`, then `js/error.rs`,
-// `js/callbacks.rs` and `js/api.rs`, whose TypeScript is `js/types.d.ts`. The outbox (the `outbox` feature, `outbox/mod.rs` has its reading order) is a
-// layer on the public client, with its JS exports in `js/outbox.rs`.
+// One createPlant runs through six files (and, without std, `bare.rs`'s allocator) and the JS
+// shell (`node bench/trace-call.mjs` lists them): `js/api.rs` (the exports, JS values in and
+// out), `config.rs` (the settings, checked once into `Settings`; a call's own options on every
+// call), `client.rs` (`Client`: it starts a call), `shell.rs` (the seam: it runs the call in the
+// shell, `js/call.js`, which does the IO, and steps it with what the shell tells), `call.rs` (the
+// call sans IO: `Call::step` takes what happened and says what to do) and `answer.rs` (what an
+// answer means, what comes next). An error adds `error.rs` and `redact.rs` (and `js/error.rs`,
+// its PlantStoreError), a token source `token.rs`, hooks `hooks.rs` (and `js/callbacks.rs`). Read
+// bottom up, each file uses only those before it (`module-graph src`): `names.rs` (what messages
+// call each setting), `redact.rs`, `error.rs`, `token.rs`, `hooks.rs`, `config.rs`, `answer.rs`,
+// `call.rs`, `shell.rs`, `client.rs`, then `js/error.rs`, `js/callbacks.rs` and `js/api.rs`, whose
+// TypeScript is `js/types.d.ts`. The outbox (the `outbox` feature, `outbox/mod.rs` has its reading
+// order) is a layer on the public client, with its JS exports in `js/outbox.rs`.
 
 extern crate alloc;
 #[cfg(feature = "std")]
