@@ -31,6 +31,7 @@ pub(crate) struct Names {
 }
 
 /// The JS options' names.
+#[cfg(any(feature = "js", test))]
 pub(crate) const JS: Names = Names {
     base_url: "options.baseUrl",
     token: "options.token",
