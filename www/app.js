@@ -115,8 +115,12 @@ function setBusy(on) {
   submitButton.querySelector('.label').textContent = on ? 'Creating…' : 'Create plant';
 }
 
+/** The key of the queued plant the Result card tells about: its outcome replaces the card. */
+let followed = null;
+
 function showResult(card) {
   resultBody.replaceChildren(card);
+  followed = null;
 }
 
 function detailsList(rows) {
@@ -146,8 +150,9 @@ function successCard(plant, sentId) {
   );
 }
 
-function errorCard(err, baseUrl) {
-  const card = describeError(err, { baseUrl });
+/** A failure as a card; `words` replaces what describeError says (its title, text or advice). */
+function errorCard(err, baseUrl, words = {}) {
+  const card = { ...describeError(err, { baseUrl }), ...words };
   const tone = err?.kind === 'validation' || err?.kind === 'config' ? 'warn' : 'bad';
   return h(
     'div',
@@ -259,12 +264,39 @@ form.addEventListener('submit', async (event) => {
 const queueButton = $('queue-add');
 // What a queue action did replaces the Result card, which would otherwise still show the last call.
 const told = (text) => showResult(h('p', { class: 'queued' }, text));
+
+/** The Result card for a queued plant once the store has answered for it. */
+function queuedOutcome(entry) {
+  const name = `“${entry.plant.name}”`;
+  if (entry.state === 'created') told(`${name}, from the queue, was created.`);
+  else if (entry.state === 'rejected')
+    showResult(
+      errorCard(entry.error, baseUrlInput.value.trim(), {
+        title: `The Plant Store refused ${name} from the queue`,
+        advice: 'It stays in the queue until you remove it: change the plant and add it again.',
+      }),
+    );
+  else if (entry.state === 'uncertain')
+    showResult(
+      errorCard(entry.error, baseUrlInput.value.trim(), {
+        title: `${name} may already be in the store`,
+        text: 'A request may have created it before the store refused it when sent again:',
+        advice:
+          'Look for it in the store: then “It is there” in the queue, else “Send again” or “Remove”.',
+      }),
+    );
+}
+
 openQueue({
   PlantOutbox: client.PlantOutbox,
   h,
   baseUrl: () => baseUrlInput.value.trim(),
   token: () => tokenInput.value,
   told,
+  failed: (err) => showResult(errorCard(err, baseUrlInput.value.trim())),
+  changed: (entry) => {
+    if (entry.key === followed) queuedOutcome(entry);
+  },
 }).then(
   (queue) => {
     queueButton.disabled = false;
@@ -273,15 +305,31 @@ openQueue({
       for (const field of PLANT_FIELDS) touched.add(field);
       const plant = currentPlant();
       try {
-        await queue.add(plant); // validates first: an invalid plant is a validation error, and nothing is kept
-        told(
-          `“${plant.name}” is in the queue: it is sent once the store can be reached, and shows there how it goes.`,
-        );
+        // Validates first: an invalid plant is a validation error, and nothing is kept.
+        const entry = await queue.add(plant);
+        if (entry.state === 'pending' || entry.state === 'sending') {
+          told(
+            `“${entry.plant.name}” is in the queue: it is sent once the store can be reached, and shows there how it goes.`,
+          );
+          followed = entry.key;
+        } else queuedOutcome(entry); // queued before, and answered for
       } catch (err) {
         if (err?.kind === 'validation') showIssues(err.issues, new Set(PLANT_FIELDS));
-        showResult(errorCard(err));
+        // A config error of an open queue is about the plant (another one holds its id); of a
+        // stopped one, about the connection's settings, as describeError words it.
+        const words =
+          err?.kind === 'config' && queue.isOpen()
+            ? {
+                title: 'The queue cannot take this plant',
+                text: 'Nothing was added. The queue says:',
+                advice: 'Pick another id, or remove the queued plant that has this one.',
+              }
+            : {};
+        showResult(errorCard(err, baseUrlInput.value.trim(), words));
       }
     });
   },
-  (err) => console.error('the queue did not open:', err),
+  (err) => {
+    queueEmpty.textContent = `The queue could not be opened: ${err?.message ?? err}`;
+  },
 );

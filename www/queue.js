@@ -17,19 +17,46 @@ const DUPLICATE_ID = 3;
 
 /**
  * Opens the queue of `PlantOutbox` and draws it; `h` builds elements, `baseUrl()` and `token()` read
- * the connection inputs, `told(text)` shows what a queue action did in the Result card. Resolves to
- * `{ add(plant) }`, which rejects as `createPlant` does for an invalid plant.
+ * the connection inputs, `told(text)` shows what a queue action did in the Result card, `failed(err)`
+ * shows an action's failure there, and `changed(entry)` hears of each entry's change. Resolves to
+ * `{ add(plant), reopen(), isOpen() }`, also when the queue cannot open with the connection's settings: the
+ * panel says why, and `add` rejects with that error (a `config` PlantStoreError) until `reopen()`
+ * (after the base URL changed) opens it. `add` rejects as `createPlant` does for an invalid plant.
  */
-export async function openQueue({ PlantOutbox, h, baseUrl, token, told }) {
+export async function openQueue({ PlantOutbox, h, baseUrl, token, told, failed, changed }) {
   const offline = $('queue-offline');
-  let outbox;
+  const status = $('queue-status');
+  let outbox = null; // the open outbox, null while it opens or when it could not
+  let opening; // the last open: its outbox, or why it failed
   let drawing = false;
 
   async function open() {
     outbox?.close();
-    outbox = await PlantOutbox.open({ baseUrl: baseUrl(), getToken: () => token(), name: 'demo' });
+    outbox = null;
+    status.hidden = true;
+    const settings = { baseUrl: baseUrl(), getToken: () => token(), name: 'demo' };
+    const opened = PlantOutbox.open(settings);
+    opening = opened;
+    let next;
+    try {
+      next = await opened;
+    } catch (err) {
+      if (opening !== opened) return; // a newer open took over
+      // Its entries are not shown while no outbox can act on them.
+      $('queue').replaceChildren();
+      for (const id of ['queue-empty', 'queue-progress', 'queue-clear']) $(id).hidden = true;
+      $('queue-count').textContent = '';
+      status.textContent = `The queue is stopped: ${err?.message ?? err}. Fix the base URL under “Connection”: the plants it keeps stay in this browser.`;
+      status.hidden = false;
+      return;
+    }
+    if (opening !== opened) return next.close();
+    outbox = next;
     if (offline.checked) outbox.pause();
-    outbox.addEventListener('change', redraw);
+    outbox.addEventListener('change', (event) => {
+      redraw();
+      changed(event.detail);
+    });
     redraw();
   }
 
@@ -39,7 +66,7 @@ export async function openQueue({ PlantOutbox, h, baseUrl, token, told }) {
     drawing = true;
     requestAnimationFrame(() => {
       drawing = false;
-      draw(outbox.entries());
+      if (outbox) draw(outbox.entries());
     });
   }
 
@@ -103,26 +130,30 @@ export async function openQueue({ PlantOutbox, h, baseUrl, token, told }) {
 
   function button(label, action, done) {
     const el = h('button', { type: 'button', class: 'quiet' }, label);
-    el.addEventListener('click', () =>
-      action().then(
-        () => told(done),
-        (err) => console.error(err),
-      ),
-    );
+    el.addEventListener('click', () => action().then(() => told(done), failed));
     return el;
   }
 
   offline.addEventListener('change', () => {
-    if (offline.checked) outbox.pause();
-    else outbox.resume();
+    if (offline.checked) outbox?.pause();
+    else outbox?.resume();
     redraw();
   });
   $('queue-clear').addEventListener('click', async () => {
-    for (const entry of outbox.entries())
-      if (entry.state === 'created') await outbox.remove(entry.key);
-    told('The created plants were cleared from the queue.');
+    try {
+      for (const entry of outbox?.entries() ?? [])
+        if (entry.state === 'created') await outbox.remove(entry.key);
+      told('The created plants were cleared from the queue.');
+    } catch (err) {
+      failed(err);
+    }
   });
   await open();
   offline.disabled = false;
-  return { add: (plant) => outbox.add(plant), reopen: open };
+  return {
+    // The last open's outbox, or its error, which names the setting (not the closed outbox's).
+    add: async (plant) => (await opening).add(plant),
+    reopen: open,
+    isOpen: () => outbox !== null,
+  };
 }

@@ -205,8 +205,8 @@ VARIANTS = {
         ("Cargo.toml", "[profile.release]\n", "[profile.release.package.plant-store-client]\nopt-level = 3\n\n[profile.release]\n"),
     ],
     "wasm-opt-oz-only": [
-        ("scripts/build-pkg", "--flatten --rereloop -Oz --gufa -Oz --converge --zero-filled-memory --low-memory-unused ",
-         "-Oz --converge "),
+        ("scripts/build-pkg", "(--flatten --rereloop -Oz --gufa -Oz --converge --zero-filled-memory --low-memory-unused\n",
+         "(-Oz --converge\n"),
     ],
     "no-import-renaming": [
         ("scripts/finish-pkg.mjs", "  minifyNames(pkg);", "  // minifyNames(pkg);"),

@@ -63,7 +63,7 @@ function once(url) {
   if (builds.size === 2) {
     console.warn(
       `plant-store-client is loaded twice (${[...builds].join(' and ')}): two .wasm modules. ` +
-        "A page that uses the outbox imports everything (createPlant, PlantStoreError, …) from 'plant-store-client/outbox'.",
+        "Code that uses the outbox imports everything (createPlant, PlantStoreError, …) from 'plant-store-client/outbox'.",
     );
   }
 }
@@ -241,6 +241,15 @@ const FIELDS = [
 function fromCaller(fn, error) {
   Error.captureStackTrace?.(error, fn);
   return error;
+}
+
+/**
+ * For a call of another module (the outbox's `open`): `call`, rejecting as `createPlant` does, with
+ * the frame of the line that called `fn`. Called by `fn` itself, not as its tail call (callSite).
+ */
+export function fromCall(fn, call) {
+  const site = atCall && callSite(fn);
+  return site ? atSite(site, call) : relay(call);
 }
 
 export function createPlant(plant, options) {

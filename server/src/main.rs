@@ -19,7 +19,7 @@ async fn main() -> ExitCode {
     match run().await {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("plant-store-server: {message}\n{USAGE}");
+            eprintln!("plant-store-server: {message}");
             ExitCode::FAILURE
         }
     }
@@ -31,10 +31,13 @@ async fn run() -> Result<(), String> {
     let mut token_given = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
-        let mut value = || args.next().ok_or_else(|| format!("{arg} needs a value"));
+        // A wrong argument is told with the usage; other failures are not about it.
+        let usage = |problem: &str| format!("{problem}\n{USAGE}");
+        let mut value = || args.next().ok_or_else(|| usage(&format!("{arg} needs a value")));
         match arg.as_str() {
             "--port" => {
-                port = value()?.parse().map_err(|_| "--port takes a number from 0 to 65535")?
+                port =
+                    value()?.parse().map_err(|_| usage("--port takes a number from 0 to 65535"))?
             }
             "--token" => (config.token, token_given) = (value()?, true),
             "--test-routes" => config.test_routes = true,
@@ -44,7 +47,7 @@ async fn run() -> Result<(), String> {
                 println!("{USAGE}");
                 return Ok(());
             }
-            other => return Err(format!("unknown argument {other}")),
+            other => return Err(usage(&format!("unknown argument {other}"))),
         }
     }
     plant_store_model::check_bearer_token(&config.token).map_err(|e| e.to_string())?;
@@ -57,9 +60,13 @@ async fn run() -> Result<(), String> {
     let ready = |addr| {
         println!("listening on http://{addr}");
     };
-    serve(router, port, ready, shutdown_signal())
-        .await
-        .map_err(|e| format!("cannot listen on port {port}: {e}"))
+    serve(router, port, ready, shutdown_signal()).await.map_err(|e| match e.kind() {
+        std::io::ErrorKind::AddrInUse => format!(
+            "port {port} on 127.0.0.1 is already in use (another server listens there): \
+             choose another with --port N, or --port 0 for any free port"
+        ),
+        _ => format!("cannot listen on 127.0.0.1:{port}: {e}"),
+    })
 }
 
 async fn shutdown_signal() {

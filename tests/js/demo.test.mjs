@@ -1,15 +1,17 @@
 // End to end: the demo page in www/ driven in headless Chromium against the reference server, which
 // serves the page, the built package and the API on one origin. Saves a screenshot of each state to
 // look at: artifacts/demo.png (a refusal), demo-401.png, demo-queue.png (paused),
-// demo-queue-refused.png (a duplicate id in the queue), demo-queue-offline.png and
-// demo-queue-misconfigured.png (the queue's .wasm not loaded), demo-phone.png (375 px wide).
-// Last, `scripts/demo` itself: its first start, the package not yet built, shows each step with its
-// time before the banner; its second start, the banner alone.
+// demo-queue-refused.png (a duplicate id in the queue), demo-bad-base-url.png (ftp://x),
+// demo-queue-offline.png and demo-queue-misconfigured.png (the queue's .wasm not loaded),
+// demo-phone.png (375 px wide). Last, `scripts/demo` itself: its first start, the package not yet
+// built, shows each step with its time before the banner; its second start, the banner alone; the
+// port it serves on (--port N, PORT=N), a port already taken, its usage.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launchChromium } from './support/browser.mjs';
@@ -198,10 +200,50 @@ describe('demo page (www/) in headless Chromium', { timeout: 90_000 }, () => {
       new RegExp(`refused[\\s\\S]*a plant with id ${BIG_ID} already exists`),
     );
     assert.equal(await refused.getByRole('button', { name: 'Send again' }).count(), 0);
+    // The Result card said it was queued; once refused, it says so.
+    await outcome('The Plant Store refused “Monstera again” from the queue');
+    assert.match(
+      await result().innerText(),
+      new RegExp(`a plant with id ${BIG_ID} already exists`),
+    );
+    assert.doesNotMatch(await result().innerText(), /is sent once the store can be reached/);
     await page.screenshot({ path: join(ARTIFACTS, 'demo-queue-refused.png'), fullPage: true });
     await refused.getByRole('button', { name: 'Remove' }).click();
     await page.locator('#queue-empty').waitFor();
     await result().getByText('“Monstera again” was removed from the queue.').waitFor();
+  });
+
+  it('a bad base URL (ftp://x): the queue says it stopped and why, each button shows the cause, nothing is uncaught; a good one brings the queue back', async () => {
+    const cause = 'options.baseUrl must start with http:// or https://';
+    await page.fill('#base-url', 'ftp://x');
+    await page.locator('#base-url').press('Tab'); // its `change`: the queue opens again with it
+    const status = page.locator('#queue-status');
+    await status.getByText(`The queue is stopped: ${cause}`).waitFor();
+    await page.fill('#plant-id', '8001');
+    await page.fill('#plant-name', 'Fern');
+    const shown = async () => {
+      await outcome('The connection settings cannot be used');
+      const text = await result().innerText();
+      assert.ok(text.includes(cause), text);
+      assert.doesNotMatch(text, /closed/);
+    };
+    await page.click('#queue-add');
+    await shown();
+    const calls = await history().count();
+    await page.click('#submit');
+    await history().nth(calls).waitFor(); // the call's line in the history
+    await shown();
+    await page.screenshot({ path: join(ARTIFACTS, 'demo-bad-base-url.png'), fullPage: true });
+    assert.deepEqual(seen.errors, [], 'no uncaught error');
+
+    await page.fill('#base-url', server.url);
+    await page.locator('#base-url').press('Tab');
+    await status.waitFor({ state: 'hidden' });
+    await page.click('#queue-add');
+    await page.locator('#queue > li.created', { hasText: '8001' }).waitFor();
+    await result().getByText('“Fern”, from the queue, was created.').waitFor();
+    await page.click('#queue-clear');
+    await page.locator('#queue-empty').waitFor();
   });
 
   it('shows a stopped server as a network problem', async () => {
@@ -212,7 +254,7 @@ describe('demo page (www/) in headless Chromium', { timeout: 90_000 }, () => {
     await page.click('#submit');
     await outcome('Could not reach the Plant Store');
     assert.match(await result().innerText(), /network/);
-    assert.equal(await history().count(), 5);
+    assert.equal(await history().count(), 6);
     assert.match(
       await history().first().innerText(),
       /3 attempts: network → network → network$/,
@@ -373,26 +415,48 @@ describe("the demo's queue when its .wasm does not load, and the package before 
   });
 });
 
-describe('scripts/demo: the first start shows its progress, the second only the banner', {
+describe('scripts/demo: the first start shows its progress, the second only the banner; its port', {
   timeout: 900_000,
 }, () => {
   let pkg;
+  let shims; // a `cargo` on PATH that takes its time over the server's build
+  let taken; // a server on a port of its own
 
-  before(() => {
+  before(async () => {
     pkg = mkdtempSync(join(tmpdir(), 'plant-store-demo-pkg-'));
+    shims = mkdtempSync(join(tmpdir(), 'plant-store-demo-shims-'));
+    const cargo = execFileSync('sh', ['-c', 'command -v cargo'], { encoding: 'utf8' }).trim();
+    writeFileSync(
+      join(shims, 'cargo'),
+      `#!/bin/sh\n[ "$*" = "build --release -p plant-store-server" ] && sleep 5\nexec ${cargo} "$@"\n`,
+      { mode: 0o755 },
+    );
+    taken = createServer().listen(0, '127.0.0.1');
+    await once(taken, 'listening');
   });
   after(() => {
-    if (pkg) rmSync(pkg, { recursive: true, force: true });
+    taken?.close();
+    for (const dir of [pkg, shims]) if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
+  /** A port no one listens on now. */
+  async function freePort() {
+    const probe = createServer().listen(0, '127.0.0.1');
+    await once(probe, 'listening');
+    const { port } = probe.address();
+    await new Promise((resolve) => probe.close(resolve));
+    return port;
+  }
+
   /**
-   * Runs `scripts/demo` with its package in `pkg` (PORT=0: a free port) until its banner; then
-   * stops it, the script and the server it started (their process group). Resolves to what it
-   * printed before the banner, and whether the page's package was served.
+   * Runs `scripts/demo args` with its package in `pkg` (PORT=0: a free port, unless `env` says)
+   * until its banner; then stops it, the script and the server it started (their process group).
+   * Resolves to what it printed before the banner, the page's URL, and whether the page's package
+   * was served.
    */
-  async function start() {
-    const demo = spawn(join(ROOT, 'scripts/demo'), [], {
-      env: { ...process.env, PKG_DIR: pkg, PORT: '0', TOKEN },
+  async function start(args = [], env = { PORT: '0' }) {
+    const demo = spawn(join(ROOT, 'scripts/demo'), args, {
+      env: { ...process.env, PKG_DIR: pkg, TOKEN, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
@@ -425,13 +489,25 @@ describe('scripts/demo: the first start shows its progress, the second only the 
         });
       });
       const served = (await fetch(`${url}/pkg/index.js`)).status;
-      return { before: output.slice(0, output.indexOf('\n  Plant Store demo')), served };
+      return { before: output.slice(0, output.indexOf('\n  Plant Store demo')), url, served };
     } finally {
       if (demo.exitCode === null) {
         process.kill(-demo.pid, 'SIGTERM');
         await exited;
       }
     }
+  }
+
+  /** Runs a command to its end: its exit code and what it printed (stdout and stderr). */
+  function finish(command, args, env = {}) {
+    return new Promise((resolve) => {
+      execFile(
+        command,
+        args,
+        { env: { ...process.env, ...env }, timeout: 120_000 },
+        (err, stdout, stderr) => resolve({ code: err ? err.code : 0, stdout, stderr }),
+      );
+    });
   }
 
   it('first start (the package not built yet): a line per step as it begins, its time when it ends, then the whole time', async () => {
@@ -448,7 +524,7 @@ describe('scripts/demo: the first start shows its progress, the second only the 
     const lines = before.split('\n');
     assert.match(
       lines[0],
-      /^building the package into \S+ \(scripts\/build-pkg\), reused by later starts until its sources change:$/,
+      /^building the package into \S+ \(scripts\/build-pkg\), reused until its sources change:$/,
       before,
     );
     let at = 0;
@@ -463,9 +539,74 @@ describe('scripts/demo: the first start shows its progress, the second only the 
     assert.equal(served, 200, 'the server serves the package it built');
   });
 
-  it('second start: the banner alone', async () => {
-    const { before, served } = await start();
+  it("the README's Install line after the demo: scripts/build-pkg reuses the demo's build", async () => {
+    const stamp = statSync(join(pkg, '.sources')).mtimeMs;
+    const { code, stdout } = await finish(join(ROOT, 'scripts/build-pkg'), [pkg]);
+    assert.equal(code, 0, stdout);
+    assert.match(stdout, /is a build of these sources, reused \(--force builds it again\)\n$/);
+    assert.equal(statSync(join(pkg, '.sources')).mtimeMs, stamp, 'nothing was built');
+  });
+
+  it('second start, on the port --port names: the banner alone, though the check of the server takes its time', async () => {
+    const port = await freePort();
+    const { before, url, served } = await start(['--port', String(port)], {
+      PORT: '',
+      PATH: `${shims}:${process.env.PATH}`,
+    });
     assert.equal(before, '', 'nothing before the banner');
+    assert.equal(url, `http://127.0.0.1:${port}`);
     assert.equal(served, 200);
+  });
+
+  it('PORT=N: the port it names', async () => {
+    const port = await freePort();
+    const { before, url } = await start([], { PORT: String(port) });
+    assert.equal(before, '');
+    assert.equal(url, `http://127.0.0.1:${port}`);
+  });
+
+  it('a port already taken: said at once, with the fix, before anything is built', async () => {
+    const { port } = taken.address();
+    for (const [args, env] of [
+      [['--port', String(port)], {}],
+      [['rust'], { PORT: String(port) }],
+    ]) {
+      const { code, stdout, stderr } = await finish(join(ROOT, 'scripts/demo'), args, {
+        PKG_DIR: join(pkg, 'never'),
+        ...env,
+      });
+      assert.equal(code, 1);
+      assert.equal(stdout, '');
+      assert.equal(
+        stderr,
+        `scripts/demo: port ${port} on 127.0.0.1 is taken (another demo, or another server, listens there).\n` +
+          `  Choose another: scripts/demo --port ${port + 1}   (or --port 0: any free port)\n`,
+      );
+    }
+    // The server itself says so too (a port taken between the demo's check and its start), without
+    // its usage, which is for a wrong argument.
+    const server = await finish(join(ROOT, 'target/release/plant-store-server'), [
+      '--port',
+      String(port),
+      '--token',
+      TOKEN,
+    ]);
+    assert.equal(server.code, 1);
+    assert.match(
+      server.stderr,
+      new RegExp(`^plant-store-server: port ${port} on 127\\.0\\.0\\.1 is already in use`),
+    );
+    assert.ok(!server.stderr.includes('usage:'), server.stderr);
+  });
+
+  it('a wrong argument: the usage, which names rust and --port', async () => {
+    for (const args of [['--port'], ['--port', 'x'], ['--prot', '80']]) {
+      const { code, stderr } = await finish(join(ROOT, 'scripts/demo'), args);
+      assert.equal(code, 2, args.join(' '));
+      assert.match(
+        stderr,
+        /^usage: scripts\/demo \[rust\] \[--port N\] {3}\(or PORT=N scripts\/demo; N=0: any free port\)$/m,
+      );
+    }
   });
 });

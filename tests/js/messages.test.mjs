@@ -233,7 +233,7 @@ test('a 200 with fields the client does not read is the Plant: 20 KB of metadata
 // the caller's: the line that called createPlant under the caret, and as the one frame; no line of
 // the package. A network error's cause is fetch's own TypeError and its cause, which Node prints
 // with their stacks (about ten lines more).
-for (const { what, baseUrl, first, most, client } of [
+for (const { what, baseUrl, first, most, client, outbox } of [
   {
     what: 'a 400',
     baseUrl: () => server.url,
@@ -259,13 +259,23 @@ for (const { what, baseUrl, first, most, client } of [
     first: 'PlantStoreError: could not reach the Plant Store',
     most: 28,
   },
+  {
+    what: "the outbox's open without a store",
+    outbox: true,
+    baseUrl: () => server.url,
+    first: 'PlantStoreError: this runtime has no IndexedDB; pass options.store',
+    most: 18,
+  },
 ]) {
   test(`an uncaught PlantStoreError in Node (${what}): the caller's line under the caret and as its frame, no line of the package`, async () => {
     const options = `{ baseUrl: ${JSON.stringify(await baseUrl())}, token: ${JSON.stringify(TOKEN)} }`;
-    const call = client
-      ? `await new api.PlantStoreClient(${options}).createPlant({ id: 1, name: 'x' });`
-      : `await api.createPlant({ id: 1, name: 'x' }, ${options});`;
-    const source = `import * as api from ${JSON.stringify(pathToFileURL(join(dir, 'package/node.mjs')).href)};
+    const call = outbox
+      ? `await api.PlantOutbox.open({ ...${options}, name: 'plants' });`
+      : client
+        ? `await new api.PlantStoreClient(${options}).createPlant({ id: 1, name: 'x' });`
+        : `await api.createPlant({ id: 1, name: 'x' }, ${options});`;
+    const entry = outbox ? 'package/outbox/node.mjs' : 'package/node.mjs';
+    const source = `import * as api from ${JSON.stringify(pathToFileURL(join(dir, entry)).href)};
 ${call}
 `;
     if (what === 'a 400')
@@ -297,7 +307,7 @@ ${call}
       new RegExp(`^    at ${caller.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:\\d+( \\{)?$`),
       `the first frame is the caller's:\n${output}`,
     );
-    assert.ok(!output.includes('package/node.mjs'), `no line of the package:\n${output}`);
+    assert.ok(!output.includes(entry), `no line of the package:\n${output}`);
     assert.ok(!output.includes('[PlantStoreError]') && !output.includes('wasm-function['), output);
   });
 }

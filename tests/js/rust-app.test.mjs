@@ -135,6 +135,11 @@ test('in Chromium the page sends a fern: created, then refused for the same id',
     openPage(browser, `${url}/?${new URLSearchParams(query)}`, { timeout: 20_000 });
   const first = await page({ token: TOKEN, id });
   assert.deepEqual(first.pageErrors, []);
+  // Nothing the page asks for is missing (a favicon's 404 was).
+  assert.deepEqual(
+    first.messages.filter((line) => line.startsWith('error:')),
+    [],
+  );
   assert.equal(first.result, 'created Fern\n');
   const second = await page({ token: TOKEN, id });
   assert.equal(second.result, `refused: a plant with id ${id} already exists\n`);

@@ -1,7 +1,8 @@
 // A loopback HTTP proxy in front of a server, for a browser that cannot be set offline (WebKitGTK
-// through WebDriver): `cut()` destroys every connection, open or new, until `restore()`; and it
-// records each POST it passes on, with its Idempotency-Key, so that a suite counts what reached the
-// wire. node:http, as the few lines it takes need no library.
+// through WebDriver): `cut()` destroys every connection, open or new, until `restore()` (each
+// answer closes its connection, so every request after the cut meets it); and it records each POST
+// it passes on, with its Idempotency-Key, so that a suite counts what reached the wire. node:http,
+// as the few lines it takes need no library.
 import http from 'node:http';
 import { once } from 'node:events';
 
@@ -45,7 +46,11 @@ export async function startProxy(target) {
     const upstream = http.request(
       { hostname, port, method: req.method, path: req.url, headers: req.headers },
       (answer) => {
-        res.writeHead(answer.statusCode, answer.headers);
+        // No connection outlives its answer: a request after `cut()` always needs a new one, which
+        // is refused and counted (a kept-alive one, destroyed by the cut, could fail the browser's
+        // next request unseen).
+        const { 'keep-alive': _, ...headers } = answer.headers;
+        res.writeHead(answer.statusCode, { ...headers, connection: 'close' });
         answer.pipe(res);
       },
     );

@@ -8,7 +8,8 @@
 // socket destroyed before any answer), `storedreset` (stored, then the socket destroyed before the
 // answer), `stored503` (stored, then a 503, as a proxy answers when its upstream reset after the write), `slowok<MS>` (stored at once, answered after MS ms),
 // `hang` (never answers; ended by the client or after 10 s, its log entry's `closed` then set),
-// `badok` (200 that is not a Plant). Each request's log entry has its arrival time, `at`.
+// `badok` (200 that is not a Plant). Each request's log entry has its arrival time, `at`
+// (performance.now()), and `wall` (Date.now(), the clock an HTTP-date is read against).
 // Every answer carries `x-request-id`; CORS lets a page of another origin call, send
 // `traceparent` and `idempotency-key`, and read `retry-after` and `x-request-id`.
 import http from 'node:http';
@@ -38,7 +39,15 @@ export async function startScripted({ token }) {
     const n = played.get(key) ?? 0;
     played.set(key, n + 1);
     const step = steps[Math.min(n, steps.length - 1)];
-    const entry = { steps: match[1], id, n, step, headers: req.headers, at: performance.now() };
+    const entry = {
+      steps: match[1],
+      id,
+      n,
+      step,
+      headers: req.headers,
+      at: performance.now(),
+      wall: Date.now(),
+    };
     log.push(entry);
     // `connection: close`: Chromium resends a POST by itself when a reused keep-alive connection is
     // reset before any answer, and the client would never see the reset it must retry.
@@ -67,9 +76,10 @@ export async function startScripted({ token }) {
     if (waits) return answer(+waits[1], later, { 'retry-after': waits[2] });
     const until = step.match(/^429d(\d+)$/);
     if (until) {
-      return answer(429, later, {
-        'retry-after': new Date(Date.now() + until[1] * 1000).toUTCString(),
-      });
+      // The date has whole seconds (toUTCString drops the milliseconds): kept, in ms, as the log's `retryAt`.
+      const date = new Date(Date.now() + until[1] * 1000).toUTCString();
+      entry.retryAt = Date.parse(date);
+      return answer(429, later, { 'retry-after': date });
     }
     if (/^\d{3}$/.test(step)) return answer(+step, later);
     if (req.headers.authorization !== `Bearer ${token}`)
