@@ -1,6 +1,7 @@
 // The price list: what each mechanism of the call costs in bytes and in µs per call. Each variant is
-// HEAD with one patch of bench/price/ applied (a mechanism removed, or replaced by its plain
-// alternative), built in a scratch worktree, and measured side by side with HEAD's own build:
+// HEAD with one variant of bench/price/make.py applied (a mechanism removed, or replaced by its plain
+// alternative; the edits are applied to HEAD as it is, so none goes stale unseen), built in a scratch
+// worktree, and measured side by side with HEAD's own build:
 // - size: gzip -9 of index.js + .wasm (the browser build), and of the .wasm alone, against HEAD's;
 // - per call, in-memory fetch: the variant's createPlant against HEAD's in the same process, ABBA
 //   rounds (bench/overhead.js measureVariant), in Node (bench/price-node.mjs, two processes) and in
@@ -8,13 +9,13 @@
 //   first, half the variant first, since the order alone moves two identical builds apart;
 // - per call, real traffic: calls per second against the reference server on loopback in Node, the
 //   variant against HEAD in the same process, ABBA rounds.
-// A variant that does less than HEAD (a mechanism stubbed out) is a price, not a build to ship: the
-// patches are never committed to the code, and nothing here is a test.
-//   node bench/price.mjs [variant ...]        (default: every patch in bench/price/)
+// A variant that does less than HEAD (a mechanism stubbed out) is a price, not a build to ship: it
+// is never committed to the code, and nothing here is a test.
+//   node bench/price.mjs [variant ...]        (default: every variant of make.py)
 // PRICE_REUSE=1 keeps the builds already in the scratch directory (PRICE_SCRATCH, /tmp/plant-store-price).
 // Builds everything first (niced), then measures; prints one row per variant.
 import { execFileSync, execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { gzip9 } from './gzip.mjs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -26,7 +27,7 @@ import { serveStatic } from './static.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BENCH = join(ROOT, 'bench');
-const PATCHES = join(BENCH, 'price');
+const MAKE = join(BENCH, 'price/make.py');
 const SCRATCH = process.env.PRICE_SCRATCH ?? '/tmp/plant-store-price';
 const PAGES = 4; // even: half of them import HEAD first, half the variant first
 // The resolution: HEAD built a second time and measured against HEAD like a variant. How far it lands
@@ -37,13 +38,7 @@ const run = promisify(execFile);
 const wanted = process.argv.slice(2);
 const variants = wanted.length
   ? wanted
-  : [
-      SAME,
-      ...readdirSync(PATCHES)
-        .filter((f) => f.endsWith('.patch'))
-        .map((f) => f.slice(0, -'.patch'.length))
-        .sort(),
-    ];
+  : [SAME, ...execFileSync('python3', [MAKE, '--list']).toString().trim().split('\n')];
 
 mkdirSync(SCRATCH, { recursive: true });
 const sh = (cmd, args, cwd = ROOT) =>
@@ -55,13 +50,13 @@ const sh = (cmd, args, cwd = ROOT) =>
   }).toString();
 const head = sh('git', ['rev-parse', '--short', 'HEAD']).trim();
 
-/** Builds HEAD, or HEAD with `name`'s patch, into its worktree's pkg/; returns the pkg dir, or throws why not. */
+/** Builds HEAD, or HEAD with the variant `name`, into its worktree's pkg/; returns the pkg dir, or throws why not. */
 function build(name) {
   const tree = join(SCRATCH, name.replace(/\W+/g, '-'));
   if (process.env.PRICE_REUSE && existsSync(join(tree, 'pkg/index.js'))) return join(tree, 'pkg');
   if (existsSync(tree)) sh('git', ['worktree', 'remove', '--force', tree]);
   sh('git', ['worktree', 'add', '--detach', tree, 'HEAD']);
-  if (name !== 'HEAD' && name !== SAME) sh('git', ['apply', join(PATCHES, `${name}.patch`)], tree);
+  if (name !== 'HEAD' && name !== SAME) sh('python3', [MAKE, '--apply', name, tree]);
   symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'));
   const pkg = join(tree, 'pkg');
   execFileSync('nice', ['scripts/build-pkg', pkg], {

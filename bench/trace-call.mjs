@@ -128,7 +128,8 @@ async function trace(dir) {
   const log = [];
   let on = false;
   const Instance = WebAssembly.Instance;
-  WebAssembly.Instance = (module, imports) => {
+  // A function, not an arrow: the glue calls it with `new`.
+  WebAssembly.Instance = function instrumented(module, imports) {
     for (const { module: from, name } of WebAssembly.Module.imports(module)) {
       if (name === 'log_execution')
         imports[from] = { ...imports[from], log_execution: (id) => on && log.push(id) };

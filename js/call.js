@@ -1,154 +1,204 @@
-// The IO of one call. Rust decides (src/call.rs, through src/shell.rs): `step(...input)` takes what
-// happened and gives the next action; this file does it, and holds no rule and builds no header.
-// It awaits what Rust hands it (a token's promise), calls fetch with the request Rust made under an
-// AbortController, reads the body up to the limit Rust gives, waits, and ends every wait at once
-// when the call's time is up or a signal aborts, telling Rust which. Continuations, not async
-// functions: an error's async stack then holds the caller's frames, none of this file's.
-//   actions: [AWAIT, promise] | [FETCH, fetch, url, init, attemptMs, headerName] | [READ, limit]
-//            | [WAIT, ms] | [DONE, value] | [FAIL, error]
-//   inputs:  (VALUE, value) | (THREW, cause) | (STOPPED, why, reason) | (WAITED)
-//            | (ANSWER, isResponse, status, type, headers, headerValue) | (BODY, bytes, complete)
-const [AWAIT, FETCH, READ, WAIT, DONE] = [0, 1, 2, 3, 4];
-const [VALUE, THREW, STOPPED, ANSWER, BODY, WAITED] = [0, 1, 2, 3, 4, 5];
-/** Why a wait ended early: a signal aborted, the call's time is up, the attempt's is. */
-const [ABORTED, TIMED_OUT, ATTEMPT_TIMED_OUT] = [0, 1, 2];
+// The IO of one call. Rust decides (src/call.rs, through src/shell.rs, whose `extern` block is this
+// file's other half): it makes a Shell for each call and asks it, one method for each thing to do,
+// to send, read, wait, ask the token source, run the hooks or end. A method only records what to
+// do; the shell does it once Rust has returned (#go), so that what the caller wrote (fetch,
+// getToken, the hooks) never runs while Rust steps the call. What came of it is told to Rust's
+// functions (`Told`), with the call's number. The shell holds no rule and builds no header: it
+// calls fetch with the request Rust made under an AbortController, reads the body up to the limit
+// Rust gives, arms the call's deadline and the attempt's at the instants Rust gives, and ends what
+// it awaits at once when one passes or a signal aborts, telling Rust which. Continuations, not
+// async functions: an error's async stack then holds the caller's frames, none of this file's.
 
-/** `get()`, as [VALUE, value] or [THREW, cause]: a forgery (a Response subclass, a Proxy) may throw where Web IDL says nothing does. */
+/** `get()`, as [true, value] or [false, cause]: a forgery (a Response subclass, a Proxy) may throw where Web IDL says nothing does. */
 const read = (get) => {
   try {
-    return [VALUE, get()];
+    return [true, get()];
   } catch (cause) {
-    return [THREW, cause];
+    return [false, cause];
   }
 };
 
-/**
- * Runs a call: Rust's `step`, the `signals` that abort it, the time it has. Resolves with what
- * Rust's DONE gives, rejects with what its FAIL gives.
- */
-export function run(step, signals, timeoutMs) {
-  return new Promise((resolve, reject) => {
-    let over = false;
-    let turn = 0; // the number of the wait under way: what settles an older one is ignored
-    let waiting; // its timer
-    let attempt; // the attempt under way: { controller, timer, body, reader, complete }
-    // Rust's step is never entered again while it runs: a stop told meanwhile (a hook of the
-    // caller's, run by the step, that aborts the call) is told once its action is under way.
-    let stepping = false;
-    let stopped;
-    const onAbort = ({ target }) => interrupt(ABORTED, read(() => target.reason)[1]);
-    const timer = setTimeout(() => interrupt(TIMED_OUT), timeoutMs);
+/** What `fn()` returns or throws, as a promise (its own when it returns a promise). */
+const settled = (fn) => {
+  try {
+    return Promise.resolve(fn());
+  } catch (cause) {
+    return Promise.reject(cause);
+  }
+};
 
-    const act = (action) => {
-      if (action[0] !== READ) endAttempt();
-      if (action[0] === AWAIT) return wait(action[1], tell);
-      if (action[0] === FETCH) return send(action);
-      if (action[0] === READ) return receive(action[1]);
-      if (action[0] === WAIT) {
-        const me = ++turn;
-        waiting = setTimeout(() => me === turn && tell(WAITED), action[1]);
-        return;
-      }
-      over = true;
-      clearTimeout(timer);
-      for (const signal of signals) signal.removeEventListener('abort', onAbort);
-      (action[0] === DONE ? resolve : reject)(action[1]);
-    };
-    const tell = (...input) => {
-      if (over) return;
-      stepping = true;
-      let action;
-      try {
-        action = step(...input);
-      } finally {
-        stepping = false;
-      }
-      act(action);
-      const told = stopped;
-      stopped = undefined;
-      if (told) interrupt(...told);
-    };
-    /** What `thing` (a value, a promise, or a function that makes one) settles with, told to `then` unless a stop came first. */
-    const wait = (thing, then) => {
-      const me = ++turn;
-      new Promise((settle) => settle(typeof thing === 'function' ? thing() : thing)).then(
-        (value) => me === turn && then(VALUE, value),
-        (cause) => me === turn && then(THREW, cause),
-      );
-    };
-    /** The call, or its attempt, stops now: what it awaited is let go of, and Rust is told why. */
-    const interrupt = (why, reason) => {
-      if (over) return;
-      if (stepping) {
-        stopped ??= [why, reason];
-        return;
-      }
-      turn++;
-      clearTimeout(waiting);
-      endAttempt(why === ABORTED ? reason : new DOMException('timed out', 'TimeoutError'));
-      tell(STOPPED, why, reason);
-    };
-    /** Ends the attempt under way: unless its answer was read to its end, its request and body are let go of, with `reason`. */
-    const endAttempt = (reason) => {
-      if (!attempt) return;
-      const { controller, timer, body, reader, complete } = attempt;
-      attempt = undefined;
-      clearTimeout(timer);
-      if (complete) return;
-      controller.abort(reason);
-      read(() => (reader ?? body)?.cancel().catch(() => {}));
-    };
+/** The request Rust made once for a client's calls (shell.rs `request`); `headers` as names and values. */
+export function request(
+  url,
+  method,
+  credentials,
+  redirect,
+  headers,
+  key,
+  authorization,
+  retryAfter,
+) {
+  const pairs = [];
+  for (let i = 0; i < headers.length; i += 2) pairs.push([headers[i], headers[i + 1]]);
+  return { url, method, credentials, redirect, headers: pairs, key, authorization, retryAfter };
+}
 
-    const send = ([, fetch, url, init, attemptMs, header]) => {
-      const controller = new AbortController();
-      attempt = { controller };
-      if (attemptMs !== undefined)
-        attempt.timer = setTimeout(() => interrupt(ATTEMPT_TIMED_OUT), attemptMs);
-      wait(
-        () => fetch(url, { ...init, signal: controller.signal }),
-        (kind, response) => {
-          if (kind === THREW) return tell(THREW, response);
-          const head = read(() => {
-            if (!(response instanceof Response)) return [false];
-            attempt.body = response.body;
-            const { headers } = response;
-            return [true, response.status, response.type, headers, headers.get(header)];
-          });
-          if (head[0] === THREW) tell(THREW, head[1]);
-          else tell(ANSWER, ...head[1]);
-        },
-      );
-    };
+/** Rust's functions that the shells tell what came of what they did, each with its call's number. */
+export class Told {
+  constructor(
+    started,
+    returned,
+    hooks,
+    hooked,
+    settled,
+    threw,
+    aborted,
+    answered,
+    body,
+    waited,
+    timedOut,
+    attemptTimedOut,
+  ) {
+    const told = { started, returned, hooks, hooked, settled, threw, aborted, answered, body };
+    Object.assign(this, told, { waited, timedOut, attemptTimedOut });
+  }
+}
 
-    /** Reads the body up to `limit` bytes, and one past, which tells whether there was more. */
-    const receive = (limit) => {
+/** The shell of one call: its deadline, its signals, the attempt under way, what Rust asked. */
+export class Shell {
+  #told;
+  #call;
+  #next; // what Rust asked, done once it has returned
+  #over = false;
+  #turn = 0; // the number of what is awaited: what settles an older one is ignored
+  #deadline;
+  #waiting; // the timer of a wait
+  #attempt; // the attempt under way: { controller, timer, body, reader, complete }
+  #signals = [];
+  #onAbort; // what listens to them
+  #settle;
+
+  constructor(told, call, endsAt) {
+    this.#told = told;
+    this.#call = call;
+    this.#deadline = setTimeout(() => this.#stop(told.timedOut), endsAt - Date.now());
+  }
+
+  listen(signal) {
+    this.#signals.push(signal);
+  }
+
+  begin() {
+    const promise = new Promise((resolve, reject) => {
+      this.#settle = [resolve, reject];
+    });
+    const aborted = this.#signals.find((signal) => read(() => signal.aborted)[1] === true);
+    if (aborted) {
+      this.#tell(this.#told.aborted, read(() => aborted.reason)[1]);
+      return promise;
+    }
+    if (this.#signals.length)
+      this.#onAbort = ({ target }) => this.#stop(this.#told.aborted, read(() => target.reason)[1]);
+    for (const signal of this.#signals) signal.addEventListener('abort', this.#onAbort);
+    this.#tell(this.#told.started);
+    return promise;
+  }
+
+  ask(getToken, refresh) {
+    this.#do(() => this.#run(() => getToken({ refresh }), this.#told.returned));
+  }
+
+  settle(value) {
+    this.#do(() => {
+      const awaited = settled(() => value);
+      this.#await(this.#turn, awaited, (token) => this.#tell(this.#told.settled, token));
+    });
+  }
+
+  headers(request, key) {
+    const headers = new Headers(request.headers);
+    if (key !== undefined) headers.set(request.key, key);
+    return headers;
+  }
+
+  hook() {
+    this.#do(() => this.#run(() => this.#told.hooks(this.#call), this.#told.hooked));
+  }
+
+  send(fetch, request, body, key, prepared, authorization, endsAt) {
+    this.#do(() => {
+      const turn = this.#turn;
+      const attempt = { controller: new AbortController() };
+      this.#attempt = attempt;
+      if (endsAt < Infinity)
+        attempt.timer = setTimeout(
+          () => this.#stop(this.#told.attemptTimedOut),
+          endsAt - Date.now(),
+        );
+      const answer = settled(() => {
+        const headers = prepared ?? this.headers(request, key);
+        headers.set(request.authorization, authorization);
+        const { url, method, credentials, redirect } = request;
+        const { controller } = attempt;
+        // The signal is made when fetch reads it (Node makes each at a price), then aborted by a stop.
+        const init = {
+          method,
+          headers,
+          body,
+          credentials,
+          redirect,
+          get signal() {
+            return controller.signal;
+          },
+        };
+        return fetch(url, init);
+      });
+      this.#await(turn, answer, (response) => {
+        const head = read(() => {
+          if (!(response instanceof Response)) return [Number.NaN];
+          attempt.body = response.body;
+          const { status, type, headers } = response;
+          const retryAfter = headers.get(request.retryAfter);
+          return [typeof status === 'number' ? status : Number.NaN, type, headers, retryAfter];
+        });
+        if (!head[0]) this.#tell(this.#told.threw, head[1]);
+        else this.#tell(this.#told.answered, ...head[1]);
+      });
+    });
+  }
+
+  /** Reads the body up to `limit` bytes, and one past, which tells whether there was more. */
+  read(limit) {
+    this.#do(() => {
+      const attempt = this.#attempt;
       const chunks = [];
       let length = 0;
       const done = (complete) => {
         attempt.complete = complete;
-        const bytes = new Uint8Array(Math.min(length, limit));
-        for (let at = 0, i = 0; at < bytes.length; at += chunks[i++].length)
-          bytes.set(chunks[i].subarray(0, bytes.length - at), at);
-        tell(BODY, bytes, complete);
+        let bytes = chunks[0]?.subarray(0, limit) ?? new Uint8Array(0);
+        if (chunks.length > 1) {
+          bytes = new Uint8Array(Math.min(length, limit));
+          for (let at = 0, i = 0; at < bytes.length; at += chunks[i++].length)
+            bytes.set(chunks[i].subarray(0, bytes.length - at), at);
+        }
+        this.#tell(this.#told.body, bytes, complete);
       };
       const reader = read(() => attempt.body?.getReader());
-      if (reader[0] === THREW) return tell(THREW, reader[1]);
+      if (!reader[0]) return this.#tell(this.#told.threw, reader[1]);
       if (!reader[1]) return done(true);
       attempt.reader = reader[1];
       const next = () =>
-        wait(
-          () => attempt.reader.read(),
-          (kind, result) => {
-            const chunk =
-              kind === THREW
-                ? [THREW, result]
-                : read(() => {
-                    if (result.done) return null;
-                    if (!(result.value instanceof Uint8Array))
-                      throw new TypeError('the body stream yielded a chunk that is not bytes');
-                    return result.value.subarray(0, limit - length + 1);
-                  });
-            if (chunk[0] === THREW) return tell(THREW, chunk[1]);
+        this.#await(
+          this.#turn,
+          settled(() => attempt.reader.read()),
+          (result) => {
+            const chunk = read(() => {
+              if (result.done) return null;
+              if (!(result.value instanceof Uint8Array))
+                throw new TypeError('the body stream yielded a chunk that is not bytes');
+              return result.value.subarray(0, limit - length + 1);
+            });
+            if (!chunk[0]) return this.#tell(this.#told.threw, chunk[1]);
             if (chunk[1] === null) return done(true);
             chunks.push(chunk[1]);
             length += chunk[1].length;
@@ -157,11 +207,79 @@ export function run(step, signals, timeoutMs) {
           },
         );
       next();
-    };
+    }, true);
+  }
 
-    const aborted = signals.find((signal) => read(() => signal.aborted)[1] === true);
-    if (aborted) return tell(STOPPED, ABORTED, read(() => aborted.reason)[1]);
-    for (const signal of signals) signal.addEventListener('abort', onAbort);
-    tell(VALUE);
-  });
+  wait(ms) {
+    this.#do(() => {
+      const turn = ++this.#turn;
+      this.#waiting = setTimeout(() => turn === this.#turn && this.#tell(this.#told.waited), ms);
+    });
+  }
+
+  done(ok, value) {
+    this.#do(() => {
+      this.#over = true;
+      clearTimeout(this.#deadline);
+      for (const signal of this.#signals) signal.removeEventListener('abort', this.#onAbort);
+      this.#settle[ok ? 0 : 1](value);
+    });
+  }
+
+  /** Records `next`, what Rust asked; every action but a read ends the attempt under way first. */
+  #do(next, reading) {
+    this.#next = () => {
+      if (!reading) this.#endAttempt();
+      next();
+    };
+  }
+
+  /** Tells Rust `report` (one of `Told`'s) unless the call is over, then does what it asked. */
+  #tell(report, a, b, c, d) {
+    if (this.#over) return;
+    report(this.#call, a, b, c, d);
+    const next = this.#next;
+    this.#next = undefined;
+    next?.();
+  }
+
+  /** Calls the caller's `fn`, telling what it returned (as `report`) or threw. */
+  #run(fn, report) {
+    let value;
+    try {
+      value = fn();
+    } catch (cause) {
+      return this.#tell(this.#told.threw, cause);
+    }
+    this.#tell(report, value);
+  }
+
+  /** What `promise` settles with, given to `then` unless a stop came after `turn`; a rejection is told. */
+  #await(turn, promise, then) {
+    promise.then(
+      (settled) => turn === this.#turn && !this.#over && then(settled),
+      (cause) => turn === this.#turn && this.#tell(this.#told.threw, cause),
+    );
+  }
+
+  /** The call, or its attempt, stops now: what it awaited is let go of, and Rust is told `report`. */
+  #stop(report, reason) {
+    if (this.#over) return;
+    this.#turn++;
+    clearTimeout(this.#waiting);
+    const aborted = report === this.#told.aborted;
+    this.#endAttempt(aborted ? reason : new DOMException('timed out', 'TimeoutError'));
+    this.#tell(report, reason);
+  }
+
+  /** Ends the attempt under way: unless its answer was read to its end, its request and body are let go of, with `reason`. */
+  #endAttempt(reason) {
+    const attempt = this.#attempt;
+    if (!attempt) return;
+    this.#attempt = undefined;
+    clearTimeout(attempt.timer);
+    if (attempt.complete) return;
+    attempt.controller.abort(reason);
+    read(() => (attempt.reader ?? attempt.body)?.cancel().catch(() => {}));
+  }
 }

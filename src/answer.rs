@@ -29,9 +29,10 @@ pub const BODY_SLACK: usize = 64 * 1024;
 const ECHO_BYTES_PER_BYTE: usize = 6;
 /// The most of a server's message or body kept in an error message, in characters.
 const EXCERPT_CHARS: usize = 300;
-/// What a 404 suggests: its cause is most often a `baseUrl` without the API's path prefix.
-const NOT_FOUND: &str = "; check baseUrl: /plants is appended to it, so it must hold the API's \
-                         path prefix, for example https://plants.example/api/v1";
+/// What a 404 suggests (after "; check" and the base URL's name): its cause is most often a base
+/// URL without the API's path prefix.
+const NOT_FOUND: &str = ": /plants is appended to it, so it must hold the API's path prefix, for \
+                         example https://plants.example/api/v1";
 
 /// How much of an answer with `status` is read, for a NewPlant whose name and tag are `echoed`
 /// bytes long.
@@ -115,13 +116,14 @@ pub(crate) fn not_a_response() -> Draft {
 
 /// What a status and (at most `limit` bytes of) body mean under the contract: only 200 with a
 /// Plant is success; 400 with an Error body is a rejection; anything else is reported, never
-/// guessed at. `complete` tells whether `body` is all of it; a 404 names `url`.
+/// guessed at. `complete` tells whether `body` is all of it; a 404 names `url`, and the setting
+/// that made it (`base`, the base URL's name).
 pub(crate) fn outcome(
     status: u16,
     body: &[u8],
     complete: bool,
     limit: usize,
-    url: &str,
+    (url, base): (&str, &str),
 ) -> Result<Plant, Draft> {
     let not_a_plant = match (status, complete) {
         (200, true) => match Plant::from_json(body) {
@@ -145,9 +147,9 @@ pub(crate) fn outcome(
     let hint = match status {
         404 => {
             answered.push_str(&[" for POST ", url].concat());
-            NOT_FOUND
+            ["; check ", base, NOT_FOUND].concat()
         }
-        _ => "",
+        _ => String::new(),
     };
     let api_error = complete.then(|| ApiError::from_json(body).ok()).flatten();
     let other = match status {
@@ -161,7 +163,7 @@ pub(crate) fn outcome(
         (_, Some(e)) => {
             let code = decimal(e.error.into());
             let message =
-                [&answered, " (error ", &code, "): ", &theirs(&message(&e.message)), hint];
+                [&answered, " (error ", &code, "): ", &theirs(&message(&e.message)), &hint];
             Draft::new(other, message.concat()).with_code(e.error)
         }
         (400, None) => {
@@ -169,7 +171,7 @@ pub(crate) fn outcome(
             Draft::new(Kind::InvalidResponse, message.concat())
         }
         (_, None) => {
-            let message = [&answered, ": ", &body_excerpt(body, complete), hint];
+            let message = [&answered, ": ", &body_excerpt(body, complete), &hint];
             Draft::new(other, message.concat())
         }
     };
@@ -237,6 +239,9 @@ pub(crate) struct Budget {
     pub(crate) refreshed: bool,
     /// When the call times out, in milliseconds since the epoch.
     pub(crate) ends_at: f64,
+    /// When the server forgets the call's idempotency key: its lifetime after the first request
+    /// that may have reached the store (infinity without a key, or before such a request).
+    pub(crate) key_ends_at: f64,
 }
 
 impl Budget {
@@ -277,7 +282,9 @@ pub(crate) const PLATFORM: Clock =
 /// What the call does after an attempt that failed with `error` (one that gave the Plant ends it).
 pub(crate) fn next(error: &Draft, learnt: &Learnt, budget: &Budget, clock: &Clock) -> Next {
     let retry = &budget.retry;
-    if error.kind() == Kind::Unauthorized && budget.refreshable && !budget.refreshed {
+    // The key is sent again only while the server may still know it.
+    let known = |wait: u32| (clock.now)() + f64::from(wait) < budget.key_ends_at;
+    if error.kind() == Kind::Unauthorized && budget.refreshable && !budget.refreshed && known(0) {
         return Next::Refresh;
     }
     let retried = match (error.kind(), learnt.status) {
@@ -294,8 +301,11 @@ pub(crate) fn next(error: &Draft, learnt: &Learnt, budget: &Budget, clock: &Cloc
         return Next::Stop(asked);
     }
     let wait = asked.unwrap_or_else(|| backoff(retry, budget.sent, (clock.random)()));
-    // A wait past the cap (a Retry-After's) or past the deadline ends the call now.
-    if wait > retry.max_delay_ms || f64::from(wait) >= budget.ends_at - (clock.now)() {
+    // A wait past the cap (a Retry-After's), the deadline or the key's lifetime ends the call now.
+    if wait > retry.max_delay_ms
+        || f64::from(wait) >= budget.ends_at - (clock.now)()
+        || !known(wait)
+    {
         return Next::Stop(asked);
     }
     Next::Wait(wait)
@@ -332,7 +342,8 @@ mod tests {
     use alloc::string::ToString;
     use alloc::vec::Vec;
 
-    const URL: &str = "https://plants.example/api/plants";
+    /// The URL called, and what the JS options call the base URL.
+    const URL: (&str, &str) = ("https://plants.example/api/plants", "options.baseUrl");
 
     fn outcome(status: u16, body: &str) -> Result<Plant, Error> {
         super::outcome(status, body.as_bytes(), true, limit(200, 10), URL)
@@ -520,6 +531,7 @@ mod tests {
             refreshable: false,
             refreshed: false,
             ends_at: NOW + 10_000.0,
+            key_ends_at: f64::INFINITY,
         }
     }
 

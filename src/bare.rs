@@ -14,3 +14,21 @@ fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
 #[allow(unsafe_code)]
 static ALLOCATOR: lol_alloc::AssumeSingleThreaded<lol_alloc::FreeListAllocator> =
     unsafe { lol_alloc::AssumeSingleThreaded::new(lol_alloc::FreeListAllocator::new()) };
+
+/// A value of the one thread, as std's `thread_local!` gives one: wasm32 without atomics has one
+/// thread, so a `static` is it.
+pub(crate) struct Local<T>(pub(crate) T);
+
+// SAFETY: wasm32 without atomics has one thread (checked below), as for the allocator.
+#[allow(unsafe_code)]
+unsafe impl<T> Sync for Local<T> {}
+
+#[cfg(target_feature = "atomics")]
+compile_error!("without std, plant-store-client is for wasm32 without threads");
+
+impl<T> Local<T> {
+    /// `f` of the value, as `LocalKey::with` does.
+    pub(crate) fn with<R>(&'static self, f: impl FnOnce(&T) -> R) -> R {
+        f(&self.0)
+    }
+}

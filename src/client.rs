@@ -110,12 +110,12 @@ impl Client {
         let config = &self.0.config;
         let redact = |draft| self.redact(draft);
         let checked = options.check(config).map_err(redact)?;
-        let fetch = shell::fetch_of(config.fetch.as_ref()).map_err(redact)?;
+        let fetch = shell::fetch_of(config.fetch.as_ref(), config.names).map_err(redact)?;
         let mut call = Call::new(self.0.clone(), plant, checked, options.after.clone(), &PLATFORM);
         call.fetch = fetch;
         let signals = [config.signal.as_ref(), options.signal.as_ref()];
         call.signals = signals.into_iter().flatten().cloned().collect();
-        call.cross_origin = shell::cross_origin(&self.0.url);
+        call.cross_origin = shell::reach(&self.0).1;
         Ok(call)
     }
 }

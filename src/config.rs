@@ -1,18 +1,21 @@
 //! The settings of a client ([`Config`]) and of one call ([`CallOptions`], [`Retry`],
 //! [`IdempotencyKey`]), from Rust or from a JS options object (`js::api` fills the same structs),
-//! checked in one place whose messages name the JS options: [`Config::check`] gives [`Settings`].
+//! checked in one place: [`Config::check`] gives [`Settings`]. Its messages name each setting as
+//! the caller wrote it (`names.rs`).
 
 use crate::error::{decimal, Draft, Error};
-use crate::hooks::{After, Ask, Attempt, AttemptOutcome, Before, Callback};
+use crate::hooks::{After, Attempt, AttemptOutcome, Before, Callback};
+use crate::names::{Names, RUST};
 use crate::redact::theirs;
 use crate::token::{Credential, TokenSource};
 use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
+use core::cell::OnceCell;
 use core::fmt;
 use core::future::Future;
 use js_sys::futures::future_to_promise;
-use js_sys::{Function, Promise};
+use js_sys::{Function, Promise, Reflect};
 use plant_store_model::{Token, TokenError};
 use wasm_bindgen::prelude::*;
 use web_sys::{AbortSignal, RequestInit};
@@ -21,6 +24,9 @@ use web_sys::{AbortSignal, RequestInit};
 pub const DEFAULT_TIMEOUT_MS: u32 = 10_000;
 /// The longest timeout: 2^31 − 1 ms (about 24.8 days), the most `setTimeout` holds.
 pub const MAX_TIMEOUT_MS: u32 = 2_147_483_647;
+/// How long a server keeps an idempotency key when none is said: 24 hours (Stripe keeps keys at
+/// least that long; node-idempotency and hono-idempotency that long).
+pub const DEFAULT_KEY_LIFETIME_MS: f64 = 86_400_000.0;
 
 /// The settings of a [`Client`](crate::Client), checked by [`Client::new`](crate::Client::new).
 ///
@@ -41,15 +47,30 @@ pub struct Config {
     pub(crate) headers: Vec<(String, String)>,
     pub(crate) retry: Option<Retry>,
     pub(crate) idempotency_key: IdempotencyKey,
+    pub(crate) key_format: KeyFormat,
+    pub(crate) key_lifetime_ms: f64,
     pub(crate) before: Option<Callback<Before>>,
     pub(crate) after: Option<Callback<After>>,
+    /// What its messages call each setting.
+    pub(crate) names: &'static Names,
+}
+
+/// How the `Idempotency-Key` header carries the key: the same bytes on every attempt.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum KeyFormat {
+    /// A Structured Fields string, `"key"` (the IETF httpapi draft's form).
+    #[default]
+    Quoted,
+    /// The key's bytes alone, `key`: what most servers and UUID-checking middlewares expect.
+    Bare,
 }
 
 /// Where the bearer token comes from, as given (checked into a [`Credential`]).
 #[derive(Clone)]
 pub(crate) enum Auth {
     Token(String),
-    Source(Callback<Ask>),
+    /// `getToken({ refresh })`, which the shell calls.
+    Source(Function),
 }
 
 impl fmt::Debug for Auth {
@@ -65,8 +86,13 @@ impl Config {
     /// Settings for the Plant Store at `base_url`: an absolute `http(s)` URL, which may carry a
     /// path prefix (`https://host/api/v1`); `/plants` is appended. Add a token before use.
     pub fn new(base_url: impl Into<String>) -> Config {
+        Config::named(Some(base_url.into()), &RUST)
+    }
+
+    /// The default settings, whose messages call each setting by `names`.
+    pub(crate) fn named(base_url: Option<String>, names: &'static Names) -> Config {
         Config {
-            base_url: Some(base_url.into()),
+            base_url,
             auth: None,
             fetch: None,
             signal: None,
@@ -74,8 +100,11 @@ impl Config {
             headers: Vec::new(),
             retry: None,
             idempotency_key: IdempotencyKey::Off,
+            key_format: KeyFormat::Quoted,
+            key_lifetime_ms: DEFAULT_KEY_LIFETIME_MS,
             before: None,
             after: None,
+            names,
         }
     }
 
@@ -101,11 +130,14 @@ impl Config {
         F: Fn(bool) -> Fut + 'static,
         Fut: Future<Output = Result<String, JsValue>> + 'static,
     {
-        let ask = move |refresh: bool| {
+        // Called by the shell as `getToken({ refresh })` is.
+        let get = move |asked: JsValue| {
+            let refresh = Reflect::get(&asked, &"refresh".into()).is_ok_and(|r| r.is_truthy());
             let token = source(refresh);
-            Ok(future_to_promise(async move { token.await.map(JsValue::from) }).into())
+            future_to_promise(async move { token.await.map(JsValue::from) })
         };
-        self.auth = Some(Auth::Source(Callback(Rc::new(ask))));
+        let get = Closure::<dyn Fn(JsValue) -> Promise>::new(get).into_js_value();
+        self.auth = Some(Auth::Source(get.unchecked_into()));
         self
     }
 
@@ -150,6 +182,21 @@ impl Config {
         self
     }
 
+    /// How the `Idempotency-Key` header carries the key ([`KeyFormat::Quoted`] unless told).
+    pub fn idempotency_key_format(mut self, format: KeyFormat) -> Config {
+        self.key_format = format;
+        self
+    }
+
+    /// How long the server keeps an idempotency key, in whole milliseconds from 1, or
+    /// `f64::INFINITY` ([`DEFAULT_KEY_LIFETIME_MS`] unless told): a call with a key does not send
+    /// it again once its first request that may have reached the store is older than that (it
+    /// ends with that attempt's error, the plant maybe created).
+    pub fn key_lifetime_ms(mut self, ms: f64) -> Config {
+        self.key_lifetime_ms = ms;
+        self
+    }
+
     /// A hook called before each attempt, which may add headers (a W3C `traceparent`); an `Err`
     /// ends the call with a `config` error whose cause is its value.
     pub fn before_attempt(
@@ -183,58 +230,75 @@ impl Config {
     pub(crate) fn check(mut self) -> Result<Settings, Error> {
         let (url, credential) = self.checked().map_err(|draft| draft.redact(&[self.secret()]))?;
         self.auth = None;
-        Ok(Settings { url, credential, config: self })
+        let key_lifetime_ms = Some(self.key_lifetime_ms).filter(|ms| ms.is_finite());
+        Ok(Settings { url, credential, key_lifetime_ms, config: self, reach: OnceCell::new() })
     }
 
     /// What checking makes of the base URL and the token; an error names the first wrong setting.
     fn checked(&self) -> Result<(String, Credential), Draft> {
-        let required = "options.baseUrl is required, for example https://plants.example/api";
-        let base = self.base_url.as_deref().ok_or_else(|| Draft::config(required))?;
+        let names = self.names;
+        let required = [names.base_url, " is required, for example https://plants.example/api"];
+        let base = self.base_url.as_deref().ok_or_else(|| Draft::config(required.concat()))?;
         let url = plant_store_model::plants_url(base).map_err(|e| {
-            let mut message = String::from("options.");
-            e.describe(&mut message);
+            let mut message = String::from(names.base_url);
+            e.describe_after(&mut message);
             Draft::config(message)
         })?;
         let credential = match &self.auth {
             Some(Auth::Token(token)) => {
-                let wrong = |e: TokenError| Draft::config(["options.token: ", e.reason()].concat());
+                let wrong = |e: TokenError| Draft::config([names.token, ": ", e.reason()].concat());
                 Credential::Fixed(Token::new(token.clone()).map_err(wrong)?)
             }
-            Some(Auth::Source(ask)) => Credential::Source(TokenSource::new(ask.clone())),
-            None => return Err(Draft::config(NO_TOKEN)),
+            Some(Auth::Source(get)) => Credential::Source(TokenSource::new(get.clone())),
+            None => return Err(Draft::config(names.no_token)),
         };
-        whole(self.timeout_ms, "options.timeoutMs", MS, 1, MAX_TIMEOUT_MS)?;
-        self.headers.iter().try_for_each(|(name, value)| check_header(name, value))?;
-        self.retry.map(Retry::check).transpose()?;
+        whole(self.timeout_ms, names.timeout_ms, MS, 1, MAX_TIMEOUT_MS)?;
+        self.headers.iter().try_for_each(|(name, value)| check_header(names, name, value))?;
+        self.retry.map(|retry| retry.check(names)).transpose()?;
+        let ms = self.key_lifetime_ms;
+        if ms != f64::INFINITY
+            && !((1.0..=MAX_SAFE_INTEGER).contains(&ms) && ms == ms as u64 as f64)
+        {
+            let message = [names.key_lifetime_ms, " must be a whole number of milliseconds from 1"];
+            let message = [&message.concat(), " on, or ", names.infinity].concat();
+            return Err(Draft::config(message));
+        }
         Ok((url, credential))
     }
 }
 
-const NO_TOKEN: &str = "options.token (a string) or options.getToken (a function) is required";
+/// The largest integer a JS number holds exactly, 2^53 − 1.
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 
 /// A checked [`Config`], as a client keeps it: what checking made of it beside the rest as given.
 pub(crate) struct Settings {
     /// `{baseUrl}/plants`.
     pub(crate) url: String,
     pub(crate) credential: Credential,
+    /// How long the server keeps an idempotency key, in milliseconds; `None`: for ever.
+    pub(crate) key_lifetime_ms: Option<f64>,
     /// The settings, without the token (`auth`), which is in `credential`.
     pub(crate) config: Config,
+    /// What the client's calls read of the world once (`shell::reach`): the request they send,
+    /// and whether the page is on another origin than the store.
+    pub(crate) reach: OnceCell<(JsValue, bool)>,
 }
 
 /// An extra header, checked by fetch's `Headers` rules (by hand: the `http` crate's are stricter, a
 /// dependency for ten lines): a `config` error names `Authorization`, `Content-Type` (the client's),
 /// a name that is no RFC 9110 token, or a value that, trimmed, holds NUL, CR, LF or a char > U+00FF.
-fn check_header(name: &str, value: &str) -> Result<(), Draft> {
+fn check_header(names: &Names, name: &str, value: &str) -> Result<(), Draft> {
     let shown = theirs(&name.chars().take(40).collect::<String>());
+    let [before, after] = names.header;
     if name.eq_ignore_ascii_case("authorization") || name.eq_ignore_ascii_case("content-type") {
-        let message = ["options.headers cannot set ", &shown, ": the client sets it"];
+        let message = [names.headers, " cannot set ", &shown, ": the client sets it"];
         return Err(Draft::config(message.concat()));
     }
     let tchar = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
     let value = value.trim_matches(|c| matches!(c, ' ' | '\t' | '\r' | '\n'));
     let byte = |c: char| c <= '\u{ff}' && !matches!(c, '\0' | '\r' | '\n');
     if name.is_empty() || !name.bytes().all(tchar) || !value.chars().all(byte) {
-        let message = ["options.headers[\"", &shown, "\"] is not a valid header name and value"];
+        let message = [before, &shown, after, " is not a valid header name and value"];
         return Err(Draft::config(message.concat()));
     }
     Ok(())
@@ -315,12 +379,12 @@ impl Retry {
     }
 
     /// The retries, each number checked: a `config` error names the first wrong one.
-    fn check(self) -> Result<Retry, Draft> {
-        whole(self.attempts, "retry.attempts", "", 1, 10)?;
-        whole(self.base_delay_ms, "retry.baseDelayMs", MS, 0, MAX_TIMEOUT_MS)?;
-        whole(self.max_delay_ms, "retry.maxDelayMs", MS, 0, MAX_TIMEOUT_MS)?;
+    fn check(self, names: &Names) -> Result<Retry, Draft> {
+        whole(self.attempts, names.attempts, "", 1, 10)?;
+        whole(self.base_delay_ms, names.base_delay_ms, MS, 0, MAX_TIMEOUT_MS)?;
+        whole(self.max_delay_ms, names.max_delay_ms, MS, 0, MAX_TIMEOUT_MS)?;
         if let Some(limit) = self.attempt_timeout_ms {
-            whole(limit, "retry.attemptTimeoutMs", MS, 1, MAX_TIMEOUT_MS)?;
+            whole(limit, names.attempt_timeout_ms, MS, 1, MAX_TIMEOUT_MS)?;
         }
         Ok(self)
     }
@@ -377,16 +441,17 @@ impl CallOptions {
 
     /// The call's retries (checked) and key (drawn if generated; checked), over the client's.
     pub(crate) fn check(&self, config: &Config) -> Result<(Retry, IdempotencyKey), Draft> {
-        let retry = self.retry.map_or(Ok(config.retry.unwrap_or(Retry::OFF)), Retry::check)?;
+        let names = config.names;
+        let retry = self.retry.map(|retry| retry.check(names)).transpose()?;
+        let retry = retry.unwrap_or(config.retry.unwrap_or(Retry::OFF));
         let key = match self.idempotency_key.as_ref().unwrap_or(&config.idempotency_key) {
             IdempotencyKey::Off => IdempotencyKey::Off,
-            IdempotencyKey::Generated => IdempotencyKey::Given(uuid()?),
+            IdempotencyKey::Generated => IdempotencyKey::Given(uuid(names.key)?),
             IdempotencyKey::Given(key) => {
                 let printable = |b: u8| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\';
                 if key.is_empty() || key.len() > 255 || !key.bytes().all(printable) {
-                    let message = "idempotencyKey must be 1 to 255 printable ASCII characters, \
-                                   without \" or \\";
-                    return Err(Draft::config(message));
+                    let message = " must be 1 to 255 printable ASCII characters, without \" or \\";
+                    return Err(Draft::config([names.key, message].concat()));
                 }
                 IdempotencyKey::Given(key.clone())
             }
@@ -414,17 +479,18 @@ impl IdempotencyKey {
     /// # Errors
     /// [`Kind::Config`](crate::Kind::Config) where the runtime has no `crypto.getRandomValues`.
     pub fn random() -> Result<IdempotencyKey, Error> {
-        uuid().map(IdempotencyKey::Given).map_err(|e| e.redact(&[]))
+        uuid("IdempotencyKey::random()").map(IdempotencyKey::Given).map_err(|e| e.redact(&[]))
     }
 }
 
 /// A random UUID v4 (RFC 9562), by hand: 16 bytes from `crypto.getRandomValues` (every runtime has
 /// it, unlike `crypto.randomUUID`), in hex; the `uuid` crate would reach them through getrandom.
-pub(crate) fn uuid() -> Result<String, Draft> {
+/// Its error names `what` wanted it.
+pub(crate) fn uuid(what: &str) -> Result<String, Draft> {
     let mut bytes = [0u8; 16];
     random_values(&mut bytes).map_err(|cause| {
-        let message = "idempotencyKey needs crypto.getRandomValues, which this runtime lacks";
-        Draft::config(message).with_cause(cause)
+        let message = [what, " needs crypto.getRandomValues, which this runtime lacks"];
+        Draft::config(message.concat()).with_cause(cause)
     })?;
     bytes[6] = bytes[6] & 0x0f | 0x40;
     bytes[8] = bytes[8] & 0x3f | 0x80;
@@ -450,7 +516,9 @@ extern "C" {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::names::JS;
     use crate::Kind;
+    use alloc::string::ToString;
 
     fn message(config: Config) -> String {
         match config.checked() {
@@ -459,32 +527,48 @@ mod tests {
         }
     }
 
+    /// The same settings in each voice: as the Rust API makes them, and as `js::api` does.
+    fn both(url: &str) -> [Config; 2] {
+        [Config::new(url), Config::named(Some(url.into()), &JS)].map(|c| c.token("t"))
+    }
+
     #[test]
     fn timeouts_are_checked_in_range() {
-        let ok = Config::new("https://h.example").token("t");
-        for ms in [1, 100, 10_000, MAX_TIMEOUT_MS] {
-            assert_eq!(message(ok.clone().timeout_ms(ms)), "ok");
+        for ok in both("https://h.example") {
+            for ms in [1, 100, 10_000, MAX_TIMEOUT_MS] {
+                assert_eq!(message(ok.clone().timeout_ms(ms)), "ok");
+            }
         }
+        let rule = " must be a whole number of milliseconds from 1 to 2147483647";
         for ms in [0, MAX_TIMEOUT_MS + 1, u32::MAX] {
+            let [rust, js] = both("https://h.example").map(|c| message(c.timeout_ms(ms)));
             assert_eq!(
-                message(ok.clone().timeout_ms(ms)),
-                "options.timeoutMs must be a whole number of milliseconds from 1 to 2147483647"
+                [rust, js],
+                [["Config::timeout_ms(..)", rule].concat(), ["options.timeoutMs", rule].concat()]
             );
         }
     }
 
     #[test]
-    fn config_errors_name_the_option_and_never_the_token() {
-        let e = message(Config::new("ftp://h.example").token("t"));
-        assert!(e.starts_with("options.baseUrl must start with"), "{e}");
-        let e = Config::new("https://h.example").token("s3cret\r\nX-Evil: 1").check();
-        let e = e.err().expect("a bad token is refused");
-        assert!(e.message().starts_with("options.token: "), "{}", e.message());
-        assert!(!e.message().contains("s3cret"));
-        let e = Config::new("https://h.example").check().err();
-        assert_eq!(e.map(|e| e.kind()), Some(Kind::Config));
-        let mut missing = Config::new("");
-        missing.base_url = None;
+    fn config_errors_name_the_setting_in_the_callers_voice_and_never_the_token() {
+        let [rust, js] = both("ftp://h.example").map(message);
+        assert!(
+            rust.starts_with("the base URL of Config::new(..) must start with http://"),
+            "{rust}"
+        );
+        assert!(js.starts_with("options.baseUrl must start with http://"), "{js}");
+        for (config, name) in
+            both("https://h.example").into_iter().zip(["Config::token(..): ", "options.token: "])
+        {
+            let e =
+                config.token("s3cret\r\nX-Evil: 1").check().err().expect("a bad token is refused");
+            assert!(e.message().starts_with(name), "{}", e.message());
+            assert!(!e.message().contains("s3cret"));
+        }
+        let e = Config::new("https://h.example").check().err().map(|e| (e.kind(), e.to_string()));
+        let none = "Config::token(..) or Config::token_source(..) is required";
+        assert_eq!(e, Some((Kind::Config, none.into())));
+        let missing = Config::named(None, &JS).token("t");
         assert!(message(missing).starts_with("options.baseUrl is required"));
     }
 
@@ -510,23 +594,82 @@ mod tests {
             assert!(e.ends_with("is not a valid header name and value"), "{name}: {e}");
         }
         assert_eq!(
-            with("content-TYPE", "x"),
-            "options.headers cannot set content-TYPE: the client sets it"
+            with("bad name", "x"),
+            "Config::header(\"bad name\", ..) is not a valid header name and value"
         );
+        let [rust, js] = both("https://h.example").map(|c| message(c.header("content-TYPE", "x")));
+        assert_eq!(rust, "Config::header(..) cannot set content-TYPE: the client sets it");
+        assert_eq!(js, "options.headers cannot set content-TYPE: the client sets it");
     }
 
     #[test]
-    fn retries_name_their_option() {
-        for (retry, name) in [
-            (Retry::new(0), "retry.attempts must be a whole number from 1 to 10"),
-            (Retry::new(11), "retry.attempts "),
-            (Retry::new(3).base_delay_ms(u32::MAX), "retry.baseDelayMs "),
-            (Retry::new(3).max_delay_ms(MAX_TIMEOUT_MS + 1), "retry.maxDelayMs "),
-            (Retry::new(3).attempt_timeout_ms(0), "retry.attemptTimeoutMs "),
+    fn retries_name_their_setting() {
+        for (retry, rust, js) in [
+            (
+                Retry::new(0),
+                "the attempts of Retry::new(..) must be a whole number from 1 to 10",
+                "retry.attempts must be a whole number from 1 to 10",
+            ),
+            (Retry::new(11), "the attempts of Retry::new(..) ", "retry.attempts "),
+            (
+                Retry::new(3).base_delay_ms(u32::MAX),
+                "Retry::base_delay_ms(..) ",
+                "retry.baseDelayMs ",
+            ),
+            (
+                Retry::new(3).max_delay_ms(MAX_TIMEOUT_MS + 1),
+                "Retry::max_delay_ms(..) ",
+                "retry.maxDelayMs ",
+            ),
+            (
+                Retry::new(3).attempt_timeout_ms(0),
+                "Retry::attempt_timeout_ms(..) ",
+                "retry.attemptTimeoutMs ",
+            ),
         ] {
-            let e = message(Config::new("https://h.example").token("t").retry(retry));
-            assert!(e.starts_with(name), "{e}");
+            let [r, j] = both("https://h.example").map(|c| message(c.retry(retry)));
+            assert!(r.starts_with(rust) && j.starts_with(js), "{r} | {j}");
         }
+    }
+
+    #[test]
+    fn a_key_lifetime_is_whole_milliseconds_from_one_or_infinity() {
+        for ms in [1.0, 86_400_000.0, MAX_SAFE_INTEGER, f64::INFINITY] {
+            assert_eq!(
+                message(Config::new("https://h.example").token("t").key_lifetime_ms(ms)),
+                "ok"
+            );
+        }
+        for ms in [0.0, 0.5, -1.0, 1.5, f64::NAN, f64::NEG_INFINITY, MAX_SAFE_INTEGER + 2.0] {
+            let [rust, js] = both("https://h.example").map(|c| message(c.key_lifetime_ms(ms)));
+            let rule = " must be a whole number of milliseconds from 1 on, or ";
+            assert_eq!(
+                rust,
+                ["Config::key_lifetime_ms(..)", rule, "f64::INFINITY"].concat(),
+                "{ms}"
+            );
+            assert_eq!(js, ["options.keyLifetimeMs", rule, "Infinity"].concat(), "{ms}");
+        }
+        let settings = |ms| Config::new("https://h.example").token("t").key_lifetime_ms(ms).check();
+        assert_eq!(settings(5.0).ok().and_then(|s| s.key_lifetime_ms), Some(5.0));
+        assert_eq!(settings(f64::INFINITY).ok().map(|s| s.key_lifetime_ms), Some(None));
+    }
+
+    #[test]
+    fn a_calls_key_is_checked_in_the_callers_voice() {
+        let key = CallOptions::new().idempotency_key(IdempotencyKey::Given("a\"b".into()));
+        let [rust, js] = both("https://h.example").map(|c| match key.check(&c) {
+            Ok(_) => String::from("ok"),
+            Err(draft) => draft.redact(&[]).to_string(),
+        });
+        let rule = " must be 1 to 255 printable ASCII characters, without \" or \\";
+        assert_eq!(
+            [rust, js],
+            [
+                ["CallOptions::idempotency_key(..)", rule].concat(),
+                ["idempotencyKey", rule].concat()
+            ]
+        );
     }
 
     #[test]

@@ -2,11 +2,12 @@
 //! `redact.rs`.
 //!
 //! Inside the crate an error is a [`Draft`]: its text may hold what a caller or a server sent, the
-//! token included. The only way to an [`Error`] is [`Draft::redact`], so no message reaches a
-//! caller without passing there, whoever wrote it. In JavaScript an `Error` becomes a
-//! `PlantStoreError` with the same fields (`js::error`).
+//! token included. The only way to an [`Error`] is [`Draft::redact`] ([`Error::config`], a layer's
+//! own refusal, goes through it too), so no message reaches a caller without passing there,
+//! whoever wrote it. In JavaScript an `Error` becomes a `PlantStoreError` with the same fields
+//! (`js::error`).
 
-use crate::redact::{hidden, shown};
+use crate::redact::{hidden, shown, theirs};
 #[cfg(all(test, not(target_arch = "wasm32")))]
 use crate::redact::{CLOSE, OPEN};
 use alloc::borrow::Cow;
@@ -154,8 +155,9 @@ impl Error {
     }
 
     /// True when a request of the call may have reached the store without the client learning
-    /// the outcome (no answer, a timeout, a 500, 502 or 504, a 200 that is not a Plant): the plant
-    /// may exist. A retry that then meets "duplicate id" is this case.
+    /// the outcome (no answer, a timeout, any 5xx, a redirect, a 200 that is not a Plant): the
+    /// plant may exist. A refusal that follows in the same call (a retry that meets "duplicate id")
+    /// keeps it true, and its message says so.
     pub fn maybe_created(&self) -> bool {
         self.0.maybe_created
     }
@@ -173,10 +175,12 @@ impl Error {
         self.0.earlier.as_ref()
     }
 
-    /// A [`Kind::Config`] error of a layer over the client (the outbox is one): its refusal, in
-    /// its own words, which are shown as given and so must hold no secret.
+    /// A [`Kind::Config`] error of a layer over the client (the outbox is one): its refusal in its
+    /// own words, or a JS failure's (a store's). It passes the gate every error passes, as text
+    /// from outside: control characters flattened, and no secret known here to redact, so a layer
+    /// that holds the client's token has the client redact it.
     pub fn config(message: impl Into<String>) -> Error {
-        Error(Draft::config(message.into()).0)
+        Draft::config(theirs(&message.into())).redact(&[])
     }
 
     /// Keeps `cause`, the JavaScript failure behind the error, as [`Error::cause`].
@@ -318,6 +322,11 @@ impl Draft {
         self.0.kind
     }
 
+    /// The HTTP status, when there was an answer.
+    pub(crate) fn status(&self) -> Option<u16> {
+        self.0.status
+    }
+
     /// The error as callers see it, every text from outside in it made safe against `secrets`
     /// (the tokens the call sent, or the token of the options being checked): in the message, the
     /// runs [`theirs`] marked; in a validation issue, the unknown key it names.
@@ -383,7 +392,6 @@ pub(crate) fn decimal(n: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::redact::theirs;
     use alloc::format;
     use alloc::vec;
 
@@ -527,6 +535,12 @@ mod tests {
         assert!(debug.starts_with("Error { kind: unexpected_status, "), "{debug}");
         assert!(debug.contains("retry_after_ms: 5000, earlier: Error { kind: rejected"), "{debug}");
         assert!(!debug.contains("Some(") && !debug.contains("None"), "{debug}");
+    }
+
+    #[test]
+    fn a_layers_own_refusal_passes_the_gate_too() {
+        let e = Error::config("the store said:\n\u{1}no\u{2}");
+        assert_eq!((e.kind(), e.message()), (Kind::Config, "the store said:  no "));
     }
 
     #[test]

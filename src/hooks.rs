@@ -1,8 +1,8 @@
-//! The caller's functions a call calls, each kept as a Rust closure ([`Callback`]; a JS function
-//! is wrapped by `js::callbacks`): the token source and the hooks around each attempt, with what
-//! `beforeAttempt` and `afterAttempt` are given and the error of one that fails. They are the
-//! caller's synchronous code, which Rust calls where it decides (`call.rs`, `shell.rs`); the shell
-//! awaits what a token source returns. A call without hooks runs nothing of this file.
+//! The hooks around each attempt, each kept as a Rust closure ([`Callback`]; a JS function is
+//! wrapped by `js::callbacks`), with what `beforeAttempt` and `afterAttempt` are given and the
+//! error of one that fails. They are the caller's synchronous code: the call asks for them
+//! (`call.rs`), and the shell runs them once the step that asked has returned (`shell.rs`). A call
+//! without hooks runs nothing of this file.
 
 use crate::error::{Draft, Error};
 use alloc::rc::Rc;
@@ -23,10 +23,6 @@ impl<F: ?Sized> fmt::Debug for Callback<F> {
         f.write_str("..")
     }
 }
-
-/// A token source as a client asks it, with `refresh`: the token or a promise of it, or what it
-/// threw.
-pub(crate) type Ask = dyn Fn(bool) -> Result<JsValue, JsValue>;
 
 /// What [`Config::before_attempt`](crate::Config::before_attempt)'s hook is given.
 #[derive(Debug)]
@@ -63,8 +59,8 @@ pub struct AttemptOutcome<'a> {
 pub(crate) type Before = dyn Fn(&Attempt<'_>) -> Result<(), JsValue>;
 pub(crate) type After = dyn Fn(&AttemptOutcome<'_>) -> Result<(), JsValue>;
 
-/// The error of a hook (`options.beforeAttempt`, `options.afterAttempt`) that threw: it ends the
-/// call.
-pub(crate) fn threw(name: &str, cause: JsValue) -> Draft {
-    Draft::config([name, " threw; the call was stopped"].concat()).with_cause(cause)
+/// The error of a hook (`options.beforeAttempt`, `options.afterAttempt`) that threw, or returned an
+/// `Err`, said as `failed` says it: it ends the call.
+pub(crate) fn threw(name: &str, failed: &str, cause: JsValue) -> Draft {
+    Draft::config([name, " ", failed, "; the call was stopped"].concat()).with_cause(cause)
 }

@@ -3,17 +3,19 @@
 #![no_std]
 #![deny(missing_docs, missing_debug_implementations, unsafe_code)]
 
-// One createPlant runs through five files, the spine: `js/api.rs` (the exports, JS values in and
-// out), `config.rs` (the options, checked once into `Settings`), `client.rs` (`Client`: it starts a
-// call and runs it), `call.rs` (the call sans IO: `Call::step` takes what happened and says what to
-// do) and `answer.rs` (what an answer means, what comes next); `shell.rs` carries what crosses to
-// the JS shell, `js/call.js`, which does the IO. Read bottom up, each file uses only those before
-// it (`module-graph src`): `redact.rs` (text from outside made safe to show), `error.rs` (the
-// error), `hooks.rs` (the caller's functions), `token.rs` (the token and its refresh), `config.rs`,
-// `answer.rs`, `call.rs`, `shell.rs`, `client.rs`, then `js/callbacks.rs` (a caller's JS functions
-// as closures), `js/error.rs` (the error in JS) and `js/api.rs`, whose TypeScript is
-// `js/types.d.ts`. The outbox (the `outbox` feature, `outbox/mod.rs` has its reading order) is a
-// layer on the public client, with its JS exports in `js/outbox.rs`.
+// One createPlant runs through six files (and, without std, `bare.rs`'s allocator) and the JS
+// shell (`node bench/trace-call.mjs` lists them): `js/api.rs` (the exports, JS values in and
+// out), `config.rs` (the settings, checked once into `Settings`; a call's own options on every
+// call), `client.rs` (`Client`: it starts a call), `shell.rs` (the seam: it runs the call in the
+// shell, `js/call.js`, which does the IO, and steps it with what the shell tells), `call.rs` (the
+// call sans IO: `Call::step` takes what happened and says what to do) and `answer.rs` (what an
+// answer means, what comes next). An error adds `error.rs` and `redact.rs` (and `js/error.rs`,
+// its PlantStoreError), a token source `token.rs`, hooks `hooks.rs` (and `js/callbacks.rs`). Read
+// bottom up, each file uses only those before it (`module-graph src`): `names.rs` (what messages
+// call each setting), `redact.rs`, `error.rs`, `token.rs`, `hooks.rs`, `config.rs`, `answer.rs`,
+// `call.rs`, `shell.rs`, `client.rs`, then `js/error.rs`, `js/callbacks.rs` and `js/api.rs`, whose
+// TypeScript is `js/types.d.ts`. The outbox (the `outbox` feature, `outbox/mod.rs` has its reading
+// order) is a layer on the public client, with its JS exports in `js/outbox.rs`.
 
 extern crate alloc;
 #[cfg(feature = "std")]
@@ -31,6 +33,7 @@ mod error;
 mod hooks;
 #[cfg(feature = "js")]
 mod js;
+mod names;
 #[cfg(feature = "outbox")]
 pub mod outbox;
 mod redact;
@@ -42,7 +45,8 @@ mod proptests;
 
 pub use answer::{BODY_SLACK, ERROR_BODY_LIMIT};
 pub use client::{plant_object, Client};
-pub use config::{CallOptions, Config, IdempotencyKey, Retry, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS};
+pub use config::{CallOptions, Config, IdempotencyKey, KeyFormat, Retry};
+pub use config::{DEFAULT_KEY_LIFETIME_MS, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS};
 pub use error::{Error, Kind, UnknownKind};
 pub use hooks::{Attempt, AttemptOutcome};
 #[cfg(feature = "js")]

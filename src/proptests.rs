@@ -441,7 +441,7 @@ fn no_piece_of_the_token_in_any_error_text() {
             case.read(),
             case.complete(),
             case.limit,
-            "https://h.example/plants",
+            ("https://h.example/plants", "options.baseUrl"),
         );
         let mut seen = seen.borrow_mut();
         seen.cases += 1;

@@ -1,13 +1,14 @@
 //! Where a call's token comes from: a fixed one, or a source (`getToken`) asked before every
-//! request and, after a 401, once more with `{ refresh: true }`: one refresh shared by every call
-//! of the client refused with the same token. The calls ask; the shell awaits what they are given;
-//! what a source gave is checked here, and what its failure means.
+//! request and, after a 401, once more with `{ refresh: true }`: one refresh shared by the calls of
+//! the client refused with the same token while one of them still waits for it. The calls ask; the
+//! shell calls the source and awaits what it returned; what it settled with is checked here, and
+//! what its failure means.
 
 use crate::error::{Draft, Kind};
-use crate::hooks::{Ask, Callback};
+use crate::names::Names;
 use alloc::string::String;
 use core::cell::RefCell;
-use js_sys::Promise;
+use js_sys::Function;
 use plant_store_model::Token;
 use wasm_bindgen::JsValue;
 
@@ -17,38 +18,33 @@ pub(crate) enum Credential {
     Source(TokenSource),
 }
 
-/// A function that gives the token, and its last refresh.
+/// A function that gives the token, and the refresh under way.
 pub(crate) struct TokenSource {
-    ask: Callback<Ask>,
-    /// The token refused, and what asking for its successor gave (a promise, or a value), which
-    /// every call refused with that token awaits.
+    /// `getToken({ refresh })`, which the shell calls: the token, or a promise of it.
+    pub(crate) get: Function,
+    /// The token refused, and what the source returned when asked for its successor, which the
+    /// calls refused with that token await.
     refresh: RefCell<Option<(Token, JsValue)>>,
 }
 
 impl TokenSource {
-    pub(crate) fn new(ask: Callback<Ask>) -> TokenSource {
-        TokenSource { ask, refresh: RefCell::new(None) }
+    pub(crate) fn new(get: Function) -> TokenSource {
+        TokenSource { get, refresh: RefCell::new(None) }
     }
 
-    /// `getToken({ refresh })`: what it returned (the token or a promise of it), or what it threw.
-    pub(crate) fn ask(&self, refresh: bool) -> Result<JsValue, JsValue> {
-        (self.ask.0)(refresh)
+    /// What the source returned for the refresh of `stale` that another call waits for.
+    pub(crate) fn shared(&self, stale: &Token) -> Option<JsValue> {
+        let refresh = self.refresh.borrow();
+        refresh.as_ref().filter(|(token, _)| token == stale).map(|(_, asked)| asked.clone())
     }
 
-    /// The token that follows `stale`, once refused: the refresh under way for it, or a new one
-    /// (one that threw, as a rejected promise).
-    pub(crate) fn refreshed(&self, stale: &Token) -> JsValue {
-        if let Some((token, asked)) = &*self.refresh.borrow() {
-            if token == stale {
-                return asked.clone();
-            }
-        }
-        let asked = self.ask(true).unwrap_or_else(|thrown| Promise::reject(&thrown).into());
-        *self.refresh.borrow_mut() = Some((stale.clone(), asked.clone()));
-        asked
+    /// `asked` is the refresh of `stale`: later calls refused with `stale` await it too.
+    pub(crate) fn share(&self, stale: Token, asked: JsValue) {
+        *self.refresh.borrow_mut() = Some((stale, asked));
     }
 
-    /// The refresh for `stale` failed: forgotten, so that a later 401 asks again.
+    /// The refresh of `stale` failed, or the call that waited for it stopped: forgotten, so that
+    /// the next call refused with `stale` asks again.
     pub(crate) fn forget(&self, stale: &Token) {
         let mut refresh = self.refresh.borrow_mut();
         if refresh.as_ref().is_some_and(|(token, _)| token == stale) {
@@ -57,22 +53,22 @@ impl TokenSource {
     }
 }
 
-/// The token a source gave (its `text` when a string, else its `kind`), checked; the error never
-/// holds it.
-pub(crate) fn returned(text: Option<String>, kind: &str) -> Result<Token, Draft> {
+/// The token a source's promise settled with (its `text` when a string, else its `kind`: a
+/// function, an object, a number are named), checked; the error never holds it.
+pub(crate) fn returned(text: Option<String>, kind: &str, names: &Names) -> Result<Token, Draft> {
     let Some(token) = text else {
-        let got = ["options.getToken returned ", kind, "; it must return the token, a string"];
+        let got = [names.get_token, " returned ", kind, "; it must return the token, a string"];
         return Err(Draft::config(got.concat()));
     };
-    Token::new(token).map_err(|e| Draft::config(["options.getToken: ", e.reason()].concat()))
+    Token::new(token).map_err(|e| Draft::config([names.get_token, ": ", e.reason()].concat()))
 }
 
 /// The error of a token source that threw or rejected: before a request, or for a refresh.
-pub(crate) fn failed(refresh: bool) -> Draft {
+pub(crate) fn failed(refresh: bool, names: &Names) -> Draft {
     if !refresh {
-        return Draft::config("options.getToken failed; the call stopped before its next request");
+        let message = [names.get_token, " failed; the call stopped before its next request"];
+        return Draft::config(message.concat());
     }
-    let message =
-        "the Plant Store refused the token (401), and options.getToken({ refresh: true }) failed";
-    Draft::new(Kind::Unauthorized, message).with_status(401)
+    let message = ["the Plant Store refused the token (401), and ", names.refresh, " failed"];
+    Draft::new(Kind::Unauthorized, message.concat()).with_status(401)
 }

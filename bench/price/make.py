@@ -1,21 +1,15 @@
 #!/usr/bin/env python3
-"""Writes the price list's patches (bench/price/*.patch) against HEAD.
+"""The price list's variants: HEAD with one mechanism stubbed out, or a byte-driven choice replaced by
+its plain alternative, each a list of (file, old, new) edits. bench/price.mjs applies one to a
+scratch worktree of HEAD before building it; nothing is committed but these edits, so no patch can
+go stale: an edit whose `old` text is not found stops the run, naming it.
 
-Each variant is a list of (file, old, new) edits: a mechanism stubbed out, or a byte-driven choice
-replaced by its plain alternative. The edits are applied in a scratch worktree of HEAD and `git diff`
-is the patch; an edit whose `old` text is not found stops the script, naming it, so that a change to
-src/ that a variant no longer matches is seen at once. The talc, opt-level-3, wasm-opt-oz-only and
-no-import-renaming patches touch the build, not src/, and are kept as they are.
-
-    python3 bench/price/make.py [VARIANT...]     (then: node bench/price.mjs); all when none is named
+    python3 bench/price/make.py --list                 the variants' names
+    python3 bench/price/make.py --apply VARIANT DIR    applies VARIANT's edits to the checkout DIR
 """
 import os
-import subprocess
 import sys
-import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-OUT = os.path.join(ROOT, "bench", "price")
 
 HTTP_DATE = '''
 /// An HTTP-date (RFC 9110 5.6.7) in its three forms, in milliseconds since the epoch; NaN when
@@ -78,16 +72,9 @@ VARIANTS = {
          "        let near: Option<String> = None;\n        let _ = suggest;"),
     ],
     "no-get-token": [
-        ("src/config.rs", "Some(Auth::Source(ask)) => Credential::Source(TokenSource::new(ask.clone())),",
-         "Some(Auth::Source(_)) => return Err(Draft::config(\"options.getToken is not supported\")),"),
-        ("src/call.rs", "                    None => source.token(&self.stops).await?,",
-         "                    None => return Err({\n"
-         "                        let _ = source;\n"
-         "                        Draft::config(\"no token source\")\n"
-         "                    }),"),
-        ("src/call.rs", "                        let token = source.refresh(stale, &self.stops).await;",
-         "                        let _ = (source, stale);\n"
-         "                        let token: Result<Token, Draft> = Err(Draft::config(\"no token source\"));"),
+        ("src/config.rs", "Some(Auth::Source(get)) => Credential::Source(TokenSource::new(get.clone())),",
+         "Some(Auth::Source(_)) => {\n                let _ = TokenSource::new;\n"
+         "                return Err(Draft::config(\"options.getToken is not supported\"));\n            }"),
     ],
     "no-options-headers": [
         ("src/js/api.rs", "        if let Some(headers) = o.value(\"headers\")? {\n"
@@ -103,10 +90,6 @@ VARIANTS = {
         ("src/js/api.rs", "        config.before = o.get::<Function>(\"beforeAttempt\")?.map(callbacks::before);\n"
          "        config.after = o.get::<Function>(\"afterAttempt\")?.map(callbacks::after);",
          "        let _ = (callbacks::before, callbacks::after);"),
-        ("src/call.rs", "        if let Some(before) = &settings.config.before {",
-         "        if let (Some(before), false) = (&settings.config.before, true) {"),
-        ("src/call.rs", "                if learnt.sent && hooks.iter().any(|hook| hook.is_some()) {",
-         "                if learnt.sent && false && hooks.iter().any(|hook| hook.is_some()) {"),
     ],
     "no-retries": [
         ("src/answer.rs", "    let retried = match (error.kind(), learnt.status) {",
@@ -116,18 +99,6 @@ VARIANTS = {
         ("src/config.rs", "        let key = match self.idempotency_key.as_ref().unwrap_or(&config.idempotency_key) {",
          "        #[allow(unreachable_code)]\n        return Ok((retry, IdempotencyKey::Off));\n"
          "        let key = match self.idempotency_key.as_ref().unwrap_or(&config.idempotency_key) {"),
-    ],
-    "no-timer": [
-        ("src/exchange.rs", "    _deadline: Timer,", "    _deadline: Option<Timer>,"),
-        ("src/exchange.rs", "        let timed_out = state.clone();\n"
-         "        let deadline = Timer::new(timeout_ms, Box::new(move || timed_out.stop(Stop::TimedOut)));",
-         "        let deadline = None;"),
-    ],
-    "no-abort-controller": [
-        ("src/exchange.rs", "        init.set_signal(Some(&self.controller.signal()));\n", ""),
-        ("src/exchange.rs", "            self.controller.abort_with_reason(&reason);", "            let _ = reason;"),
-        ("src/exchange.rs", "        let controller = AbortController::new().map_err(Failure::Threw)?;",
-         "        let controller = JsValue::UNDEFINED.unchecked_into::<AbortController>();"),
     ],
     "newplant-not-read": [
         ("src/js/api.rs", "    let started = new_plant(plant)\n",
@@ -142,11 +113,25 @@ VARIANTS = {
          "    };\n"
          "    let started = Ok::<_, Vec<Issue>>((fixed, false))\n"),
     ],
+    # The shell's mechanisms (js/call.js): the attempt's AbortController, the call's deadline timer,
+    # and the signal made eagerly, with its controller, as before issue 54.
+    "no-abort-controller": [
+        ("js/call.js", "      const attempt = { controller: new AbortController() };",
+         "      const attempt = { controller: { abort() {}, signal: undefined } };"),
+    ],
+    "no-timer": [
+        ("js/call.js", "    this.#deadline = setTimeout(() => this.#stop(told.timedOut), endsAt - Date.now());",
+         "    void endsAt;"),
+    ],
+    "eager-signal": [
+        ("js/call.js", "        const { controller } = attempt;\n",
+         "        const { controller } = attempt;\n        const made = controller.signal;\n"),
+    ],
     # Issue 32's messages, each stubbed out.
     "no-runtime-reason": [
         # What the runtime said: the first level's message alone (no code, no causes), and nothing
         # made of it (no detail, no connection known never made).
-        ("src/exchange.rs", "    text(cause, \"message\")?;\n",
+        ("src/shell.rs", "    text(cause, \"message\")?;\n",
          "    #[allow(unreachable_code)]\n"
          "    return Some(alloc::vec![(text(cause, \"message\")?, String::new())]);\n"),
         ("src/answer.rs", "        return (\"a value that is not an Error\".into(), false);\n    };\n",
@@ -154,8 +139,8 @@ VARIANTS = {
          "    #[allow(unreachable_code)]\n    return (first.clone(), false);\n"),
     ],
     "no-404-hint": [
-        ("src/answer.rs", "            answered.push_str(&[\" for POST \", url].concat());\n            NOT_FOUND",
-         "            let _ = url;\n            \"\""),
+        ("src/answer.rs", "            [\"; check \", base, NOT_FOUND].concat()",
+         "            let _ = (base, NOT_FOUND);\n            String::new()"),
     ],
     "redaction-over-whole-message": [
         ("src/redact.rs", "pub(crate) fn shown(message: &str, secrets: &[&str]) -> String {\n",
@@ -167,7 +152,7 @@ VARIANTS = {
     # with the error the call's task made.
     "no-caller-frame": [
         ("js/entries/api.js", """  const { captureStackTrace, stackTraceLimit } = Error;
-  if (!captureStackTrace || !Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit')?.writable) return new PlantStoreError('', '');
+  if (!captureStackTrace || !limitWritable) return new PlantStoreError('', '');
   Error.stackTraceLimit = 0;
   const site = new PlantStoreError('', '');
   Error.stackTraceLimit = 1;
@@ -181,20 +166,23 @@ VARIANTS = {
     return await call;
   } catch (error) {
     // Made with its message: an engine writes the stack's first line when the error is made.
-    throw PlantStoreError.is(error) ? fields(error, new PlantStoreError(error.kind, error.message)) : error;
+    throw PlantStoreError.is(error)
+      ? fields(error, new PlantStoreError(error.kind, error.message))
+      : error;
   }""", "  return call;"),
     ],
     # The byte-driven choices still in the code, against their plain alternative.
     "contains-char": [
-        ("src/js/api.rs", "    let replaced = text.as_bytes().windows(3).any(|w| w == \"\\u{FFFD}\".as_bytes());",
-         "    let replaced = text.contains('\\u{FFFD}');"),
+        ("src/js/api.rs", "        let replaced = text.as_bytes().windows(3).any(|w| w == \"\\u{FFFD}\".as_bytes());",
+         "        let replaced = text.contains('\\u{FFFD}');"),
     ],
     "to-string": [
         ("src/error.rs", "    let mut out = String::new();\n    plant_store_model::json::write_int(&mut out, n);\n    out",
          "    use alloc::string::ToString;\n    n.to_string()"),
     ],
     "http-date-in-rust": [
-        ("src/answer.rs", "parse_date: js_sys::Date::parse };", "parse_date: http_date };\n" + HTTP_DATE),
+        ("src/answer.rs", "parse_date: js_sys::Date::parse };", "parse_date: http_date };"),
+        ("src/answer.rs", "/// What the call does after an attempt that failed", HTTP_DATE.lstrip() + "\n/// What the call does after an attempt that failed"),
     ],
     # The build's levers.
     "no-build-std": [
@@ -209,29 +197,40 @@ VARIANTS = {
     "no-location-detail-fmt-debug": [
         ("scripts/wasm-toolchain.sh", " -Zlocation-detail=none -Zfmt-debug=none\"", "\""),
     ],
+    "opt-level-3": [
+        ("Cargo.toml", "[profile.release]\n", "[profile.release.package.plant-store-client]\nopt-level = 3\n\n"
+         "[profile.release.package.plant-store-model]\nopt-level = 3\n\n[profile.release]\n"),
+    ],
+    "opt-level-3-client-only": [
+        ("Cargo.toml", "[profile.release]\n", "[profile.release.package.plant-store-client]\nopt-level = 3\n\n[profile.release]\n"),
+    ],
+    "wasm-opt-oz-only": [
+        ("scripts/build-pkg", "(--flatten --rereloop -Oz --gufa -Oz --converge --zero-filled-memory --low-memory-unused\n",
+         "(-Oz --converge\n"),
+    ],
+    "no-import-renaming": [
+        ("scripts/finish-pkg.mjs", "  minifyNames(pkg);", "  // minifyNames(pkg);"),
+    ],
 }
 
 
+def apply(name, tree):
+    """Applies variant `name`'s edits to the checkout `tree`; exits naming the first that does not match."""
+    for path, old, new in VARIANTS[name]:
+        file = os.path.join(tree, path)
+        text = open(file, encoding="utf-8").read()
+        if old not in text:
+            sys.exit(f"{name}: not found in {path}:\n{old}")
+        open(file, "w", encoding="utf-8").write(text.replace(old, new, 1))
+
+
 def main():
-    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, check=True, capture_output=True, text=True).stdout.strip()
-    with tempfile.TemporaryDirectory() as scratch:
-        tree = os.path.join(scratch, "tree")
-        subprocess.run(["git", "worktree", "add", "--detach", tree, head], cwd=ROOT, check=True, capture_output=True)
-        try:
-            wanted = sys.argv[1:] or list(VARIANTS)
-            for name, edits in ((name, VARIANTS[name]) for name in wanted):
-                for path, old, new in edits:
-                    file = os.path.join(tree, path)
-                    text = open(file, encoding="utf-8").read()
-                    if old not in text:
-                        sys.exit(f"{name}: not found in {path}:\n{old}")
-                    open(file, "w", encoding="utf-8").write(text.replace(old, new, 1))
-                diff = subprocess.run(["git", "diff"], cwd=tree, check=True, capture_output=True, text=True).stdout
-                open(os.path.join(OUT, f"{name}.patch"), "w", encoding="utf-8").write(diff)
-                subprocess.run(["git", "checkout", "-q", "--", "."], cwd=tree, check=True)
-                print(f"{name}.patch")
-        finally:
-            subprocess.run(["git", "worktree", "remove", "--force", tree], cwd=ROOT, check=True)
+    if sys.argv[1:2] == ["--list"]:
+        print("\n".join(VARIANTS))
+    elif sys.argv[1:2] == ["--apply"] and len(sys.argv) == 4:
+        apply(sys.argv[2], sys.argv[3])
+    else:
+        sys.exit(__doc__)
 
 
 if __name__ == "__main__":

@@ -151,6 +151,9 @@ export function init(source) {
   return isManual ? (pending ?? settle(source)) : whenLoaded();
 }
 
+/** Whether `Error.stackTraceLimit` may be set (not where Error is frozen): asked once. */
+const limitWritable = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit')?.writable;
+
 /**
  * A PlantStoreError made now, at the call of `fn`, whose stack is the line that called `fn`: the
  * error that call rejects with (atSite). The call itself settles in a task of its own, where only
@@ -163,8 +166,7 @@ export function init(source) {
  */
 function callSite(fn) {
   const { captureStackTrace, stackTraceLimit } = Error;
-  if (!captureStackTrace || !Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit')?.writable)
-    return new PlantStoreError('', '');
+  if (!captureStackTrace || !limitWritable) return new PlantStoreError('', '');
   Error.stackTraceLimit = 0;
   const site = new PlantStoreError('', '');
   Error.stackTraceLimit = 1;

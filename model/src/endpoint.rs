@@ -34,7 +34,13 @@ const EXAMPLE: &str = ", for example https://plants.example/api/v1";
 impl BaseUrlError {
     /// Appends the sentence `Display` writes, without core::fmt (which the wasm client leaves out).
     pub fn describe(self, out: &mut String) {
-        out.push_str("baseUrl ");
+        out.push_str("baseUrl");
+        self.describe_after(out);
+    }
+
+    /// Appends what follows the name of the setting in the sentence: " must …, for example …".
+    pub fn describe_after(self, out: &mut String) {
+        out.push(' ');
         out.push_str(self.why());
         out.push_str(EXAMPLE);
     }

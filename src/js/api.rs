@@ -8,10 +8,12 @@
 //! unknown keys, replaces a lone surrogate with U+FFFD silently, and stops at the first error.
 
 use crate::client::{plant_object, Client};
-use crate::config::{Auth, CallOptions, Config, IdempotencyKey, Retry, DEFAULT_TIMEOUT_MS};
+use crate::config::{Auth, CallOptions, Config, IdempotencyKey, KeyFormat, Retry};
+use crate::config::{DEFAULT_KEY_LIFETIME_MS, DEFAULT_TIMEOUT_MS};
 use crate::error::{Draft, Error};
 use crate::js::callbacks;
 use crate::js::error::issues_to_js;
+use crate::names::JS;
 use crate::redact::theirs;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -149,7 +151,15 @@ fn field(value: &JsValue, id: bool) -> Field {
 
 /// The client's options: how to reach the store, and what each attempt sends and runs.
 const REACH: [&str; 6] = ["baseUrl", "token", "getToken", "fetch", "signal", "timeoutMs"];
-const ATTEMPT: [&str; 5] = ["headers", "retry", "idempotencyKey", "beforeAttempt", "afterAttempt"];
+const ATTEMPT: [&str; 7] = [
+    "headers",
+    "retry",
+    "idempotencyKey",
+    "idempotencyKeyFormat",
+    "keyLifetimeMs",
+    "beforeAttempt",
+    "afterAttempt",
+];
 
 /// The client `options` describe, checked.
 pub(crate) fn client(options: &JsValue) -> Result<Client, Error> {
@@ -159,7 +169,7 @@ pub(crate) fn client(options: &JsValue) -> Result<Client, Error> {
 
 /// The client's options as a [`Config`], for `Config::check` to judge; `more` keys allowed.
 pub(super) fn config(o: &Options, more: &[&str]) -> Result<Config, Error> {
-    let mut config = Config::new("");
+    let mut config = Config::named(None, &JS);
     // The token first: an error about any option is redacted against it.
     let token = o.get::<String>("token");
     let token = token.map(|token| config.auth = token.map(Auth::Token));
@@ -170,7 +180,7 @@ pub(super) fn config(o: &Options, more: &[&str]) -> Result<Config, Error> {
             if config.auth.is_some() {
                 return Err(Draft::config("pass options.token or options.getToken, not both"));
             }
-            config.auth = Some(Auth::Source(callbacks::token_source(get)));
+            config.auth = Some(Auth::Source(get));
         }
         config.base_url = o.get::<String>("baseUrl")?;
         config.fetch = o.get::<Function>("fetch")?;
@@ -185,6 +195,17 @@ pub(super) fn config(o: &Options, more: &[&str]) -> Result<Config, Error> {
         if o.get::<bool>("idempotencyKey")? == Some(true) {
             config.idempotency_key = IdempotencyKey::Generated;
         }
+        config.key_format = match o.get::<String>("idempotencyKeyFormat")?.as_deref() {
+            None | Some("quoted") => KeyFormat::Quoted,
+            Some("bare") => KeyFormat::Bare,
+            Some(other) => {
+                let got = theirs(&other.chars().take(40).collect::<String>());
+                let message =
+                    ["options.idempotencyKeyFormat must be 'quoted' or 'bare', got '", &got];
+                return Err(Draft::config([&message.concat(), "'"].concat()));
+            }
+        };
+        config.key_lifetime_ms = o.get::<f64>("keyLifetimeMs")?.unwrap_or(DEFAULT_KEY_LIFETIME_MS);
         config.before = o.get::<Function>("beforeAttempt")?.map(callbacks::before);
         config.after = o.get::<Function>("afterAttempt")?.map(callbacks::after);
         Ok(())
@@ -328,6 +349,13 @@ impl Read for u32 {
     fn read(value: JsValue) -> Result<u32, &'static str> {
         let n = value.as_f64().ok_or_else(|| type_name(&value))?;
         Ok(if f64::from(n as u32) == n { n as u32 } else { u32::MAX })
+    }
+}
+
+impl Read for f64 {
+    const EXPECTED: &'static str = "a number";
+    fn read(value: JsValue) -> Result<f64, &'static str> {
+        value.as_f64().ok_or_else(|| type_name(&value))
     }
 }
 

@@ -1,20 +1,11 @@
-//! A caller's JS functions as the Rust closures a client keeps (`hooks::Callback`): the token
-//! source and the hooks, each called with a fresh plain object. (fetch needs none: the shell,
-//! `js/call.js`, calls it.)
+//! A caller's JS hooks as the Rust closures a client keeps (`hooks::Callback`), each called with a
+//! fresh plain object. (fetch and `getToken` need none: the shell, `js/call.js`, calls them.)
 
 use crate::error::Error;
-use crate::hooks::{After, Attempt, AttemptOutcome, Before};
-use crate::hooks::{Ask, Callback};
+use crate::hooks::{After, Attempt, AttemptOutcome, Before, Callback};
 use alloc::rc::Rc;
 use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::JsValue;
-
-/// A JS `getToken({ refresh })`: the token, a promise of it, or what it threw.
-pub(crate) fn token_source(get_token: Function) -> Callback<Ask> {
-    Callback(Rc::new(move |refresh: bool| {
-        get_token.call1(&JsValue::UNDEFINED, &object(&[("refresh", refresh.into())]))
-    }))
-}
 
 /// A JS `beforeAttempt(attempt)`, called with `{ url, attempt, headers }`.
 pub(crate) fn before(hook: Function) -> Callback<Before> {

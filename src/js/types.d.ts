@@ -94,6 +94,13 @@ export type PlantStoreOptions = PlantStoreAuth & {
   retry?: RetryOptions;
   /** Send a generated `Idempotency-Key` (the same on every attempt of a call). The server's CORS must allow it. */
   idempotencyKey?: boolean;
+  /** How `Idempotency-Key` carries the key: `'quoted'` (default), a Structured Fields string `"key"`, or `'bare'`, the key's bytes alone. */
+  idempotencyKeyFormat?: 'quoted' | 'bare';
+  /**
+   * How long the server keeps a key, in whole ms from 1, or `Infinity` (default 86400000, 24 h): a call
+   * does not send its key again once its first request that may have reached the store is older.
+   */
+  keyLifetimeMs?: number;
   /** Called before each attempt (synchronously); may add headers. What it throws ends the call (`config`). */
   beforeAttempt?: (attempt: AttemptInfo) => void;
   /** Called after each attempt that sent a request (synchronously). What it throws ends the call (`config`). */
@@ -156,7 +163,10 @@ interface PlantStoreErrorBase extends Error {
   readonly retryAfterMs?: number;
   /** The requests sent: 0 when the call failed before sending one. */
   readonly attempts: number;
-  /** True when a request may have reached the store without the client learning the outcome: the plant may exist. */
+  /**
+   * True when a request may have reached the store without the client learning the outcome (no answer,
+   * a timeout, any 5xx): the plant may exist. A refusal after such a request in the same call keeps it.
+   */
   readonly maybeCreated: boolean;
   toJSON(): {
     name: 'PlantStoreError';

@@ -155,7 +155,7 @@ test('a 404 names the URL it tried and says to check the baseUrl path', async ()
   assert.equal(seen.kind, 'unexpected_status');
   assert.equal(
     seen.message,
-    `the Plant Store answered 404 for POST ${server.url}/api/plants: an empty body; check baseUrl: ` +
+    `the Plant Store answered 404 for POST ${server.url}/api/plants: an empty body; check options.baseUrl: ` +
       "/plants is appended to it, so it must hold the API's path prefix, for example https://plants.example/api/v1",
   );
 });

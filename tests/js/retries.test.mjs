@@ -195,7 +195,7 @@ const CASES = [
   {
     name: 'afterAttempt aborts the call it sees: aborted, no retry, nothing thrown outside the call',
     browser: true,
-    // The abort fires while Rust's step runs the hook: it is told once that step is done.
+    // The abort fires while the shell runs the hook, which Rust asked for: the call ends there.
     body: `const abort = new AbortController();
       return call(api, base, '503,ok', id, { retry: { attempts: 3, baseDelayMs: 10 },
         afterAttempt: () => abort.abort(new Error('seen enough')) }, { signal: abort.signal });`,
@@ -291,6 +291,75 @@ const CASES = [
     },
   },
   {
+    name: 'a refresh that settles after its call timed out, or hangs and its call is aborted, is forgotten: the next call refreshes',
+    browser: true,
+    body: `const refreshes = [];
+      const abort = new AbortController();
+      const answers = [
+        () => new Promise((r) => setTimeout(() => r('wrong-token-0123'), 800)),
+        () => { setTimeout(() => abort.abort(new Error('user left')), 50); return new Promise(() => {}); },
+        () => '${TOKEN}',
+      ];
+      const client = new api.PlantStoreClient({ baseUrl: base + '/s/ok', timeoutMs: 500,
+        getToken: ({ refresh }) => (refresh ? answers[refreshes.push(1) - 1]() : 'expired-token-01') });
+      const late = await client.createPlant({ id, name: 'Fern' }).then(() => seen(), seen);
+      const hung = await client.createPlant({ id: id + 1, name: 'Fern' }, { signal: abort.signal }).then(() => seen(), seen);
+      await new Promise((r) => setTimeout(r, 400));
+      const next = await client.createPlant({ id: id + 2, name: 'Fern' }).then(() => seen(), seen);
+      return { late, hung, next, refreshes };`,
+    check: (r, server, id) => {
+      assert.deepEqual([r.late.kind, r.late.attempts], ['timeout', 1]);
+      assert.match(
+        r.late.message,
+        /options\.getToken gave no token within options\.timeoutMs \(500 ms\)/,
+      );
+      assert.deepEqual([r.hung.kind, r.hung.attempts, r.hung.cause], ['aborted', 1, 'user left']);
+      assert.equal(r.next.kind, 'ok', r.next.message);
+      assert.equal(r.refreshes.length, 3, 'each call that needed a refresh asked for its own');
+      assert.ok(server.plants.has(id + 2));
+    },
+  },
+  {
+    name: "getToken's answer is judged, never called: a function, an object, a number are config errors",
+    browser: true,
+    body: `const results = [];
+      for (const got of [() => '${TOKEN}', { token: '${TOKEN}' }, 42])
+        results.push(await call(api, base, 'ok', id, { token: undefined, getToken: () => got }));
+      return results;`,
+    check: (results, server, id) => {
+      assert.deepEqual(
+        results.map((r) => [r.kind, r.attempts, r.message]),
+        ['function', 'object', 'number'].map((what) => [
+          'config',
+          0,
+          `options.getToken returned ${what}; it must return the token, a string`,
+        ]),
+      );
+      assert.equal(server.requests(id).length, 0, 'nothing sent');
+    },
+  },
+  {
+    name: 'a 503 may come after the write: maybeCreated, and the duplicate a retry meets says the plant may exist',
+    browser: true,
+    body: `return [await call(api, base, '503', id),
+      await call(api, base, 'stored503,ok', id + 1, { retry: { attempts: 2, baseDelayMs: 10 } })];`,
+    check: ([plain, retried], server, id) => {
+      assert.deepEqual(
+        [plain.kind, plain.status, plain.maybeCreated],
+        ['unexpected_status', 503, true],
+      );
+      assert.deepEqual(
+        [retried.kind, retried.code, retried.attempts, retried.maybeCreated, retried.cause],
+        ['rejected', 3, 2, true, 'unexpected_status'],
+      );
+      assert.match(
+        retried.message,
+        /the plant may exist: an earlier attempt of this call may have created it$/,
+      );
+      assert.ok(server.plants.has(id + 1), 'the first attempt created it');
+    },
+  },
+  {
     name: 'a refresh that fails, a second 401, a fixed token: unauthorized',
     body: `const failing = new api.PlantStoreClient({ baseUrl: base + '/s/ok',
         getToken: async ({ refresh }) => { if (refresh) throw new Error('login needed'); return 'expired-token-01'; } });
@@ -358,6 +427,52 @@ const CASES = [
       );
       assert.notEqual(keys[1][0], keys[0][0], 'another call, another key');
       assert.deepEqual(keys[2], ['"order-42"']);
+    },
+  },
+  {
+    name: "idempotencyKeyFormat 'bare': the key's bytes alone, the same on every attempt; past keyLifetimeMs no attempt sends it again",
+    browser: true,
+    body: `await call(api, base, '503,ok', id, { retry: { baseDelayMs: 10 }, idempotencyKey: true,
+        idempotencyKeyFormat: 'bare' });
+      const expired = await call(api, base, '503s1,ok', id + 1, { retry: { maxDelayMs: 5000 },
+        idempotencyKey: true, keyLifetimeMs: 500 });
+      const wrong = [{ idempotencyKeyFormat: 'plain' }, { keyLifetimeMs: 0.5 }].map((options) => {
+        try {
+          return new api.PlantStoreClient({ baseUrl: base + '/s/ok', token: '${TOKEN}', ...options }) && {};
+        } catch (e) {
+          return seen(e);
+        }
+      });
+      return { expired, wrong };`,
+    check: (r, server, id) => {
+      const keys = server.requests(id).map((e) => e.headers['idempotency-key']);
+      assert.equal(keys.length, 2);
+      assert.equal(keys[0], keys[1], 'the same key on both attempts');
+      assert.match(
+        keys[0],
+        /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+      );
+      // The 503 may have created the plant, and its Retry-After of 1 s comes after the key's 500 ms.
+      assert.deepEqual(
+        [r.expired.kind, r.expired.status, r.expired.attempts, r.expired.maybeCreated],
+        ['unexpected_status', 503, 1, true],
+      );
+      assert.equal(
+        server.requests(id + 1).length,
+        1,
+        'not sent again with a key the server may have forgotten',
+      );
+      assert.deepEqual(
+        r.wrong.map((e) => [e.kind, e.message]),
+        [
+          ['config', "options.idempotencyKeyFormat must be 'quoted' or 'bare', got 'plain'"],
+          [
+            'config',
+            'options.keyLifetimeMs must be a whole number of milliseconds from 1 on, or Infinity',
+          ],
+        ],
+      );
+      assert.equal(server.requests(id + 2).length, 0);
     },
   },
   {

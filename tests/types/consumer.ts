@@ -78,6 +78,8 @@ async function rightUses(): Promise<void> {
       attemptTimeoutMs: 500,
     },
     idempotencyKey: true,
+    idempotencyKeyFormat: 'bare',
+    keyLifetimeMs: Number.POSITIVE_INFINITY,
     beforeAttempt: ({ url, attempt, headers }) => {
       headers.set('traceparent', `${url}${attempt}`);
     },
@@ -248,6 +250,8 @@ async function wrongUses(): Promise<void> {
   await createPlant({ id: 1, name: 'a' }, { ...options, retry: 3 });
   // @ts-expect-error: an options-level key is a boolean (a string key is per call)
   await createPlant({ id: 1, name: 'a' }, { ...options, idempotencyKey: 'k' });
+  // @ts-expect-error: the key's format is 'quoted' or 'bare'
+  await createPlant({ id: 1, name: 'a' }, { ...options, idempotencyKeyFormat: 'plain' });
   await createPlant(
     { id: 1, name: 'a' },
     // @ts-expect-error: a hook gets one object

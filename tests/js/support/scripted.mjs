@@ -6,7 +6,7 @@
 // a status (`503`, `502`, `500`, …: that status with an Error body), `429s<N>` and `503s<N>`
 // (Retry-After: N seconds), `429d<N>` (Retry-After as an HTTP-date N s ahead), `reset` (the
 // socket destroyed before any answer), `storedreset` (stored, then the socket destroyed before the
-// answer), `slowok<MS>` (stored at once, answered after MS ms),
+// answer), `stored503` (stored, then a 503, as a proxy answers when its upstream reset after the write), `slowok<MS>` (stored at once, answered after MS ms),
 // `hang` (never answers; ended by the client or after 10 s, its log entry's `closed` then set),
 // `badok` (200 that is not a Plant). Each request's log entry has its arrival time, `at`
 // (performance.now()), and `wall` (Date.now(), the clock an HTTP-date is read against).
@@ -91,6 +91,7 @@ export async function startScripted({ token }) {
     const created = { name: plant.name, ...(plant.tag === undefined ? {} : { tag: plant.tag }) };
     // The operation done, and its answer lost: the socket destroyed before it leaves.
     if (step === 'storedreset') return req.socket.destroy();
+    if (step === 'stored503') return answer(503, later);
     const slow = step.match(/^slowok(\d+)$/);
     if (slow) {
       const timer = setTimeout(() => answer(200, created), +slow[1]);
