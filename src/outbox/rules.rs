@@ -90,6 +90,7 @@ impl Rules {
             config;
         let send_ms = f64::from(client.timeout_ms) + 1_000.0;
         let client = Client::new(client)?;
+        let key_lifetime_ms = client.0.key_lifetime_ms.unwrap_or(f64::INFINITY);
         if name.is_empty() || !(1..=64).contains(&concurrency) {
             return Err(Error::config("the outbox needs a name, and a concurrency from 1 to 64"));
         }
@@ -112,7 +113,7 @@ impl Rules {
             name,
             send_ms,
             retention_ms: retention_ms.into(),
-            key_lifetime_ms: 86_400_000.0,
+            key_lifetime_ms,
             shared,
             js,
             on_change,
@@ -555,7 +556,7 @@ impl Rules {
 
     /// This tab takes a new id, and holds its own lock while it lives.
     pub(crate) fn live_again(&self) {
-        let id = crate::config::uuid().unwrap_or_default();
+        let id = crate::config::uuid("the outbox").unwrap_or_default();
         let name = self.lock_name(&["/tab/", &id].concat());
         self.state.borrow_mut().id = id;
         if let Some(shell) = self.shell().filter(|_| self.state.borrow().tab.locks()) {
