@@ -77,8 +77,9 @@ impl Outbox {
     pub async fn open(config: OutboxConfig) -> Result<Outbox, Error> {
         let (rules, store) = Rules::new(config, false)?;
         let shell = JsFuture::from(open(&rules, &store)?).await;
-        let shell =
-            shell.map_err(|e| rules.state.borrow_mut().thrown.take().unwrap_or(from_js(e)))?;
+        let thrown =
+            |e| rules.state.borrow_mut().thrown.take().unwrap_or_else(|| rules.failed("open", e));
+        let shell = shell.map_err(thrown)?;
         let shell: Shell = shell.unchecked_into();
         let client = rules.client().ok_or_else(|| Error::config("the outbox is closed"))?;
         Ok(Outbox { rules, shell, client })
@@ -196,13 +197,7 @@ impl Outbox {
         let outcome = JsFuture::from(promise).await;
         match self.rules.state.borrow_mut().thrown.take() {
             Some(error) => Err(error),
-            None => outcome.map_err(from_js),
+            None => outcome.map_err(|cause| self.rules.failed("do it", cause)),
         }
     }
-}
-
-/// The error of the shell that failed on its own (a JS exception of its, not Rust's refusal).
-fn from_js(error: JsValue) -> Error {
-    let message = js_sys::Reflect::get(&error, &"message".into()).ok().and_then(|m| m.as_string());
-    Error::config(message.unwrap_or_else(|| "the outbox failed".into())).with_cause(error)
 }

@@ -346,6 +346,37 @@ describe('the outbox’s key and what it cannot know, on a platform of fakes', {
     outbox.close();
   });
 
+  it('a 503 after the store wrote, then "duplicate id": uncertain, maybe created, never rejected', async () => {
+    const [site, store, name] = [origin(), plantStore({ auto: false }), `503-${n++}`];
+    const outbox = await open(site.tab(), store, name);
+    await outbox.add({ id: 710, name: 'Written' });
+    (await store.next()).after(503);
+    await until(() => outbox.entries()[0].state === 'pending', 'it waits its backoff');
+    assert.equal(outbox.entries()[0].maybeCreated, true, 'a 503 may have created it');
+    const flushed = outbox.flush();
+    (await store.next()).answer(); // the store holds the plant: "duplicate id"
+    await flushed;
+    const [entry] = outbox.entries();
+    assert.deepEqual([entry.state, entry.maybeCreated, entry.error.code], ['uncertain', true, 3]);
+    outbox.close();
+  });
+
+  it('idempotencyKeyFormat "bare": the key alone, the same bytes on every send', async () => {
+    const [site, store, name] = [origin(), plantStore({ auto: false }), `bare-${n++}`];
+    const outbox = await open(site.tab(), store, name, { idempotencyKeyFormat: 'bare' });
+    const { key } = await outbox.add({ id: 720, name: 'Bare' });
+    (await store.next()).lose();
+    await until(() => outbox.entries()[0].state === 'pending', 'it waits');
+    const flushed = outbox.flush();
+    (await store.next()).answer();
+    await flushed;
+    assert.deepEqual(
+      store.requests.map((r) => r.headers.get('idempotency-key')),
+      [key, key],
+    );
+    outbox.close();
+  });
+
   it('retry and markCreated of a record set aside are refused; remove takes it out', async () => {
     const [site, store, name] = [origin(), plantStore(), `aside-${n++}`];
     const tab = site.tab();

@@ -165,6 +165,11 @@ export function plantStore({ keys = false, auto = true } = {}) {
           const [s, b] = status === undefined ? decide(request) : [status, body];
           resolve(answered(s, b));
         },
+        /** The store did it, then answered `status` (a proxy's 503 after its upstream wrote). */
+        after: (status) => {
+          decide(request);
+          resolve(answered(status, { error: 1, message: 'the upstream went away' }));
+        },
         /** The store did it, and the answer is lost. */
         lose: () => {
           decide(request);
