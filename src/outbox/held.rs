@@ -1,12 +1,13 @@
 //! What a tab holds of its outbox's store ([`Held`]): the entries, in the order they were added,
-//! their views for JavaScript, and the records set aside. A snapshot, never written back: only
+//! their views for JavaScript, and the records set aside; and the changes being written
+//! ([`Pending`], which `changes.rs` makes and ends). A snapshot, never written back: only
 //! what the store says changes it (a change this tab wrote, a record read again). A read older
 //! than the entry held (it came in after a newer one) is passed over, and an entry leaves only
 //! once the store says it is gone.
 
 use super::entry::{Entry, NEVER};
 use super::record::{self, Aside};
-use super::table::Step;
+use super::table::{Event, Step};
 use alloc::string::String;
 use alloc::vec::Vec;
 use js_sys::{Array, Object};
@@ -130,4 +131,24 @@ impl Held {
         }
         self.list.clone().unwrap_or_default()
     }
+}
+
+/// What a change of the store is for.
+#[derive(Clone, Copy, PartialEq)]
+pub(crate) enum For {
+    /// The app's add; its `retry`, `markCreated` or `remove`.
+    Add,
+    Act(&'static str),
+    /// A sender of round number `round`: the answer of its last send, and its next take.
+    Sender(u32),
+    /// The retention; the answers a frozen page could not write.
+    Other,
+}
+
+/// A change being written: its events, and what the table made of each, with the record read.
+pub(crate) struct Pending {
+    pub(crate) number: u32,
+    pub(crate) purpose: For,
+    pub(crate) events: Vec<(String, Event)>,
+    pub(crate) steps: Vec<Option<(Step, JsValue)>>,
 }

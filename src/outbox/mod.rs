@@ -4,18 +4,23 @@
 //! - `config.rs`: how an outbox is opened, and what it tells;
 //! - `entry.rs`: an entry and its state;
 //! - `table.rs`: the one table of rules that changes what the store holds;
-//! - `tab.rs`: when a tab sends: the page's life, the lock, the round, the timer;
+//! - `tab.rs` and `round.rs`: when a tab sends: the page's life, the lock, the round, the timer;
 //! - `record.rs`: a record and an entry's view, the plain JS objects the store keeps;
 //! - `held.rs`: what a tab holds of the store;
 //! - `rules.rs`: what a tab decides for its JS shell (`js/outbox/`: the `PlantOutbox` and its
-//!   store), which does the IO: the changes of the store, the sends, the tab's actions;
-//! - `shell.rs`: the seam, typed once each way: the shell's methods, the rules' own;
+//!   store), which does the IO: the tab's actions, what it holds, the app's operations;
+//! - `changes.rs`: a change of the store, from the records it names to what it gives;
+//! - `shell.rs` and `exports.rs`: the seam, typed once each way: what Rust asks of the shell,
+//!   and what the shell asks of Rust;
 //! - this file: the Rust API over the shell.
 
+mod changes;
 mod config;
 mod entry;
+mod exports;
 mod held;
 mod record;
+mod round;
 mod rules;
 mod shell;
 mod tab;
@@ -23,8 +28,9 @@ mod table;
 
 pub use config::{Change, OutboxConfig, Store, DEFAULT_CONCURRENCY, DEFAULT_RETENTION_MS};
 pub use entry::{Entry, EntryError, State};
+pub(crate) use exports::open;
 pub(crate) use rules::Rules;
-pub(crate) use shell::{open, Shell};
+pub(crate) use shell::Shell;
 pub(crate) use tab::Input;
 pub use table::RETRY_AFTER_CEILING_MS;
 

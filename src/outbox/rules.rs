@@ -3,45 +3,24 @@
 //! names records and events; the shell reads each record in one transaction of the store and
 //! writes what [`table::apply`] makes of it, then tells [`Rules::written`], which takes what
 //! changed, tells the app and the other tabs, and gives what comes next (a send, an add's entry,
-//! an operation's refusal). `shell.rs` is the seam: the shell's methods and the rules' own.
+//! an operation's refusal). `shell.rs` and `exports.rs` are the seam.
 
 use super::config::{Change as Told, OnChange, OutboxConfig, Store};
 use super::entry::{Entry, NEVER};
-use super::held::{Held, Taken};
-use super::record::{self, Fields};
+use super::held::{Held, Pending, Taken};
+use super::record;
 use super::shell::{hint, nav, said, set, Shell, GLOBAL};
-use super::tab::{Do, Input, Senders, Tab, Take};
-use super::table::{self, Context, Event, Sent, Step};
-use crate::error::{decimal, Draft};
+use super::tab::{Do, Input, Senders, Tab};
+use super::table::{self, Context, Event, Step};
+use crate::error::Draft;
 use crate::redact::theirs;
-use crate::{CallOptions, Client, Error, IdempotencyKey};
+use crate::{Client, Error};
 use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
-use core::cell::{Cell, RefCell};
-use js_sys::{Array, Date, Math, Object, Promise};
-use plant_store_model::NewPlant;
+use core::cell::RefCell;
+use js_sys::{Date, Math, Object};
 use wasm_bindgen::prelude::*;
-
-/// What a change of the store is for.
-#[derive(Clone, Copy, PartialEq)]
-pub(crate) enum For {
-    /// The app's add; its `retry`, `markCreated` or `remove`.
-    Add,
-    Act(&'static str),
-    /// A sender of round number `round`: the answer of its last send, and its next take.
-    Sender(u32),
-    /// The retention; the answers a frozen page could not write.
-    Other,
-}
-
-/// A change being written: its events, and what the table made of each, with the record read.
-struct Pending {
-    number: u32,
-    purpose: For,
-    events: Vec<(String, Event)>,
-    steps: Vec<Option<(Step, JsValue)>>,
-}
 
 pub(crate) struct Rules {
     /// The client the entries are sent with; let go on close, with the app's hooks.
@@ -67,16 +46,16 @@ pub(crate) struct State {
     pub(crate) held: Held,
     /// The other tabs alive, as read when the round last fed.
     pub(crate) live: Vec<String>,
-    pending: Vec<Pending>,
+    pub(crate) pending: Vec<Pending>,
     /// The answers of sends, by number, until their sender writes them.
-    answers: Vec<(u32, String, Event)>,
-    numbers: u32,
+    pub(crate) answers: Vec<(u32, String, Event)>,
+    pub(crate) numbers: u32,
     /// Answers of calls aborted while the store could not write: written once it can.
     pub(crate) left: Vec<(String, Event)>,
     pub(crate) suspended: bool,
     closed: bool,
     warned: bool,
-    last_added: f64,
+    pub(crate) last_added: f64,
     /// For the Rust API: the error the shell was handed to throw, the entry an add gave.
     pub(crate) thrown: Option<Error>,
     pub(crate) added: Option<Entry>,
@@ -194,209 +173,6 @@ impl Rules {
         }
     }
 
-    /// The next change of a sender of round number `round`: the answer of its last send (by its
-    /// number), and the next entry the tab gives, to take; none once there is neither.
-    pub(crate) fn next(self: &Rc<Self>, round: u32, answer: Option<u32>) -> Option<Object> {
-        let mut state = self.state.borrow_mut();
-        let take = state.tab.next(round);
-        let at = answer.and_then(|n| state.answers.iter().position(|(m, ..)| *m == n));
-        let mut events: Vec<(String, Event)> =
-            at.map(|at| state.answers.remove(at)).map(|(_, k, e)| (k, e)).into_iter().collect();
-        drop(state);
-        if let Some(Take { key, lock, force }) = take {
-            events.push((key, Event::Take { lock, force }));
-        }
-        if events.is_empty() {
-            self.on(Input::SenderDone { round });
-            return None;
-        }
-        Some(self.change(For::Sender(round), events, false))
-    }
-
-    /// A change of the records of `events` (by key; for an add, by the plant's id: `by_id`), as
-    /// the object the shell writes: `{ n, targets, byId, strict }` (an add is `strict`: on disk
-    /// before it resolves).
-    pub(crate) fn change(&self, purpose: For, events: Vec<(String, Event)>, by_id: bool) -> Object {
-        let targets: Array = events.iter().map(|(key, _)| JsValue::from(key.as_str())).collect();
-        let mut state = self.state.borrow_mut();
-        state.numbers += 1;
-        let number = state.numbers;
-        let steps = events.iter().map(|_| None).collect();
-        state.pending.push(Pending { number, purpose, events, steps });
-        let change = Object::new();
-        set(&change, "n", number);
-        set(&change, "targets", targets);
-        set(&change, "byId", by_id);
-        set(&change, "strict", purpose == For::Add);
-        change
-    }
-
-    /// The `i`th record of `change` as the store read it: what to write in its place (a record,
-    /// or null to delete it; undefined to leave it).
-    pub(crate) fn apply(&self, change: &JsValue, i: usize, raw: JsValue) -> JsValue {
-        let number = change.number("n").unwrap_or_default() as u32;
-        let Some(event) = self.pending(number, |p| p.events.get(i).map(|(_, e)| e.clone())) else {
-            return JsValue::UNDEFINED;
-        };
-        let held = if raw.is_object() { record::read(&raw) } else { table::Held::None };
-        let step = self.context(|cx| table::apply(held, event, cx));
-        let out = match &step {
-            Step::Put(entry) => record::write::<Object>(entry).into(),
-            Step::Delete => JsValue::NULL,
-            _ => JsValue::UNDEFINED,
-        };
-        self.pending(number, |p| p.steps.get_mut(i).map(|slot| *slot = Some((step, raw))));
-        out
-    }
-
-    fn pending<T>(&self, number: u32, f: impl FnOnce(&mut Pending) -> Option<T>) -> Option<T> {
-        self.state.borrow_mut().pending.iter_mut().find(|p| p.number == number).and_then(f)
-    }
-
-    /// `change` was written, each record but those whose `failures` hold one: what changed is
-    /// taken, told to the app and hinted to the other tabs; then what the change was for.
-    pub(crate) fn written(
-        self: &Rc<Self>,
-        change: &JsValue,
-        failures: Vec<JsValue>,
-    ) -> Result<JsValue, Error> {
-        let number = change.number("n").unwrap_or_default() as u32;
-        let mut state = self.state.borrow_mut();
-        let Some(at) = state.pending.iter().position(|p| p.number == number) else {
-            return Ok(JsValue::UNDEFINED);
-        };
-        let Pending { purpose, events, steps, .. } = state.pending.remove(at);
-        drop(state);
-        let hinted = Array::new();
-        let mut outcomes = Vec::new();
-        for (i, ((key, event), step)) in events.into_iter().zip(steps).enumerate() {
-            let failed = failures.get(i).filter(|f| !f.is_undefined() && !f.is_null());
-            let outcome = match (step, failed) {
-                (Some((step, raw)), None) => {
-                    let key = match &step {
-                        Step::Put(entry) | Step::Keep(entry) => entry.key.clone(),
-                        _ => key.clone(),
-                    };
-                    if matches!(step, Step::Put(_) | Step::Delete | Step::Aside(_)) {
-                        hinted.push(&key.as_str().into());
-                    }
-                    self.take(&key, &step, raw);
-                    Ok(step)
-                }
-                // Not applied: the transaction failed before it read the record.
-                (_, failed) => Err(failed.or(failures.first()).cloned().unwrap_or_default()),
-            };
-            outcomes.push((key, event, outcome));
-        }
-        if let Some(shell) = self.shell().filter(|_| hinted.length() > 0) {
-            shell.post(&hint("keys", hinted.into()));
-        }
-        if let For::Sender(_) = purpose {
-            return Ok(self.sent(outcomes.into_iter()));
-        }
-        let first = outcomes.into_iter().next().map(|(.., outcome)| outcome);
-        let told = match (purpose, first) {
-            (For::Add, Some(Ok(Step::Put(entry)))) => {
-                self.on(Input::Added(entry.key.clone()));
-                entry
-            }
-            (For::Add, Some(Ok(Step::Keep(entry)))) => entry,
-            (For::Add, Some(Ok(Step::Refused(why)))) => return Err(Error::config(why)),
-            (For::Act(operation), Some(Ok(Step::Refused(why)))) => {
-                let message = ["outbox.", operation, ": not now, ", &why];
-                return Err(Error::config(message.concat()));
-            }
-            (For::Add, Some(Err(cause))) => return Err(self.failed("store the entry", cause)),
-            (For::Act(operation), Some(Err(cause))) => return Err(self.failed(operation, cause)),
-            (For::Act(operation), _) => {
-                if operation == "retry" {
-                    self.on(Input::Ask { force: false });
-                }
-                return Ok(JsValue::UNDEFINED);
-            }
-            _ => return Ok(JsValue::UNDEFINED),
-        };
-        match self.js {
-            true => Ok(self.view_of(&told)),
-            false => {
-                self.state.borrow_mut().added = Some(told);
-                Ok(JsValue::UNDEFINED)
-            }
-        }
-    }
-
-    /// A sender's change written: an answer the store could not record stays sending (a frozen
-    /// page keeps it to write on return), and an entry now taken by this tab is sent: the promise
-    /// of its answer's number.
-    fn sent(
-        self: &Rc<Self>,
-        outcomes: impl Iterator<Item = (String, Event, Result<Step, JsValue>)>,
-    ) -> JsValue {
-        let mut call = JsValue::UNDEFINED;
-        for (key, event, outcome) in outcomes {
-            match (event, outcome) {
-                (event @ Event::Settled { .. }, Err(cause)) => {
-                    let mut state = self.state.borrow_mut();
-                    if state.suspended {
-                        state.left.push((key, event));
-                        continue;
-                    }
-                    drop(state);
-                    let what = [
-                        "plant-store-client/outbox: its store could not record the \
-                        answer to entry ",
-                        &key,
-                        ": it stays sending, and is sent again with the \
-                        same Idempotency-Key (",
-                        &said(&cause),
-                        ")",
-                    ];
-                    console_warn(&what.concat());
-                    self.on(Input::Ask { force: false });
-                }
-                (Event::Take { .. }, Ok(Step::Put(entry)))
-                    if entry.sender.as_ref() == Some(&self.state.borrow().id) =>
-                {
-                    call = self.send(key, entry).into();
-                }
-                _ => {}
-            }
-        }
-        call
-    }
-
-    /// Sends `entry` (taken at its revision) with its key: the promise of its answer's number,
-    /// which the sender's next change writes.
-    fn send(self: &Rc<Self>, key: String, entry: Entry) -> Promise {
-        let (Some(client), Some(shell)) = (self.client(), self.shell()) else {
-            return Promise::resolve(&JsValue::UNDEFINED);
-        };
-        let signal = shell.signal();
-        let requests = Rc::new(Cell::new(0));
-        let counted = requests.clone();
-        let options = CallOptions::new()
-            .idempotency_key(IdempotencyKey::Given(entry.idempotency_key().into()))
-            .signal(signal.clone())
-            .after_attempt(move |attempt| {
-                counted.set(attempt.number);
-                Ok(())
-            });
-        let (rules, taken) = (self.clone(), entry.revision);
-        let end = move |outcome: Result<_, Error>| {
-            let sent = Sent::of(&outcome, requests.get());
-            let event = Event::Settled { taken, left: signal.aborted(), sent };
-            let mut state = rules.state.borrow_mut();
-            state.numbers += 1;
-            let number = state.numbers;
-            state.answers.push((number, key.clone(), event));
-            Ok(number.into())
-        };
-        match client.start(&entry.plant, &options) {
-            Ok(call) => crate::shell::run(call, end),
-            Err(error) => Promise::resolve(&end.clone()(Err(error)).unwrap_or_default()),
-        }
-    }
-
     /// Runs `f` with what the table reads of the world now.
     pub(crate) fn context<T>(&self, f: impl FnOnce(&Context<'_>) -> T) -> T {
         let state = self.state.borrow();
@@ -463,36 +239,6 @@ impl Rules {
         } else {
             None
         }
-    }
-
-    /// The change that adds `plant` (its id a BigInt when `bigint`), or why not.
-    pub(crate) fn add(&self, plant: NewPlant, bigint: bool) -> Result<Object, Error> {
-        self.usable("add")?;
-        let IdempotencyKey::Given(key) = IdempotencyKey::random()? else {
-            return Err(Error::config("the outbox could not draw a key"));
-        };
-        let added_at = {
-            let mut state = self.state.borrow_mut();
-            state.last_added = Date::now().max(state.last_added + 1.0);
-            state.last_added
-        };
-        let id = decimal(plant.id);
-        let event = Event::Add(Entry::new(key, plant, bigint, added_at));
-        Ok(self.change(For::Add, Vec::from([(id, event)]), true))
-    }
-
-    /// The change of the app's `retry`, `markCreated` or `remove` of `key`.
-    pub(crate) fn act(&self, key: &str, operation: &'static str) -> Result<Object, Error> {
-        self.usable(operation)?;
-        let event = match operation {
-            "retry" => match IdempotencyKey::random()? {
-                IdempotencyKey::Given(fresh) => Event::Retry { key: fresh },
-                _ => Event::Retry { key: key.into() },
-            },
-            "markCreated" => Event::Resolve,
-            _ => Event::Remove,
-        };
-        Ok(self.change(For::Act(operation), Vec::from([(key.into(), event)]), false))
     }
 
     /// `draft` as an error of this outbox's client: redacted against its fixed token.
@@ -572,5 +318,5 @@ impl Rules {
 #[wasm_bindgen]
 extern "C" {
     #[wasm_bindgen(js_namespace = console, js_name = warn)]
-    fn console_warn(message: &str);
+    pub(crate) fn console_warn(message: &str);
 }

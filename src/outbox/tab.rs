@@ -115,7 +115,7 @@ pub(crate) struct Take {
 
 /// Where the page stands.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Page {
+pub(crate) enum Page {
     Shown,
     /// Hidden: it sends on once `yielding` (its second) is over.
     Hidden,
@@ -137,7 +137,7 @@ pub(crate) enum Senders {
 
 /// Where this tab stands with the Web Lock.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Lock {
+pub(crate) enum Lock {
     Free,
     Asked,
     Held,
@@ -145,27 +145,27 @@ enum Lock {
 
 /// A round: asked for (the lock requested), or begun (it holds the lock, or needs none).
 #[derive(Debug)]
-struct Round {
-    number: u32,
-    begun: bool,
-    locked: bool,
-    force: bool,
+pub(crate) struct Round {
+    pub(crate) number: u32,
+    pub(crate) begun: bool,
+    pub(crate) locked: bool,
+    pub(crate) force: bool,
     /// It takes more (false once the page hid, or the app paused).
-    going: bool,
-    queue: Vec<String>,
-    tried: Vec<String>,
-    senders: usize,
-    feeding: bool,
+    pub(crate) going: bool,
+    pub(crate) queue: Vec<String>,
+    pub(crate) tried: Vec<String>,
+    pub(crate) senders: usize,
+    pub(crate) feeding: bool,
     /// Feed once more when the feed under way is over.
-    again: bool,
-    purging: bool,
+    pub(crate) again: bool,
+    pub(crate) purging: bool,
     /// The `flush()` calls it answers when it ends.
-    flushes: usize,
+    pub(crate) flushes: usize,
 }
 
 impl Round {
     /// Reads the keys due for the round.
-    fn feed(&mut self) -> Do {
+    pub(crate) fn feed(&mut self) -> Do {
         self.feeding = true;
         Do::Feed { round: self.number, force: self.force, lock: self.locked }
     }
@@ -173,30 +173,30 @@ impl Round {
 
 /// A round asked for while one runs (`flush()`, `online`): it begins when that one ends.
 #[derive(Debug, Default)]
-struct Wanted {
-    force: bool,
-    flushes: usize,
+pub(crate) struct Wanted {
+    pub(crate) force: bool,
+    pub(crate) flushes: usize,
 }
 
 /// The machine of one tab of an outbox.
 #[derive(Debug)]
 pub(crate) struct Tab {
-    page: Page,
-    paused: bool,
-    online: bool,
+    pub(crate) page: Page,
+    pub(crate) paused: bool,
+    pub(crate) online: bool,
     /// Who sends with this tab: no other (a store of the app's), the tabs that hold the Web Lock
     /// by turns, or every tab at once (no Web Locks).
-    senders: Senders,
-    lock: Lock,
-    round: Option<Round>,
-    wanted: Option<Wanted>,
-    rounds: u32,
-    concurrency: usize,
+    pub(crate) senders: Senders,
+    pub(crate) lock: Lock,
+    pub(crate) round: Option<Round>,
+    pub(crate) wanted: Option<Wanted>,
+    pub(crate) rounds: u32,
+    pub(crate) concurrency: usize,
     /// Until when a page that hid leaves the sending to the others.
-    yielding: Option<f64>,
+    pub(crate) yielding: Option<f64>,
     /// When what this tab holds is next due.
-    next: f64,
-    armed: Option<f64>,
+    pub(crate) next: f64,
+    pub(crate) armed: Option<f64>,
 }
 
 impl Tab {
@@ -366,187 +366,16 @@ impl Tab {
         self.online = online;
     }
 
-    /// The next entry a sender of round number `round` takes, if the round takes more.
-    pub(crate) fn next(&mut self, number: u32) -> Option<Take> {
-        let round = self.round.as_mut().filter(|round| round.number == number && round.going)?;
-        if round.queue.is_empty() {
-            return None;
-        }
-        let key = round.queue.remove(0);
-        round.tried.push(key.clone());
-        Some(Take { key, lock: round.locked, force: round.force })
-    }
-
     /// Whether a round may begin now.
-    fn sends(&self, now: f64) -> bool {
+    pub(crate) fn sends(&self, now: f64) -> bool {
         let page = matches!(self.page, Page::Shown | Page::Hidden);
         page && !self.paused && self.online && self.yielding.is_none_or(|until| until <= now)
-    }
-
-    /// A round is asked for (`flushes`: by that many `flush()` calls).
-    fn ask(&mut self, force: bool, flushes: usize, now: f64, out: &mut Vec<Do>) {
-        if !self.sends(now) {
-            if flushes > 0 {
-                out.push(Do::Flushed(flushes));
-            }
-            return;
-        }
-        match &mut self.round {
-            Some(round) if !round.begun => {
-                round.force |= force;
-                round.flushes += flushes;
-            }
-            // What another tab added, the timer: the round under way reads the keys due again,
-            // once for a burst of asks.
-            Some(round) if round.going && !round.purging && !force && flushes == 0 => {
-                if round.feeding {
-                    round.again = true;
-                } else {
-                    out.push(round.feed());
-                }
-            }
-            Some(_) => {
-                let wanted = self.wanted.get_or_insert_with(Wanted::default);
-                wanted.force |= force;
-                wanted.flushes += flushes;
-            }
-            None => self.start(force, flushes, out),
-        }
-    }
-
-    /// A new round: it asks for the lock, or begins at once without one.
-    fn start(&mut self, force: bool, flushes: usize, out: &mut Vec<Do>) {
-        self.rounds += 1;
-        self.round = Some(Round {
-            number: self.rounds,
-            begun: false,
-            locked: false,
-            force,
-            going: true,
-            queue: Vec::new(),
-            tried: Vec::new(),
-            senders: 0,
-            feeding: false,
-            again: false,
-            purging: false,
-            flushes,
-        });
-        self.disarm(out);
-        match self.senders {
-            Senders::ByTurns => {
-                self.lock = Lock::Asked;
-                out.push(Do::AskLock);
-            }
-            Senders::Alone => {
-                if let Some(round) = &mut self.round {
-                    round.locked = true;
-                }
-                self.begin(out);
-            }
-            Senders::All => self.begin(out),
-        }
-    }
-
-    fn begin(&mut self, out: &mut Vec<Do>) {
-        let Some(round) = &mut self.round else { return };
-        round.begun = true;
-        out.push(round.feed());
-    }
-
-    /// Starts senders up to the concurrency, while there is something to take.
-    fn fill(&mut self, out: &mut Vec<Do>) {
-        let Some(round) = self.round.as_mut().filter(|round| round.going) else { return };
-        let count = round.queue.len().min(self.concurrency.saturating_sub(round.senders));
-        if count > 0 {
-            round.senders += count;
-            out.push(Do::Senders { round: round.number, count });
-        }
-    }
-
-    /// The round ends once nothing is fed, queued, sent or purged: a round that went to its end
-    /// purges the retention first; then the lock is given back, and the next round asked for.
-    fn end(&mut self, now: f64, out: &mut Vec<Do>) {
-        let Some(round) = &mut self.round else { return };
-        let idle = round.senders == 0 && !round.feeding && !round.purging;
-        if !idle || (round.going && !round.queue.is_empty()) || !round.begun {
-            return;
-        }
-        if core::mem::take(&mut round.again) && round.going {
-            return out.push(round.feed());
-        }
-        if round.going && (round.locked || self.senders == Senders::All) {
-            round.going = false;
-            round.purging = true;
-            out.push(Do::Purge);
-            return;
-        }
-        let flushes = round.flushes;
-        self.round = None;
-        self.release(false, out);
-        if flushes > 0 {
-            out.push(Do::Flushed(flushes));
-        }
-        match self.wanted.take() {
-            Some(wanted) => self.ask(wanted.force, wanted.flushes, now, out),
-            None => self.schedule(now, out),
-        }
-    }
-
-    /// The page hid or left: the lock goes back now, and the round takes nothing more (its sends
-    /// finish, and their answers are written).
-    fn stop(&mut self, out: &mut Vec<Do>) {
-        match &mut self.round {
-            Some(round) if round.begun => {
-                round.going = false;
-                round.queue.clear();
-                round.again = false;
-            }
-            Some(_) => self.drop_round(false, out),
-            None => {}
-        }
-        self.release(true, out);
-        self.drop_wanted(out);
-    }
-
-    /// The round is dropped, and its `flush()` calls resolved: its calls aborted when `abort`
-    /// (the page froze, or the outbox closed), and the lock given back.
-    fn drop_round(&mut self, abort: bool, out: &mut Vec<Do>) {
-        if let Some(round) = self.round.take() {
-            if abort && round.begun {
-                out.push(Do::Abort);
-            }
-            if round.flushes > 0 {
-                out.push(Do::Flushed(round.flushes));
-            }
-        }
-        if abort {
-            self.release(true, out);
-            self.drop_wanted(out);
-        }
-    }
-
-    fn drop_wanted(&mut self, out: &mut Vec<Do>) {
-        if let Some(Wanted { flushes: flushes @ 1.., .. }) = self.wanted.take() {
-            out.push(Do::Flushed(flushes));
-        }
-    }
-
-    /// Gives the lock back (or the request for it), telling the other tabs when `tell` and it
-    /// was held.
-    fn release(&mut self, tell: bool, out: &mut Vec<Do>) {
-        let was = core::mem::replace(&mut self.lock, Lock::Free);
-        if was != Lock::Free {
-            out.push(Do::Release);
-        }
-        if tell && was == Lock::Held {
-            out.push(Do::Tell);
-        }
     }
 
     /// Arms the timer for the next thing due (or the end of the hidden page's second), when
     /// nothing runs: an entry already due waits [`AGAIN_MS`] (a round left it, or another tab is
     /// taking it).
-    fn schedule(&mut self, now: f64, out: &mut Vec<Do>) {
+    pub(crate) fn schedule(&mut self, now: f64, out: &mut Vec<Do>) {
         if self.round.is_some() {
             return;
         }
@@ -562,7 +391,7 @@ impl Tab {
         }
     }
 
-    fn disarm(&mut self, out: &mut Vec<Do>) {
+    pub(crate) fn disarm(&mut self, out: &mut Vec<Do>) {
         if self.armed.take().is_some() {
             out.push(Do::Disarm);
         }
