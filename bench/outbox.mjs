@@ -3,6 +3,8 @@
 // - drain: 1,000 entries added while paused, then resumed, the server answering each after 20 ms,
 //   concurrency 4 (the bound: 1,000 × 20 ms / 4 = 5 s); beside it, the same 1,000 plain createPlant
 //   calls, 4 at a time, in the same page: what the network and the call cost without the outbox;
+// - 1,000 adds, one after another, while the outbox sends them (issue 51): the median add of the
+//   last 100 against the first 100's;
 // - open, then one round (a flush with nothing due), with 100 and with 10,000 created entries kept
 //   in IndexedDB (written there directly, as the retention keeps them): the median of 5 each.
 //   node bench/outbox.mjs [PKG_DIR]   (bench/run prints it with the rest)
@@ -59,6 +61,24 @@ export const drained = async () => {
 };
 
 /**
+ * 1,000 adds, one after another, into an outbox that sends as they come (issue 51: each add goes
+ * into the round under way): how long each add took, until it resolved.
+ */
+export const addsWhileDraining = async ({ base, token }) => {
+  window.ids ??= { next: Date.now() * 1000 };
+  const outbox = await PlantOutbox.open({ baseUrl: base, token, name: `adds-${Date.now()}` });
+  const took = [];
+  for (let i = 0; i < 1000; i++) {
+    const t = performance.now();
+    await outbox.add({ id: ids.next++, name: 'Added' });
+    took.push(performance.now() - t);
+  }
+  await outbox.flush();
+  outbox.close();
+  return took;
+};
+
+/**
  * Runs `work({ page, server })` in a Chromium page whose module script is `script` (it sets
  * `window.ready`), with the package `pkg` under /pkg/, beside the reference server; then stops them.
  */
@@ -94,6 +114,8 @@ export const outboxRows = (pkg) =>
     const drain = { plain: await page.evaluate(plainCalls, { base, token: TOKEN }) };
     await page.evaluate(queued, { base, token: TOKEN });
     drain.drained = await page.evaluate(drained);
+    const adds = await page.evaluate(addsWhileDraining, { base, token: TOKEN });
+    const [first, last] = [adds.slice(0, 100), adds.slice(-100)];
 
     const kept = async (count) =>
       page.evaluate(
@@ -154,6 +176,11 @@ export const outboxRows = (pkg) =>
         section,
         'drain: 1,000 entries, answers after 20 ms, concurrency 4 (bound 5 s)',
         `${s(drain.drained)}; the same 1,000 plain createPlant calls, 4 at a time: ${s(drain.plain)} (${(drain.drained / drain.plain).toFixed(2)}x)`,
+      ],
+      [
+        section,
+        '1,000 adds while it sends (20 ms, 4 at once): the median add, first 100 / last 100',
+        `${median(first).toFixed(2)} ms / ${median(last).toFixed(2)} ms = ${ratio(last, first)}`,
       ],
       [
         section,
