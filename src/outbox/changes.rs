@@ -4,13 +4,13 @@
 //! what changed and says what comes next: a send (a sender's next change writes its answer with
 //! the take of the next entry), an add's entry, an operation's refusal.
 
-use super::entry::Entry;
+use super::entry::{Entry, Sent};
 use super::held::{For, Pending};
 use super::record::{self, Fields};
 use super::rules::{console_warn, Rules};
 use super::shell::{hint, said, set};
-use super::tab::{Input, Take};
-use super::table::{self, Event, Sent, Step};
+use super::tab_io::{Input, Take};
+use super::table::{self, Event, Step};
 use crate::error::decimal;
 use crate::{CallOptions, Error, IdempotencyKey};
 use alloc::rc::Rc;

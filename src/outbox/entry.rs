@@ -1,5 +1,5 @@
 //! One plant in the outbox: an [`Entry`] and its [`State`], as the table of rules (`table.rs`)
-//! changes them and a record (`record.rs`) keeps them.
+//! changes them and a record (`record.rs`) keeps them; and [`Sent`], what a send told of it.
 
 use crate::{Error, Kind};
 use alloc::string::String;
@@ -157,6 +157,37 @@ impl Entry {
             State::Sending => Some(self.updated_at),
             State::Rejected | State::Uncertain => Some(NEVER),
             State::Created => None,
+        }
+    }
+}
+
+/// What one call told of an entry.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Sent {
+    /// The Plant, or the error's summary.
+    pub(crate) outcome: Result<Plant, EntryError>,
+    /// The requests the call sent.
+    pub(crate) requests: u32,
+    /// One of them may have created the plant unseen.
+    pub(crate) maybe_created: bool,
+    /// The wait the last answer's `Retry-After` asked for.
+    pub(crate) retry_after_ms: Option<u32>,
+}
+
+impl Sent {
+    /// What the client's call `outcome` tells, its requests counted by the call's after hook.
+    pub(crate) fn of(outcome: &Result<Plant, Error>, requests: u32) -> Sent {
+        let (maybe_created, retry_after_ms) = (false, None);
+        match outcome {
+            Ok(plant) => {
+                Sent { outcome: Ok(plant.clone()), requests, maybe_created, retry_after_ms }
+            }
+            Err(e) => Sent {
+                outcome: Err(e.into()),
+                requests: requests.max(e.attempts()),
+                maybe_created: e.maybe_created(),
+                retry_after_ms: e.retry_after_ms(),
+            },
         }
     }
 }

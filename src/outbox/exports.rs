@@ -1,13 +1,14 @@
 //! What the outbox's JS shell asks of Rust: the methods of [`OutboxRules`], the rules of one open
 //! outbox as the shell holds them (wasm-bindgen writes their TypeScript). The other way, what Rust
-//! asks of the shell, is `shell.rs`. [`open`] opens a store, then the shell over it.
+//! asks of the shell, is `shell.rs`; the page's events, `page.rs`. [`open`] opens a store, then the
+//! shell over it.
 
 use super::entry::NEVER;
 use super::held::For;
 use super::record::Fields;
 use super::rules::Rules;
-use super::shell::{nav, open_shell, open_store, said, set, HINT};
-use super::tab::Input;
+use super::shell::{nav, open_shell, open_store, said, set};
+use super::tab_io::Input;
 use super::table::{self, Event, Step};
 use crate::error::Draft;
 use crate::redact::theirs;
@@ -138,42 +139,6 @@ impl OutboxRules {
         }));
     }
 
-    /// An event of the page, the network or the channel (`visibility`: the document's).
-    pub fn event(&self, event: JsValue, visibility: Option<String>) {
-        let persisted = event.flag("persisted") == Some(true);
-        let input = match event.text("type").as_deref() {
-            Some("visibilitychange") if visibility.as_deref() == Some("hidden") => Input::Hidden,
-            Some("visibilitychange") => Input::Shown,
-            Some("freeze") => Input::Frozen,
-            Some("pagehide") if persisted => Input::Frozen,
-            Some("pagehide") => Input::Left,
-            Some("resume") => Input::Resumed,
-            Some("pageshow") if persisted => Input::Resumed,
-            Some("online") => Input::Online,
-            Some("offline") => Input::Offline,
-            Some("message") => match self.hinted(&event) {
-                Some(input) => input,
-                None => return,
-            },
-            _ => return,
-        };
-        self.0.on(input);
-    }
-
-    /// A hint of another tab (`{ type, v: 1, keys?, released? }`): the keys read again, and a
-    /// round asked for when that tab let go. Anything else on the channel changes nothing.
-    fn hinted(&self, event: &JsValue) -> Option<Input> {
-        let data = event.object("data")?;
-        if data.text("type").as_deref() != Some(HINT) || data.number("v") != Some(1.0) {
-            return None;
-        }
-        let keys = data.object("keys").filter(Array::is_array).map(|keys| Array::from(&keys));
-        if let (Some(keys), Some(shell)) = (keys, self.0.shell()) {
-            keys.iter().filter(JsValue::is_string).for_each(|key| shell.reread(&key));
-        }
-        (data.flag("released") == Some(true)).then_some(Input::Released)
-    }
-
     /// Throws a `config` error when the outbox is closed.
     pub fn usable(&self, operation: String) -> Result<(), JsValue> {
         self.0.usable(&operation).map_err(|error| self.throw(error))
@@ -188,25 +153,24 @@ impl OutboxRules {
     pub fn opening(&self, cause: JsValue) -> JsValue {
         let message = match cause.text("type").or_else(|| cause.text("name")).as_deref() {
             Some("blocked") => {
-                "the outbox's database is open in another tab of an older release \
-                                of this app, which keeps it from being upgraded: close or reload \
-                                that tab, then open the outbox again"
+                "the outbox's database is open in another tab of an older release of this app, \
+                 which keeps it from being upgraded: close or reload that tab, then open the \
+                 outbox again"
             }
             Some("VersionError") => {
-                "the outbox's database was made by a newer release of this \
-                                     app: reload the page to run that release"
+                "the outbox's database was made by a newer release of this app: reload the page \
+                 to run that release"
             }
             _ if cause.is_undefined() => {
-                "this runtime has no IndexedDB; pass options.store (a \
-                                          MemoryStore keeps the entries of one process)"
+                "this runtime has no IndexedDB; pass options.store (a MemoryStore keeps the \
+                 entries of one process)"
             }
             _ => {
                 let message = [
                     "IndexedDB refused to open: ",
                     &theirs(&said(&cause)),
-                    "; where it \
-                                is not allowed (a sandboxed frame, blocked storage), pass \
-                                options.store",
+                    "; where it is not allowed (a sandboxed frame, blocked storage), pass \
+                     options.store",
                 ];
                 return self
                     .throw(self.0.redact(Draft::config(message.concat()).with_cause(cause)));
@@ -257,23 +221,6 @@ impl OutboxRules {
     #[wasm_bindgen(getter)]
     pub fn shown(&self) -> u32 {
         100
-    }
-
-    /// The events the shell listens to for the tab: the document's, and the window's.
-    #[wasm_bindgen(getter, js_name = documentEvents)]
-    pub fn document_events(&self) -> Vec<String> {
-        ["visibilitychange", "freeze", "resume"].map(String::from).into()
-    }
-
-    #[wasm_bindgen(getter, js_name = windowEvents)]
-    pub fn window_events(&self) -> Vec<String> {
-        ["pagehide", "pageshow", "online", "offline"].map(String::from).into()
-    }
-
-    /// The BroadcastChannel the tabs of a shared store hint on.
-    #[wasm_bindgen(getter)]
-    pub fn channel(&self) -> Option<String> {
-        self.0.shared.then(|| self.0.lock_name(""))
     }
 
     /// The JS API's add of `plant`, validated: the change that stores it.

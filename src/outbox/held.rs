@@ -1,17 +1,42 @@
-//! What a tab holds of its outbox's store ([`Held`]): the entries, in the order they were added,
-//! their views for JavaScript, and the records set aside; and the changes being written
-//! ([`Pending`], which `changes.rs` makes and ends). A snapshot, never written back: only
-//! what the store says changes it (a change this tab wrote, a record read again). A read older
-//! than the entry held (it came in after a newer one) is passed over, and an entry leaves only
-//! once the store says it is gone.
+//! A tab's [`State`], and what it holds of its outbox's store ([`Held`]): the entries, in the
+//! order they were added, their views for JavaScript, and the records set aside; and the changes
+//! being written ([`Pending`], which `changes.rs` makes and ends). A snapshot, never written back:
+//! only what the store says changes it (a change this tab wrote, a record read again). A read
+//! older than the entry held (it came in after a newer one) is passed over, and an entry leaves
+//! only once the store says it is gone.
 
 use super::entry::{Entry, NEVER};
 use super::record::{self, Aside};
+use super::tab::Tab;
 use super::table::{Event, Step};
+use crate::Error;
 use alloc::string::String;
 use alloc::vec::Vec;
 use js_sys::{Array, Object};
 use wasm_bindgen::JsValue;
+
+/// A tab's state: its machine, what it holds, and the changes and answers under way.
+pub(crate) struct State {
+    pub(crate) tab: Tab,
+    /// This tab's id while it lives (a new one after each resume): the sender of what it takes.
+    pub(crate) id: String,
+    pub(crate) held: Held,
+    /// The other tabs alive, as read when the round last fed.
+    pub(crate) live: Vec<String>,
+    pub(crate) pending: Vec<Pending>,
+    /// The answers of sends, by number, until their sender writes them.
+    pub(crate) answers: Vec<(u32, String, Event)>,
+    pub(crate) numbers: u32,
+    /// Answers of calls aborted while the store could not write: written once it can.
+    pub(crate) left: Vec<(String, Event)>,
+    pub(crate) suspended: bool,
+    pub(crate) closed: bool,
+    pub(crate) warned: bool,
+    pub(crate) last_added: f64,
+    /// For the Rust API: the error the shell was handed to throw, the entry an add gave.
+    pub(crate) thrown: Option<Error>,
+    pub(crate) added: Option<Entry>,
+}
 
 /// An entry held, and its view once made.
 struct Kept {

@@ -2,16 +2,18 @@
 //! each sent until the store answers, with one `Idempotency-Key` per plant, so that a server that
 //! honours it creates each plant once. Rust decides, the browser does; read in this order:
 //! - `config.rs`: how an outbox is opened, and what it tells;
-//! - `entry.rs`: an entry and its state;
+//! - `entry.rs`: an entry and its state, and what a send told of it;
 //! - `table.rs`: the one table of rules that changes what the store holds;
-//! - `tab.rs` and `round.rs`: when a tab sends: the page's life, the lock, the round, the timer;
+//! - `tab_io.rs`, `tab.rs` and `round.rs`: when a tab sends: what happens to it and what its
+//!   shell does; the page's life, the lock; the round, the timer;
 //! - `record.rs`: a record and an entry's view, the plain JS objects the store keeps;
-//! - `held.rs`: what a tab holds of the store;
+//! - `held.rs`: a tab's state, and what it holds of the store;
 //! - `rules.rs`: what a tab decides for its JS shell (`js/outbox/`: the `PlantOutbox` and its
 //!   store), which does the IO: the tab's actions, what it holds, the app's operations;
 //! - `changes.rs`: a change of the store, from the records it names to what it gives;
-//! - `shell.rs` and `exports.rs`: the seam, typed once each way: what Rust asks of the shell,
-//!   and what the shell asks of Rust;
+//! - `shell.rs`, `exports.rs` and `page.rs`: the seam, typed once each way: what Rust asks of
+//!   the shell, and what the shell asks of Rust (the page's events, what each means, in
+//!   `page.rs`);
 //! - this file: the Rust API over the shell.
 
 mod changes;
@@ -19,11 +21,13 @@ mod config;
 mod entry;
 mod exports;
 mod held;
+mod page;
 mod record;
 mod round;
 mod rules;
 mod shell;
 mod tab;
+mod tab_io;
 mod table;
 
 pub use config::{Change, OutboxConfig, Store, DEFAULT_CONCURRENCY, DEFAULT_RETENTION_MS};
@@ -31,7 +35,7 @@ pub use entry::{Entry, EntryError, State};
 pub(crate) use exports::open;
 pub(crate) use rules::Rules;
 pub(crate) use shell::Shell;
-pub(crate) use tab::Input;
+pub(crate) use tab_io::Input;
 pub use table::RETRY_AFTER_CEILING_MS;
 
 use crate::{Client, Error};

@@ -1,9 +1,10 @@
 //! A round of a tab (`tab.rs`): asked for (the Web Lock requested, or none needed), begun, fed
 //! the keys due, sent by up to `concurrency` senders, purged, and ended once, the lock given back;
-//! or dropped, when the page freezes or the outbox closes. What asks for one, and what stops it,
-//! is the tab's.
+//! or dropped, when the page freezes or the outbox closes; and when the next may begin (the
+//! timer). What asks for one, and what stops it, is the tab's.
 
-use super::tab::{Do, Lock, Round, Senders, Tab, Take, Wanted};
+use super::tab::{Lock, Page, Round, Senders, Tab, Wanted, AGAIN_MS};
+use super::tab_io::{Do, Take};
 use alloc::vec::Vec;
 
 impl Tab {
@@ -175,6 +176,37 @@ impl Tab {
         }
         if tell && was == Lock::Held {
             out.push(Do::Tell);
+        }
+    }
+
+    /// Whether a round may begin now.
+    pub(crate) fn sends(&self, now: f64) -> bool {
+        let page = matches!(self.page, Page::Shown | Page::Hidden);
+        page && !self.paused && self.online && self.yielding.is_none_or(|until| until <= now)
+    }
+
+    /// Arms the timer for the next thing due (or the end of the hidden page's second), when
+    /// nothing runs: an entry already due waits [`AGAIN_MS`] (a round left it, or another tab is
+    /// taking it).
+    pub(crate) fn schedule(&mut self, now: f64, out: &mut Vec<Do>) {
+        if self.round.is_some() {
+            return;
+        }
+        let live = matches!(self.page, Page::Shown | Page::Hidden) && !self.paused && self.online;
+        let at = self.yielding.map_or(self.next, |until| until.max(self.next));
+        let at = if at <= now { now + AGAIN_MS } else { at };
+        if !live || at == f64::INFINITY {
+            return self.disarm(out);
+        }
+        if self.armed != Some(at) {
+            self.armed = Some(at);
+            out.push(Do::Arm(at));
+        }
+    }
+
+    pub(crate) fn disarm(&mut self, out: &mut Vec<Do>) {
+        if self.armed.take().is_some() {
+            out.push(Do::Disarm);
         }
     }
 }

@@ -7,10 +7,11 @@
 
 use super::config::{Change as Told, OnChange, OutboxConfig, Store};
 use super::entry::{Entry, NEVER};
-use super::held::{Held, Pending, Taken};
+use super::held::{Held, State, Taken};
 use super::record;
 use super::shell::{hint, nav, said, set, Shell, GLOBAL};
-use super::tab::{Do, Input, Senders, Tab};
+use super::tab::{Senders, Tab};
+use super::tab_io::{Do, Input};
 use super::table::{self, Context, Event, Step};
 use crate::error::Draft;
 use crate::redact::theirs;
@@ -37,28 +38,6 @@ pub(crate) struct Rules {
     on_change: Option<OnChange>,
     pub(crate) shell: RefCell<Option<Shell>>,
     pub(crate) state: RefCell<State>,
-}
-
-pub(crate) struct State {
-    pub(crate) tab: Tab,
-    /// This tab's id while it lives (a new one after each resume): the sender of what it takes.
-    pub(crate) id: String,
-    pub(crate) held: Held,
-    /// The other tabs alive, as read when the round last fed.
-    pub(crate) live: Vec<String>,
-    pub(crate) pending: Vec<Pending>,
-    /// The answers of sends, by number, until their sender writes them.
-    pub(crate) answers: Vec<(u32, String, Event)>,
-    pub(crate) numbers: u32,
-    /// Answers of calls aborted while the store could not write: written once it can.
-    pub(crate) left: Vec<(String, Event)>,
-    pub(crate) suspended: bool,
-    closed: bool,
-    warned: bool,
-    pub(crate) last_added: f64,
-    /// For the Rust API: the error the shell was handed to throw, the entry an add gave.
-    pub(crate) thrown: Option<Error>,
-    pub(crate) added: Option<Entry>,
 }
 
 impl Rules {
@@ -293,9 +272,8 @@ impl Rules {
         let message = [
             "plant-store-client/outbox: ",
             why,
-            ", so every tab of the outbox sends: \
-                        an entry being sent when its tab closes is sent again once its call has \
-                        surely ended, with the same Idempotency-Key",
+            ", so every tab of the outbox sends: an entry being sent when its tab closes is sent \
+             again once its call has surely ended, with the same Idempotency-Key",
         ];
         console_warn(&message.concat());
     }

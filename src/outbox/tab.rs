@@ -1,7 +1,7 @@
 //! When a tab of an outbox sends, as one machine ([`Tab`]): the page's life (shown, hidden,
 //! frozen or cached, gone), the Web Lock, the round and its senders, the timer. [`Tab::on`] takes
 //! what happened ([`Input`], at a time the shell reads) and gives what the shell does next
-//! ([`Do`]), in order; it touches no store and reads no clock, so `cargo test` runs every case
+//! ([`Do`]), in order (both in `tab_io.rs`; a round's life is `round.rs`); it touches no store and reads no clock, so `cargo test` runs every case
 //! natively, and checks docs/outbox.md's table of the tab against it. What an entry becomes is
 //! the records' table (`table.rs`); this one decides only *when*.
 //!
@@ -12,6 +12,7 @@
 //! goes into the back/forward cache aborts them and ends its store's transactions; one that
 //! leaves for good gives the lock back and still writes.
 
+use super::tab_io::{Do, Input};
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -20,98 +21,6 @@ pub(crate) const YIELD_MS: f64 = 1_000.0;
 /// The least wait for an entry already due: one a round left, or that the tab that added it is
 /// taking.
 pub(crate) const AGAIN_MS: f64 = 1_000.0;
-
-/// What happened.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Input {
-    /// A round is asked for: on open, `retry`, `resume()`, another tab letting go; `force` for
-    /// `online` (every entry that waits, but on the server).
-    Ask {
-        force: bool,
-    },
-    /// An entry was added here, due now: into the round under way, else a round is asked for.
-    Added(String),
-    /// `flush()`: a round that takes every entry waiting, after the one under way.
-    Flush,
-    /// The Web Lock is held; the request for it failed (this tab sends without it from now on).
-    Granted,
-    LockFailed,
-    /// The keys due, read for round number `round`.
-    Fed {
-        round: u32,
-        keys: Vec<String>,
-    },
-    /// A sender of round number `round` has nothing more to take, its last answer written.
-    SenderDone {
-        round: u32,
-    },
-    /// The retention's purge is over.
-    Purged,
-    /// When what this tab holds is next due (an entry, or a created one's expiry).
-    Due(f64),
-    /// The timer went off.
-    Timer,
-    /// The page hid, was shown again, froze (or went into the back/forward cache), came back, or
-    /// left for good.
-    Hidden,
-    Shown,
-    Frozen,
-    Resumed,
-    Left,
-    /// The network is back, or gone.
-    Online,
-    Offline,
-    /// Another tab let go of the lock.
-    Released,
-    /// The app's `pause()`, `resume()` and `close()`.
-    Pause,
-    Resume,
-    Close,
-}
-
-/// What the shell does.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Do {
-    /// Request the Web Lock (the shell tells `Granted` or `LockFailed`).
-    AskLock,
-    /// Give the lock back now, or drop the request for it.
-    Release,
-    /// Tell the other tabs that this one let go, so that one of them takes over.
-    Tell,
-    /// Read the keys due for round number `round` (`force`: every one waiting), and when it holds
-    /// the `lock` the tabs alive, then tell `Fed`.
-    Feed {
-        round: u32,
-        force: bool,
-        lock: bool,
-    },
-    /// Start this many senders of round number `round`: each takes [`Tab::next`] until it gives
-    /// none, writing each answer with the next take, then tells `SenderDone`.
-    Senders {
-        round: u32,
-        count: usize,
-    },
-    /// Abort the calls in flight: their entries are given back as left once the store can write.
-    Abort,
-    /// End the store's transactions and begin none; begin again, and read the store anew.
-    Suspend,
-    Reload,
-    /// Remove the created entries past their retention, then tell `Purged`.
-    Purge,
-    /// Arm the timer for this time (replacing the one armed), or disarm it.
-    Arm(f64),
-    Disarm,
-    /// Resolve this many `flush()` calls, in the order they came.
-    Flushed(usize),
-}
-
-/// One entry to take, and how: with the lock, forced.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Take {
-    pub(crate) key: String,
-    pub(crate) lock: bool,
-    pub(crate) force: bool,
-}
 
 /// Where the page stands.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -364,37 +273,6 @@ impl Tab {
     /// event): a round begins only online.
     pub(crate) fn online(&mut self, online: bool) {
         self.online = online;
-    }
-
-    /// Whether a round may begin now.
-    pub(crate) fn sends(&self, now: f64) -> bool {
-        let page = matches!(self.page, Page::Shown | Page::Hidden);
-        page && !self.paused && self.online && self.yielding.is_none_or(|until| until <= now)
-    }
-
-    /// Arms the timer for the next thing due (or the end of the hidden page's second), when
-    /// nothing runs: an entry already due waits [`AGAIN_MS`] (a round left it, or another tab is
-    /// taking it).
-    pub(crate) fn schedule(&mut self, now: f64, out: &mut Vec<Do>) {
-        if self.round.is_some() {
-            return;
-        }
-        let live = matches!(self.page, Page::Shown | Page::Hidden) && !self.paused && self.online;
-        let at = self.yielding.map_or(self.next, |until| until.max(self.next));
-        let at = if at <= now { now + AGAIN_MS } else { at };
-        if !live || at == f64::INFINITY {
-            return self.disarm(out);
-        }
-        if self.armed != Some(at) {
-            self.armed = Some(at);
-            out.push(Do::Arm(at));
-        }
-    }
-
-    pub(crate) fn disarm(&mut self, out: &mut Vec<Do>) {
-        if self.armed.take().is_some() {
-            out.push(Do::Disarm);
-        }
     }
 }
 

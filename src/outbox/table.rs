@@ -12,8 +12,8 @@
 //!   a record that cannot be read: set aside (remove: gone)
 //! ```
 
-use super::entry::{Entry, EntryError, State};
-use crate::{Error, Kind};
+use super::entry::{Entry, EntryError, Sent, State};
+use crate::Kind;
 use alloc::string::String;
 use plant_store_model::Plant;
 
@@ -64,37 +64,6 @@ pub(crate) enum Event {
     },
     /// A read came upon the record: one that cannot be read is set aside.
     Check,
-}
-
-/// What one call told of an entry.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Sent {
-    /// The Plant, or the error's summary.
-    pub(crate) outcome: Result<Plant, EntryError>,
-    /// The requests the call sent.
-    pub(crate) requests: u32,
-    /// One of them may have created the plant unseen.
-    pub(crate) maybe_created: bool,
-    /// The wait the last answer's `Retry-After` asked for.
-    pub(crate) retry_after_ms: Option<u32>,
-}
-
-impl Sent {
-    /// What the client's call `outcome` tells, its requests counted by the call's after hook.
-    pub(crate) fn of(outcome: &Result<Plant, Error>, requests: u32) -> Sent {
-        let (maybe_created, retry_after_ms) = (false, None);
-        match outcome {
-            Ok(plant) => {
-                Sent { outcome: Ok(plant.clone()), requests, maybe_created, retry_after_ms }
-            }
-            Err(e) => Sent {
-                outcome: Err(e.into()),
-                requests: requests.max(e.attempts()),
-                maybe_created: e.maybe_created(),
-                retry_after_ms: e.retry_after_ms(),
-            },
-        }
-    }
 }
 
 /// What [`apply`] makes of a record and an event. (Unboxed: one lives at a time.)
