@@ -279,8 +279,8 @@ impl Tab {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::outbox::table::docs_table;
     use alloc::format;
-    use alloc::string::ToString;
 
     /// A tab in the situation of a column of docs/outbox.md's table of the tab, at time 0.
     fn tab(column: &str) -> Tab {
@@ -384,16 +384,9 @@ mod tests {
     /// docs/outbox.md's table of the tab, cell by cell, is what `Tab::on` does.
     #[test]
     fn the_table_of_the_tab_in_the_docs_is_the_code() {
-        let docs = include_str!("../../docs/outbox.md");
-        let table = docs.split("<!-- the table of the tab").nth(1).expect("the table's marker");
-        let mut lines = table.lines().skip(1).take_while(|line| line.starts_with('|'));
-        let split = |line: &str| -> Vec<String> {
-            line.trim_matches('|').split('|').map(|cell| cell.trim().to_string()).collect()
-        };
-        let columns = split(lines.next().expect("the header"));
+        let (columns, rows) = docs_table("<!-- the table of the tab");
         let mut checked = 0;
-        for line in lines.skip(1) {
-            let cells = split(line);
+        for cells in rows {
             for (column, expected) in columns.iter().zip(&cells).skip(1) {
                 let actions = tab(column).on(input(&cells[0]), 0.0);
                 assert_eq!(said(&actions), *expected, "{} in {column}: {actions:?}", cells[0]);

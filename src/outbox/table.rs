@@ -301,6 +301,9 @@ fn backoff(attempts: u32, random: f64) -> f64 {
 }
 
 #[cfg(test)]
+pub(crate) use tests::docs_table;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::outbox::entry::NEVER;
@@ -417,19 +420,25 @@ mod tests {
         }
     }
 
-    /// docs/outbox.md's table of rules, cell by cell, is what `apply` does.
-    #[test]
-    fn the_table_of_the_docs_is_the_code() {
+    /// The table of docs/outbox.md after the comment `marker`: its header, then its rows, each
+    /// row's cells trimmed (the line under the header left out).
+    pub(crate) fn docs_table(marker: &str) -> (Vec<String>, Vec<Vec<String>>) {
         let docs = include_str!("../../docs/outbox.md");
-        let table = docs.split("<!-- the table of rules").nth(1).expect("the table's marker");
+        let table = docs.split(marker).nth(1).expect("the table's marker");
         let mut lines = table.lines().skip(1).take_while(|line| line.starts_with('|'));
         let split = |line: &str| -> Vec<String> {
             line.trim_matches('|').split('|').map(|cell| cell.trim().to_string()).collect()
         };
-        let columns = split(lines.next().expect("the header"));
+        let header = split(lines.next().expect("the header"));
+        (header, lines.skip(1).map(split).collect())
+    }
+
+    /// docs/outbox.md's table of rules, cell by cell, is what `apply` does.
+    #[test]
+    fn the_table_of_the_docs_is_the_code() {
+        let (columns, rows) = docs_table("<!-- the table of rules");
         let mut checked = 0;
-        for line in lines.skip(1) {
-            let cells = split(line);
+        for cells in rows {
             for (column, expected) in columns.iter().zip(&cells).skip(1) {
                 let live = [String::from("alive")];
                 let step = apply(held(&cells[0]), event(column), &Context { live: &live, ..LATER });
