@@ -1,7 +1,7 @@
 // PlantOutbox: the outbox's JS shell. It holds what the platform gives (the store, the Web Locks,
 // the channel, the timer, the listeners) and does what Rust asks, each a method below the API
 // (`askLock`, `feed`, `senders`, …), telling Rust what came of it through `rules`, Rust's functions
-// (src/outbox/rules.rs). It decides nothing: when to send, what to take, what a record becomes and
+// (src/outbox/exports.rs and page.rs). It decides nothing: when to send, what to take, what a record becomes and
 // what the app sees are Rust's. The platform is `globalThis` unless the app gives another.
 
 const OPENING = Symbol('PlantOutbox.open');
@@ -26,7 +26,6 @@ export class PlantOutbox extends EventTarget {
   #alive;
   #timer;
   #calls = new AbortController();
-  #flushes = [];
   /** Writes and senders under way: the store closes after the last, once the outbox is closed. */
   #busy = 0;
   #closed = false;
@@ -89,10 +88,7 @@ export class PlantOutbox extends EventTarget {
   }
 
   flush() {
-    return new Promise((resolve) => {
-      this.#flushes.push(resolve);
-      this.#rules.flush();
-    });
+    return new Promise((resolve) => this.#rules.flush(resolve));
   }
 
   async retry(key) {
@@ -164,7 +160,7 @@ export class PlantOutbox extends EventTarget {
     );
   }
 
-  /** Starts `count` senders of round number `round`: each writes the answer of its last send with the take Rust gives next, then sends it. */
+  /** Starts `count` senders of round number `round`: each writes the answer of its last send with the take Rust gives next, then awaits the send Rust starts. */
   senders(round, count) {
     for (let i = 0; i < count; i++) this.#sender(round);
   }
@@ -234,11 +230,6 @@ export class PlantOutbox extends EventTarget {
 
   disarm() {
     clearTimeout(this.#timer);
-  }
-
-  /** Resolves the `count` flush() calls that came first. */
-  flushed(count) {
-    for (const resolve of this.#flushes.splice(0, count)) resolve();
   }
 
   /** An entry changed, or was removed (`detail`), or a record was set aside (none). */

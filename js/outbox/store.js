@@ -64,7 +64,7 @@ async function database(platform, name, migrate) {
   if (!factory) throw undefined;
   let request;
   const db = await new Promise((resolve, reject) => {
-    request = factory.open(`plant-store-outbox:${name}`, VERSION);
+    request = factory.open(name, VERSION);
     request.onupgradeneeded = ({ oldVersion }) =>
       upgrade(request.result, request.transaction, oldVersion, migrate);
     request.onsuccess = () => resolve(request.result);

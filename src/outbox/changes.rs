@@ -138,7 +138,7 @@ impl Rules {
             (For::Act(operation), Some(Err(cause))) => return Err(self.failed(operation, cause)),
             (For::Act(operation), _) => {
                 if operation == "retry" {
-                    self.on(Input::Ask { force: false });
+                    self.on(Input::Ask);
                 }
                 return Ok(JsValue::UNDEFINED);
             }
@@ -180,7 +180,7 @@ impl Rules {
                         ")",
                     ];
                     console_warn(&what.concat());
-                    self.on(Input::Ask { force: false });
+                    self.on(Input::Ask);
                 }
                 (Event::Take { .. }, Ok(Step::Put(entry)))
                     if entry.sender.as_ref() == Some(&self.state.borrow().id) =>

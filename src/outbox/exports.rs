@@ -16,7 +16,7 @@ use crate::Error;
 use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
-use js_sys::{Array, Object, Promise};
+use js_sys::{Array, Function, Object, Promise};
 use wasm_bindgen::prelude::*;
 
 /// The rules of one open outbox, as its JS shell holds them.
@@ -39,7 +39,7 @@ impl OutboxRules {
         if visibility.as_deref() == Some("hidden") {
             self.0.on(Input::Hidden);
         }
-        self.0.on(Input::Ask { force: false });
+        self.0.on(Input::Ask);
     }
 
     /// The Web Lock is held, or its request failed with `cause`.
@@ -53,7 +53,7 @@ impl OutboxRules {
 
     /// The keys due for round number `round`, and the Web Locks held.
     pub fn fed(&self, round: u32, keys: Vec<String>, locks: Vec<String>) {
-        let (prefix, mine) = (self.0.lock_name("/tab/"), self.0.state.borrow().id.clone());
+        let (prefix, mine) = (self.0.outbox_name("/tab/"), self.0.state.borrow().id.clone());
         // The other tabs alive (this one takes again what it no longer sends).
         let live = locks.iter().filter_map(|name| name.strip_prefix(prefix.as_str()));
         self.0.state.borrow_mut().live = live.filter(|id| *id != mine).map(String::from).collect();
@@ -119,7 +119,10 @@ impl OutboxRules {
         self.0.on(Input::Timer);
     }
 
-    pub fn flush(&self) {
+    /// `flush()`: `resolve` is called once the round it asks for has ended (at once when none
+    /// can run: paused, offline, closed, or in the second after the page hid).
+    pub fn flush(&self, resolve: Function) {
+        self.0.state.borrow_mut().flushes.push(resolve);
         self.0.on(Input::Flush);
     }
 
@@ -279,6 +282,7 @@ pub(crate) fn open(rules: &Rc<Rules>, store: &JsValue) -> Result<Promise, Error>
         move |record, duplicate| handle.migrate(record, duplicate)
     });
     let failed = |cause| rules.failed("open its store", cause);
-    let opening = open_store(&rules.platform, &rules.name, store, &migrate.into_js_value());
+    let opening =
+        open_store(&rules.platform, &rules.outbox_name(""), store, &migrate.into_js_value());
     open_shell(handle.into(), &rules.platform, &opening.map_err(failed)?).map_err(failed)
 }

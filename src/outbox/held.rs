@@ -12,7 +12,7 @@ use super::table::{Event, Step};
 use crate::Error;
 use alloc::string::String;
 use alloc::vec::Vec;
-use js_sys::{Array, Object};
+use js_sys::{Array, Function, Object};
 use wasm_bindgen::JsValue;
 
 /// A tab's state: its machine, what it holds, and the changes and answers under way.
@@ -24,6 +24,8 @@ pub(crate) struct State {
     /// The other tabs alive, as read when the round last fed.
     pub(crate) live: Vec<String>,
     pub(crate) pending: Vec<Pending>,
+    /// The `flush()` calls waiting, in the order they came: what resolves each.
+    pub(crate) flushes: Vec<Function>,
     /// The answers of sends, by number, until their sender writes them.
     pub(crate) answers: Vec<(u32, String, Event)>,
     pub(crate) numbers: u32,

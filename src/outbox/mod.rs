@@ -6,11 +6,12 @@
 //! - `table.rs`: the one table of rules that changes what the store holds;
 //! - `tab_io.rs`, `tab.rs` and `round.rs`: when a tab sends: what happens to it and what its
 //!   shell does; the page's life, the lock; the round, the timer;
-//! - `record.rs`: a record and an entry's view, the plain JS objects the store keeps;
+//! - `record.rs`: a record (what the store keeps) and an entry's view, plain JS objects;
 //! - `held.rs`: a tab's state, and what it holds of the store;
 //! - `rules.rs`: what a tab decides for its JS shell (`js/outbox/`: the `PlantOutbox` and its
-//!   store), which does the IO: the tab's actions, what it holds, the app's operations;
-//! - `changes.rs`: a change of the store, from the records it names to what it gives;
+//!   store), which does the IO: the tab's actions and what it holds;
+//! - `changes.rs`: a change of the store, from the records it names to what it gives, the
+//!   app's operations (add, retry, markCreated, remove) and a send;
 //! - `shell.rs`, `exports.rs` and `page.rs`: the seam, typed once each way: what Rust asks of
 //!   the shell, and what the shell asks of Rust (the page's events, what each means, in
 //!   `page.rs`);

@@ -26,7 +26,7 @@ impl OutboxRules {
     /// The BroadcastChannel the tabs of a shared store hint on.
     #[wasm_bindgen(getter)]
     pub fn channel(&self) -> Option<String> {
-        self.0.shared.then(|| self.0.lock_name(""))
+        self.0.shared.then(|| self.0.outbox_name(""))
     }
 
     /// An event of the page, the network or the channel (`visibility`: the document's).

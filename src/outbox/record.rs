@@ -1,5 +1,5 @@
-//! What an entry is outside Rust: a record (what a store keeps of it) and a view (what the app's
-//! JavaScript sees), both plain JS objects the store keeps as they are. The schema is this file's
+//! What an entry is outside Rust: a record (what a store keeps of it, as it is) and a view (what
+//! the app's JavaScript sees), both plain JS objects. The schema is this file's
 //! alone, read and written through [`Fields`] and [`Sink`], so that `cargo test` reads every
 //! version of it natively; the shell only moves the objects. A record read back is judged like
 //! any outside value: a store may hand back what it likes, and one the outbox cannot read is set

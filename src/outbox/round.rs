@@ -32,8 +32,8 @@ impl Tab {
                 round.force |= force;
                 round.flushes += flushes;
             }
-            // What another tab added, the timer: the round under way reads the keys due again,
-            // once for a burst of asks.
+            // An ask, the timer, another tab letting go, the page shown or resumed: the round under
+            // way reads the keys due again, once for a burst of asks.
             Some(round) if round.going && !round.purging && !force && flushes == 0 => {
                 if round.feeding {
                     round.again = true;

@@ -20,7 +20,7 @@ use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::cell::RefCell;
-use js_sys::{Date, Math, Object};
+use js_sys::{Date, Function, Math, Object};
 use wasm_bindgen::prelude::*;
 
 pub(crate) struct Rules {
@@ -82,6 +82,7 @@ impl Rules {
                 held: Held::default(),
                 live: Vec::new(),
                 pending: Vec::new(),
+                flushes: Vec::new(),
                 answers: Vec::new(),
                 numbers: 0,
                 left: Vec::new(),
@@ -115,10 +116,18 @@ impl Rules {
             tab.online(online);
             tab.on(input, Date::now())
         };
-        let Some(shell) = self.shell() else { return };
+        let shell = self.shell();
         for action in actions {
+            // The flush() calls are answered after the outbox closed too, when no shell is left.
+            if let Do::Flushed(count) = action {
+                let count = count.min(self.state.borrow().flushes.len());
+                let done: Vec<Function> = self.state.borrow_mut().flushes.drain(..count).collect();
+                done.iter().for_each(|resolve| drop(resolve.call0(&JsValue::UNDEFINED)));
+                continue;
+            }
+            let Some(shell) = &shell else { continue };
             match action {
-                Do::AskLock => shell.ask_lock(&self.lock_name("")),
+                Do::AskLock => shell.ask_lock(&self.outbox_name("")),
                 Do::Release => shell.release(),
                 Do::Tell => shell.post(&hint("released", true.into())),
                 Do::Feed { round, force, lock } => {
@@ -147,7 +156,7 @@ impl Rules {
                 Do::Purge => shell.purge(Date::now()),
                 Do::Arm(at) => shell.arm((at - Date::now()).clamp(0.0, 2_147_483_647.0)),
                 Do::Disarm => shell.disarm(),
-                Do::Flushed(count) => shell.flushed(count as u32),
+                Do::Flushed(_) => {}
             }
         }
     }
@@ -281,14 +290,15 @@ impl Rules {
     /// This tab takes a new id, and holds its own lock while it lives.
     pub(crate) fn live_again(&self) {
         let id = crate::config::uuid("the outbox").unwrap_or_default();
-        let name = self.lock_name(&["/tab/", &id].concat());
+        let name = self.outbox_name(&["/tab/", &id].concat());
         self.state.borrow_mut().id = id;
         if let Some(shell) = self.shell().filter(|_| self.state.borrow().tab.locks()) {
             shell.live(Some(&name));
         }
     }
 
-    pub(crate) fn lock_name(&self, more: &str) -> String {
+    /// `plant-store-outbox:<name>`, then `more`: the outbox's database, its channel and its locks.
+    pub(crate) fn outbox_name(&self, more: &str) -> String {
         ["plant-store-outbox:", &self.name, more].concat()
     }
 }

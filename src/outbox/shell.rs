@@ -104,8 +104,8 @@ extern "C" {
 
 #[wasm_bindgen(module = "/js/outbox/store.js")]
 extern "C" {
-    /// The store: the IndexedDB database `plant-store-outbox:{name}` of `platform` when `store` is
-    /// undefined, else the app's; an upgrade rewrites each record with `migrate`.
+    /// The store: the IndexedDB database `name` (`plant-store-outbox:<name>`) of `platform` when
+    /// `store` is undefined, else the app's; an upgrade rewrites each record with `migrate`.
     #[wasm_bindgen(catch, js_name = openStore)]
     pub(crate) fn open_store(
         platform: &JsValue,
@@ -156,8 +156,6 @@ extern "C" {
     pub(crate) fn arm(this: &Shell, ms: f64);
     #[wasm_bindgen(method)]
     pub(crate) fn disarm(this: &Shell);
-    #[wasm_bindgen(method)]
-    pub(crate) fn flushed(this: &Shell, count: u32);
     #[wasm_bindgen(method)]
     pub(crate) fn changed(this: &Shell, detail: &JsValue);
     #[wasm_bindgen(method)]

@@ -138,7 +138,7 @@ impl Tab {
             return out;
         }
         match input {
-            Input::Ask { force } => self.ask(force, 0, now, &mut out),
+            Input::Ask => self.ask(false, 0, now, &mut out),
             Input::Added(key) => match &mut self.round {
                 Some(round) if round.begun && round.going => {
                     if !round.tried.contains(&key) {
@@ -287,25 +287,25 @@ mod tests {
         let mut tab = Tab::new(Senders::ByTurns, true, 4);
         let inputs: &[Input] = match column {
             "idle" => &[],
-            "asking" => &[Input::Ask { force: false }],
+            "asking" => &[Input::Ask],
             "sending" => &[
-                Input::Ask { force: false },
+                Input::Ask,
                 Input::Granted,
                 Input::Fed { round: 1, keys: Vec::from(["a".into(), "b".into()]) },
             ],
             "sending, hidden" => &[
-                Input::Ask { force: false },
+                Input::Ask,
                 Input::Granted,
                 Input::Fed { round: 1, keys: Vec::from(["a".into(), "b".into()]) },
                 Input::Hidden,
             ],
             "ending" => &[
-                Input::Ask { force: false },
+                Input::Ask,
                 Input::Granted,
                 Input::Fed { round: 1, keys: Vec::from(["a".into()]) },
             ],
             "purging" => &[
-                Input::Ask { force: false },
+                Input::Ask,
                 Input::Granted,
                 Input::Fed { round: 1, keys: Vec::from(["a".into()]) },
                 Input::SenderDone { round: 1 },
@@ -329,7 +329,7 @@ mod tests {
     /// The input of a row of the table.
     fn input(row: &str) -> Input {
         match row {
-            "ask" => Input::Ask { force: false },
+            "ask" => Input::Ask,
             "added" => Input::Added("c".into()),
             "flush" => Input::Flush,
             "granted" => Input::Granted,
@@ -426,7 +426,7 @@ mod tests {
         let mut tab = tab("sending");
         let adds: Vec<Input> = ["c", "d", "c"].map(|key| Input::Added(key.into())).into();
         assert_eq!(run(&mut tab, 0.0, &adds), ["send 1", "send 1", "–"]);
-        let asks = [Input::Ask { force: false }, Input::Ask { force: false }, Input::Timer];
+        let asks = [Input::Ask, Input::Ask, Input::Timer];
         assert_eq!(run(&mut tab, 0.0, &asks), ["feed", "–", "–"]);
         let fed = Input::Fed { round: 1, keys: Vec::from(["e".into()]) };
         // Read once more for the burst; `concurrency` (4) senders at work: `e` waits its turn.
@@ -440,6 +440,6 @@ mod tests {
         let fed = Input::Fed { round: 1, keys: Vec::new() };
         let steps = run(&mut tab, 0.0, &[Input::LockFailed, fed, Input::Purged]);
         assert_eq!(steps, ["feed", "purge", "–"]);
-        assert_eq!(run(&mut tab, 0.0, &[Input::Ask { force: false }]), ["feed"]);
+        assert_eq!(run(&mut tab, 0.0, &[Input::Ask]), ["feed"]);
     }
 }

@@ -7,11 +7,9 @@ use alloc::vec::Vec;
 /// What happened.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Input {
-    /// A round is asked for: on open, `retry`, `resume()`, another tab letting go; `force` for
-    /// `online` (every entry that waits, but on the server).
-    Ask {
-        force: bool,
-    },
+    /// A round is asked for: on open and when the page is back, on `retry`, and after an answer
+    /// the store could not record.
+    Ask,
     /// An entry was added here, due now: into the round under way, else a round is asked for.
     Added(String),
     /// `flush()`: a round that takes every entry waiting, after the one under way.

@@ -304,6 +304,17 @@ describe('the outbox through a page’s life, on a platform of fakes', { timeout
     outbox.close();
   });
 
+  it('close() resolves the flush() calls waiting, and a flush() after it resolves at once', async () => {
+    const [site, store, name] = [origin(), plantStore({ auto: false }), `flush-close-${n++}`];
+    const outbox = await open(site.tab(), store, name);
+    await outbox.add({ id: 650, name: 'Closing' });
+    await store.next(); // a round sends it, its answer held
+    const waiting = outbox.flush(); // the round after this one
+    outbox.close();
+    await waiting;
+    await outbox.flush();
+  });
+
   it('offline, no round and no timer; online, it sends', async () => {
     const [site, store, name] = [origin(), plantStore(), `offline-${n++}`];
     const tab = site.tab();
