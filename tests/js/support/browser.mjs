@@ -14,7 +14,9 @@ export function launchChromium({ args = [] } = {}) {
       '--disable-component-update',
       ...args,
     ],
-    timeout: 20_000,
+    // A bound for a start, not a figure: 20 s was broken beside clippy, cargo test and another
+    // build (in one fresh-clone run, every launch of the bundler and hardening suites timed out).
+    timeout: 120_000,
   });
 }
 
