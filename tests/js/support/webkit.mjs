@@ -130,7 +130,7 @@ export async function launchWebKit() {
   try {
     // The display number on a line of its own on stdout; warnings (another X server on display 0)
     // go to stderr, and may come first.
-    await until(() => /^\d+$/m.test(xvfb.printed), xvfb, 10_000, 'Xvfb');
+    await until(() => /^\d+$/m.test(xvfb.printed), xvfb, 60_000, 'Xvfb');
     const display = `:${xvfb.printed.match(/^(\d+)$/m)[1]}`;
     let url;
     for (let tries = 1; !url; tries++) {
@@ -144,7 +144,7 @@ export async function launchWebKit() {
           () => false,
         );
       try {
-        await until(status, driver, 10_000, 'WebKitWebDriver');
+        await until(status, driver, 60_000, 'WebKitWebDriver');
         url = `http://127.0.0.1:${port}`;
       } catch (err) {
         await stop(driver);
