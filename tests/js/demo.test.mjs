@@ -31,7 +31,7 @@ describe('demo page (www/) in headless Chromium', { timeout: 90_000 }, () => {
     server = await startServer({ www: join(ROOT, 'www'), pkg: PKG });
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1200, height: 860 } });
-    page.setDefaultTimeout(10_000);
+    page.setDefaultTimeout(30_000);
     page.on('console', (m) => seen.console.push(m.text()));
     page.on('pageerror', (e) => seen.errors.push(String(e)));
     page.on('request', (r) => seen.requests.push({ url: r.url(), method: r.method() }));
@@ -301,7 +301,7 @@ describe("the demo's queue when its .wasm does not load, and the package before 
   async function freshPage() {
     const context = await browser.newContext({ viewport: { width: 1200, height: 860 } });
     const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
+    page.setDefaultTimeout(30_000);
     const errors = [];
     page.on('pageerror', (e) => errors.push(String(e)));
     return { context, page, errors };

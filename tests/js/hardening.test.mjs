@@ -61,7 +61,7 @@ before(async () => {
   page.on('console', (message) => consoleLines.push(message.text()));
   page.on('pageerror', (error) => pageErrors.push(String(error)));
   await page.goto(`${server.url}/index.html`);
-  await page.waitForFunction(() => globalThis.harnessReady === true, null, { timeout: 20_000 });
+  await page.waitForFunction(() => globalThis.harnessReady === true, null, { timeout: 60_000 });
   const { memory } = await page.evaluate((token) => globalThis.harness.setup({ token }), TOKEN);
   console.log(`wasm memory at start: ${memory} bytes (${mib(memory)})`);
 });

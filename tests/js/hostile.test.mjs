@@ -362,7 +362,7 @@ for (const [name, routes] of BURSTS) {
     tab.on('pageerror', (err) => pageErrors.push(String(err)));
     await tab.addInitScript(`(${installWasmSpy})()`);
     await tab.goto(site.url);
-    await tab.waitForFunction(() => globalThis.ready === true, null, { timeout: 20_000 });
+    await tab.waitForFunction(() => globalThis.ready === true, null, { timeout: 60_000 });
     const burst = burstOf(routes).map(({ route, port }) => ({ route, url: hostile.urls[port] }));
     const r = await tab.evaluate(
       async ({ burst, token, pieces, plant, shortTimeout }) => {

@@ -78,7 +78,7 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
       `next attempt ${waiting.nextAttemptAt - before} ms after the add`,
     );
     // Its timer sends it then: the store saw the second request 2 s or more after the first.
-    await until(() => only(outbox).state === 'created', 'created after the wait', 15_000);
+    await until(() => only(outbox).state === 'created', 'created after the wait', 30_000);
     const [first, second] = scripted.requests(id);
     assert.ok(
       second.at - first.at >= 1_990,
@@ -537,7 +537,7 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
     await b.waitForFunction(() => outbox.entries()[0]?.state === 'sending');
     const closed = Date.now();
     await a.close(); // its answer never comes back; b has no timer, no event of its own
-    await until(() => keysSent(id).length === 2, 'b sends it again', 10_000);
+    await until(() => keysSent(id).length === 2, 'b sends it again', 30_000);
     const took = chromium.posts.filter((p) => p.id === String(id))[1].at - closed;
     await settled(b, 1);
     const [entry] = await entries(b);
@@ -588,7 +588,8 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
 
   it('a removal in one tab while another sends the entry: it never comes back', async () => {
     const [a, b] = [await chromium.tab(), await chromium.tab()];
-    const options = { baseUrl: `${server.url}/__test/hold/1500` };
+    // b must see the entry sending before a's answer: 5 s to, however loaded the machine.
+    const options = { baseUrl: `${server.url}/__test/hold/5000` };
     await open(a, 'race', options);
     await open(b, 'race', options);
     const { key } = await a.evaluate(() => outbox.add({ id: 9810, name: 'Raced' }));
@@ -1010,7 +1011,8 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
 
   it('a tab that hides mid-call lets its call finish and records the answer: one request, the entry created', async () => {
     const page = await chromium.tab();
-    await open(page, 'hidden-mid-call', { baseUrl: `${server.url}/__test/hold/1500` });
+    // The hide must come before the answer: 5 s after the request, however loaded the machine.
+    await open(page, 'hidden-mid-call', { baseUrl: `${server.url}/__test/hold/5000` });
     await page.evaluate(() => outbox.add({ id: 9933, name: 'Hidden' }));
     await until(() => keysSent(9933).length === 1, 'it is sent');
     await page.evaluate(() => {
@@ -1052,7 +1054,8 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
     const page = await chromium.tab();
     const warnings = [];
     page.on('console', (m) => m.type() === 'warning' && warnings.push(m.text()));
-    await open(page, 'left-quietly', { baseUrl: `${server.url}/__test/hold/4000` });
+    // The answer comes long after the page left (the flush below waits for no answer).
+    await open(page, 'left-quietly', { baseUrl: `${server.url}/__test/hold/60000` });
     await page.evaluate(() => outbox.add({ id: 9934, name: 'Left' }));
     await until(() => keysSent(9934).length === 1, 'it is sent');
     // As a page going into the back/forward cache: the round is aborted and the store left.

@@ -105,12 +105,13 @@ describe('the outbox on one truth, in Chromium with IndexedDB', { timeout: 240_0
     await page.close();
   });
 
-  it('3. a tab that freezes mid-round lets go: the visible tab sends within a second, and its flush resolves', async () => {
+  it('3. a tab that freezes mid-round lets go: the visible tab sends while it stays frozen, and its flush resolves', async () => {
     const [a, b] = [await chromium.tab(), await chromium.tab()];
-    const options = { baseUrl: `${server.url}/__test/hold/8000` };
-    await open(a, 'frozen', options);
-    await open(b, 'frozen', options);
-    await a.evaluate(() => outbox.add({ id: 9930, name: 'Held' })); // a's round holds the lock 8 s
+    // a's answer is held past every bound of this test, and a is paused once frozen: the lock is
+    // b's only if a let it go when it froze (no timer of either tab could hand it over).
+    await open(a, 'frozen', { baseUrl: `${server.url}/__test/hold/120000` });
+    await open(b, 'frozen');
+    await a.evaluate(() => outbox.add({ id: 9930, name: 'Held' })); // a's round holds the lock
     await until(() => postsOf(9930).length === 1, 'a sends it');
     // Frozen as Chrome freezes a background tab: the `freeze` event, then no script runs. (Headless
     // Chromium never hides a page, and so never freezes one itself.)
@@ -121,9 +122,8 @@ describe('the outbox on one truth, in Chromium with IndexedDB', { timeout: 240_0
     try {
       const added = Date.now();
       await b.evaluate(() => outbox.add({ id: 9931, name: 'Visible' }));
-      await until(() => postsOf(9931).length === 1, 'b sends its own entry', 5_000);
+      await until(() => postsOf(9931).length === 1, 'b sends its own entry', 30_000);
       const took = postsOf(9931)[0].at - added;
-      assert.ok(took < 1_000, `sent ${took} ms after the add`);
       // What a left sending is sent again by b, with its key; b's flush waits for no frozen tab.
       const flushed = await b.evaluate(() =>
         outbox.flush().then(() => outbox.entries().map((e) => e.state)),
@@ -263,7 +263,7 @@ describe('the outbox on one truth, in Chromium with IndexedDB', { timeout: 240_0
     await page.waitForFunction(
       () => outbox.entries().length === 0 && changes.filter((c) => c.removed).length === 150,
       null,
-      { timeout: 15_000 },
+      { timeout: 60_000 },
     );
     assert.deepEqual(await stored(page, 'expiring'), {});
     await page.close();

@@ -275,7 +275,7 @@ describe('the packed package in each runtime', { timeout: 300_000 }, () => {
       const id = nextId();
       const before = await server.stats();
       const response = await fetch(`http://127.0.0.1:${port}/?id=${id}`, {
-        signal: AbortSignal.timeout(15_000),
+        signal: AbortSignal.timeout(60_000),
       });
       const result = await response.json();
       assert.equal(response.status, 200, JSON.stringify(result) + output);
@@ -322,9 +322,9 @@ describe('the packed package in each runtime', { timeout: 300_000 }, () => {
       });
       try {
         const query = new URLSearchParams({ base: server.url, token: TOKEN, id: String(id) });
-        await tab.goto(`${origin}/${page}?${query}`, { timeout: 10_000 });
+        await tab.goto(`${origin}/${page}?${query}`, { timeout: 60_000 });
         await tab
-          .waitForFunction(() => window.result, null, { timeout: 15_000 })
+          .waitForFunction(() => window.result, null, { timeout: 60_000 })
           .catch((err) => {
             throw new Error(
               `${page}: no result (${err.message}); page errors: ${errors.join('; ')}`,

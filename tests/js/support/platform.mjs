@@ -185,7 +185,7 @@ export function plantStore({ keys = false, auto = true } = {}) {
     plants,
     requests,
     /** The next request not answered yet, once it comes (bounded: none came in `ms`). */
-    async next(ms = 10_000) {
+    async next(ms = 30_000) {
       const end = Date.now() + ms;
       while (!waiting.length) {
         if (Date.now() > end) throw new Error('no request came');
@@ -199,7 +199,7 @@ export function plantStore({ keys = false, auto = true } = {}) {
 }
 
 /** Resolves once `check()` holds, looking after each turn of the event loop; fails after `ms`. */
-export async function until(check, what, ms = 10_000) {
+export async function until(check, what, ms = 30_000) {
   const end = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > end) throw new Error(`never: ${what}`);

@@ -22,8 +22,8 @@ export async function startServer({ token = TOKEN, testRoutes = true, www, pkg, 
   let output = '';
   const url = await new Promise((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new Error('the server did not start within 10 s')),
-      10_000,
+      () => reject(new Error('the server did not start within 60 s')),
+      60_000,
     );
     child.once('exit', (code) => reject(new Error(`the server exited with ${code}`)));
     child.stdout.on('data', (chunk) => {
