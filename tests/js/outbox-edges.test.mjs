@@ -588,7 +588,8 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
 
   it('a removal in one tab while another sends the entry: it never comes back', async () => {
     const [a, b] = [await chromium.tab(), await chromium.tab()];
-    // b must see the entry sending before a's answer: 5 s to, however loaded the machine.
+    // b must see the entry sending before a's answer comes, 5 s after the request: time enough
+    // however loaded the machine.
     const options = { baseUrl: `${server.url}/__test/hold/5000` };
     await open(a, 'race', options);
     await open(b, 'race', options);
