@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { join, dirname, relative, normalize } from 'node:path';
 import { sendFile } from './support/static.mjs';
-import { launchChromium } from './support/browser.mjs';
+import { launchChromium, openPage } from './support/browser.mjs';
 import { startServer, ROOT, TOKEN } from './support/server.mjs';
 import { NODES } from './support/nodes.mjs';
 import { tarball } from './support/tarball.mjs';
@@ -312,28 +312,10 @@ describe('the packed package in each runtime', { timeout: 300_000 }, () => {
       web?.close();
     });
 
-    /** Opens a page of the built app and waits for its `window.result`. */
+    /** Opens a page of the built app and returns its `window.result` (openPage's bounds). */
     async function open(page, id) {
-      const tab = await browser.newPage();
-      const errors = [];
-      tab.on('pageerror', (err) => errors.push(String(err)));
-      tab.on('console', (message) => {
-        if (message.type() === 'error') errors.push(message.text());
-      });
-      try {
-        const query = new URLSearchParams({ base: server.url, token: TOKEN, id: String(id) });
-        await tab.goto(`${origin}/${page}?${query}`, { timeout: 60_000 });
-        await tab
-          .waitForFunction(() => window.result, null, { timeout: 60_000 })
-          .catch((err) => {
-            throw new Error(
-              `${page}: no result (${err.message}); page errors: ${errors.join('; ')}`,
-            );
-          });
-        return await tab.evaluate(() => window.result);
-      } finally {
-        await tab.close();
-      }
+      const query = new URLSearchParams({ base: server.url, token: TOKEN, id: String(id) });
+      return (await openPage(browser, `${origin}/${page}?${query}`)).result;
     }
 
     it('the built app: the wasm is an emitted asset, and the page creates a plant', async () => {

@@ -131,8 +131,7 @@ test("the app's bindings hold its own export only", () => {
 
 test('in Chromium the page sends a fern: created, then refused for the same id', async () => {
   const id = String(Date.now());
-  const page = (query) =>
-    openPage(browser, `${url}/?${new URLSearchParams(query)}`, { timeout: 60_000 });
+  const page = (query) => openPage(browser, `${url}/?${new URLSearchParams(query)}`);
   const first = await page({ token: TOKEN, id });
   assert.deepEqual(first.pageErrors, []);
   // Nothing the page asks for is missing (a favicon's 404 was).

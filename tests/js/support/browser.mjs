@@ -21,17 +21,19 @@ export function launchChromium({ args = [] } = {}) {
 }
 
 /**
- * Opens `url` in a fresh page of `browser` and waits for its `window.result`. Returns it with the
- * page's uncaught errors and unhandled rejections (`pageErrors`) and its console messages.
+ * Opens `url` in a fresh page of `browser` and waits for its `window.result`, a minute for the load
+ * and a minute for the result (bounds for a loaded machine). Returns it with the page's uncaught
+ * errors and unhandled rejections (`pageErrors`) and its console messages.
  */
-export async function openPage(browser, url, { timeout = 60_000 } = {}) {
+export async function openPage(browser, url) {
+  const timeout = 60_000;
   const tab = await browser.newPage();
   const pageErrors = [];
   const messages = [];
   tab.on('pageerror', (err) => pageErrors.push(String(err)));
   tab.on('console', (message) => messages.push(`${message.type()}: ${message.text()}`));
   try {
-    await tab.goto(url, { timeout: 60_000 });
+    await tab.goto(url, { timeout });
     await tab
       .waitForFunction(() => window.result, null, { timeout })
       .catch((err) => {
