@@ -31,7 +31,7 @@ const BUILDS = [
   {
     pkg: join(top, 'outbox'),
     entries: ENTRIES.filter((name) => name !== 'manual.js'),
-    extra: "export { PlantOutbox, MemoryStore } from './outbox.js';\n",
+    extra: "export { PlantOutbox } from './outbox.js';\n",
   },
 ];
 // An import of the .wasm is kept as written, on top of the bundle: the bundler would drop the

@@ -14,8 +14,8 @@
 // bottom up, each file uses only those before it (`module-graph src`): `names.rs` (what messages
 // call each setting), `redact.rs`, `error.rs`, `token.rs`, `hooks.rs`, `config.rs`, `answer.rs`,
 // `call.rs`, `shell.rs`, `client.rs`, then `js/error.rs`, `js/callbacks.rs` and `js/api.rs`, whose
-// TypeScript is `js/types.d.ts`. The outbox (the `outbox` feature, `outbox/mod.rs` has its reading
-// order) is a layer on the public client, with its JS exports in `js/outbox.rs`.
+// TypeScript is `js/types.d.ts`. The outbox (the `outbox` feature, JS only: `outbox/mod.rs` has
+// its reading order) sends through the client and reads a NewPlant as the JS API does.
 
 extern crate alloc;
 #[cfg(feature = "std")]
@@ -35,7 +35,7 @@ mod hooks;
 mod js;
 mod names;
 #[cfg(feature = "outbox")]
-pub mod outbox;
+mod outbox;
 mod redact;
 mod shell;
 mod token;

@@ -168,7 +168,7 @@ pub(crate) fn client(options: &JsValue) -> Result<Client, Error> {
 }
 
 /// The client's options as a [`Config`], for `Config::check` to judge; `more` keys allowed.
-pub(super) fn config(o: &Options, more: &[&str]) -> Result<Config, Error> {
+pub(crate) fn config(o: &Options, more: &[&str]) -> Result<Config, Error> {
     let mut config = Config::named(None, &JS);
     // The token first: an error about any option is redacted against it.
     let token = o.get::<String>("token");
@@ -244,14 +244,14 @@ fn retry(o: &Options) -> Result<Retry, Draft> {
 }
 
 /// An options object, named in messages (`options`, `options.retry`, …).
-pub(super) struct Options {
+pub(crate) struct Options {
     value: JsValue,
     name: String,
 }
 
 impl Options {
     /// `value` as the options object `name`: a `config` error when it is not a plain object.
-    pub(super) fn of(value: JsValue, name: &str) -> Result<Options, Draft> {
+    pub(crate) fn of(value: JsValue, name: &str) -> Result<Options, Draft> {
         match plain(&value) {
             Ok(()) => Ok(Options { value, name: name.into() }),
             Err(got) => Err(Draft::config([name, " must be a plain object, got ", got].concat())),
@@ -273,13 +273,13 @@ impl Options {
 
     /// The option `key` as a `T` (`None` when absent); a `config` error "{name}.{key} must be
     /// {T::EXPECTED}, got {what it is}". Generic only in `T::read`: one copy of the rest.
-    pub(super) fn get<T: Read>(&self, key: &str) -> Result<Option<T>, Draft> {
+    pub(crate) fn get<T: Read>(&self, key: &str) -> Result<Option<T>, Draft> {
         let value = self.value(key)?;
         value.map(T::read).transpose().map_err(|got| self.wrong(key, T::EXPECTED, got))
     }
 
     /// The option `key` (`None` when absent); a `config` error whose cause is what reading threw.
-    pub(super) fn value(&self, key: &str) -> Result<Option<JsValue>, Draft> {
+    pub(crate) fn value(&self, key: &str) -> Result<Option<JsValue>, Draft> {
         own(&self.value, key).map_err(|cause| {
             let message = [&self.name, ".", key, " could not be read: reading it threw"];
             Draft::config(message.concat()).with_cause(cause)
@@ -311,7 +311,7 @@ impl Options {
 }
 
 /// A value an option may hold, read from JS without coercion: `Err` says what it is instead.
-pub(super) trait Read: Sized {
+pub(crate) trait Read: Sized {
     /// What the option must be, in words, for the message.
     const EXPECTED: &'static str;
     fn read(value: JsValue) -> Result<Self, &'static str>;

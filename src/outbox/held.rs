@@ -1,181 +1,352 @@
-//! A tab's [`State`], and what it holds of its outbox's store ([`Held`]): the entries, in the
-//! order they were added, their views for JavaScript, and the records set aside; and the changes
-//! being written ([`Pending`], which `changes.rs` makes and ends). A snapshot, never written back:
-//! only what the store says changes it (a change this tab wrote, a record read again). A read
-//! older than the entry held (it came in after a newer one) is passed over, and an entry leaves
-//! only once the store says it is gone.
+//! What a tab holds of its store ([`Held`]), and what it makes of the store's answers: a read, a
+//! write's records and its end. A snapshot, never written back: only what the store says changes
+//! it, a read older than what is held is passed over, and an entry leaves only once the store says
+//! it is gone.
 
-use super::entry::{Entry, NEVER};
-use super::record::{self, Aside};
-use super::tab::Tab;
-use super::table::{Event, Step};
-use crate::Error;
+use super::entry::{Entry, Record, State, NEVER};
+use super::tab::{Action, Answer, Failure, Input, Op, Page, Put, Tab, Why, YIELD_MS};
+use super::table::{apply, Event, Step};
 use alloc::string::String;
 use alloc::vec::Vec;
-use js_sys::{Array, Function, Object};
-use wasm_bindgen::JsValue;
+use core::cell::Cell;
 
-/// A tab's state: its machine, what it holds, and the changes and answers under way.
-pub(crate) struct State {
-    pub(crate) tab: Tab,
-    /// This tab's id while it lives (a new one after each resume): the sender of what it takes.
-    pub(crate) id: String,
-    pub(crate) held: Held,
-    /// The other tabs alive, as read when the round last fed.
-    pub(crate) live: Vec<String>,
-    pub(crate) pending: Vec<Pending>,
-    /// The `flush()` calls waiting, in the order they came: what resolves each.
-    pub(crate) flushes: Vec<Function>,
-    /// The answers of sends, by number, until their sender writes them.
-    pub(crate) answers: Vec<(u32, String, Event)>,
-    pub(crate) numbers: u32,
-    /// Answers of calls aborted while the store could not write: written once it can.
-    pub(crate) left: Vec<(String, Event)>,
-    pub(crate) suspended: bool,
-    pub(crate) closed: bool,
-    pub(crate) warned: bool,
-    pub(crate) last_added: f64,
-    /// For the Rust API: the error the shell was handed to throw, the entry an add gave.
-    pub(crate) thrown: Option<Error>,
-    pub(crate) added: Option<Entry>,
-}
-
-/// An entry held, and its view once made.
-struct Kept {
-    entry: Entry,
-    view: Option<JsValue>,
-}
-
-/// What a tab holds.
-#[derive(Default)]
-pub(crate) struct Held {
-    entries: Vec<Kept>,
-    pub(crate) aside: Vec<Aside>,
-    /// `entries()`'s frozen array, until something changes.
-    list: Option<JsValue>,
+/// The entries a tab holds, in the order they were added (by `added_at`, then key), each with its
+/// view for the app once made; and the records it set aside (key, why, the record as it is).
+#[derive(Debug)]
+pub(crate) struct Held<V> {
+    pub(crate) entries: Vec<Kept<V>>,
+    pub(crate) aside: Vec<(String, String, V)>,
     /// When the next created entry expires, as the store's purge said.
-    pub(crate) expiry: Option<f64>,
+    expiry: Option<f64>,
+    /// Counts the changes: what the app lists is made again only after one.
+    pub(crate) version: u64,
+    /// Counts the loads: an entry the last load did not read is read again by its key.
+    loads: u32,
+    /// When the next entry is due, as of a version.
+    due: Cell<(u64, Option<f64>)>,
 }
 
-/// What taking a step changed, to tell the app. (Unboxed: one lives at a time.)
-#[allow(clippy::large_enum_variant)]
-pub(crate) enum Taken {
-    /// An entry as it now is.
-    Entry(Entry),
-    /// The entry or record set aside of the key left the store.
-    Removed,
-    /// A record was set aside.
-    Aside,
+#[derive(Debug)]
+pub(crate) struct Kept<V> {
+    pub(crate) entry: Entry,
+    pub(crate) view: Option<V>,
+    load: u32,
 }
 
-impl Held {
-    /// Takes what the store holds of `key`: a step a change made, or a record read (`raw`).
-    pub(crate) fn take(&mut self, key: &str, step: &Step, raw: JsValue) -> Option<Taken> {
-        let at = self.entries.iter().position(|kept| kept.entry.key == key);
-        let aside = self.aside.iter().position(|aside| aside.key == key);
-        let taken = match step {
-            Step::Put(entry) | Step::Keep(entry) => {
-                if at.is_some_and(|at| self.entries[at].entry.revision >= entry.revision) {
-                    return None;
-                }
-                aside.map(|at| self.aside.remove(at));
-                let kept = Kept { entry: entry.clone(), view: None };
-                match at {
-                    Some(at) => self.entries[at] = kept,
-                    None => {
-                        let order = (entry.added_at, &entry.key);
-                        let at = self
-                            .entries
-                            .partition_point(|k| (k.entry.added_at, &k.entry.key) < order);
-                        self.entries.insert(at, kept);
-                    }
-                }
-                Taken::Entry(entry.clone())
-            }
-            Step::Aside(reason) => {
-                let was = at.map(|at| self.entries.remove(at)).is_some();
-                let record = Aside { key: key.into(), reason: reason.clone(), record: raw };
-                match aside {
-                    Some(aside) => self.aside[aside] = record,
-                    None => self.aside.push(record),
-                }
-                if was {
-                    Taken::Removed
-                } else {
-                    Taken::Aside
-                }
-            }
-            Step::Delete => {
-                let was = at.map(|at| self.entries.remove(at)).is_some();
-                match was || aside.map(|at| self.aside.remove(at)).is_some() {
-                    true => Taken::Removed,
-                    false => return None,
-                }
-            }
-            Step::Refused(_) => return None,
-        };
-        self.list = None;
-        Some(taken)
+impl<V> Default for Held<V> {
+    fn default() -> Held<V> {
+        let due = Cell::new((u64::MAX, None));
+        Held { entries: Vec::new(), aside: Vec::new(), expiry: None, version: 0, loads: 0, due }
+    }
+}
+
+impl<V> Held<V> {
+    pub(crate) fn get(&self, key: &str) -> Option<&Entry> {
+        self.entries.iter().map(|kept| &kept.entry).find(|entry| entry.key == key)
     }
 
     /// When something held is next due: an entry, or the next created one's expiry.
-    pub(crate) fn due(&self) -> f64 {
-        let due = self.entries.iter().filter_map(|kept| kept.entry.due_at());
-        due.filter(|at| *at < NEVER).fold(self.expiry.unwrap_or(f64::INFINITY), f64::min)
-    }
-
-    /// The keys of the entries due by `until`, in the order they were added (for a store that
-    /// is all held).
-    pub(crate) fn due_by(&self, until: f64) -> Vec<String> {
-        let due = self.entries.iter().filter(|k| k.entry.due_at().is_some_and(|at| at <= until));
-        due.map(|kept| kept.entry.key.clone()).collect()
-    }
-
-    /// Every key held, entries and records set aside.
-    pub(crate) fn keys(&self) -> Vec<String> {
-        let keys = self.entries.iter().map(|kept| kept.entry.key.clone());
-        keys.chain(self.aside.iter().map(|aside| aside.key.clone())).collect()
-    }
-
-    pub(crate) fn entries(&self) -> Vec<Entry> {
-        self.entries.iter().map(|kept| kept.entry.clone()).collect()
-    }
-
-    /// The view of the entry of `key`, made once.
-    pub(crate) fn view(&mut self, key: &str) -> JsValue {
-        let Some(kept) = self.entries.iter_mut().find(|kept| kept.entry.key == key) else {
-            return JsValue::UNDEFINED;
-        };
-        kept.view.get_or_insert_with(|| record::view::<Object>(&kept.entry).into()).clone()
-    }
-
-    /// `entries()` for JavaScript: a frozen array of the views, the same until something changes.
-    pub(crate) fn list(&mut self) -> JsValue {
-        if self.list.is_none() {
-            let keys: Vec<String> = self.entries.iter().map(|k| k.entry.key.clone()).collect();
-            let views: Array = keys.iter().map(|key| self.view(key)).collect();
-            self.list = Some(Object::freeze(&views).into());
+    pub(crate) fn next_due(&self) -> Option<f64> {
+        if self.due.get().0 != self.version {
+            let due = self.entries.iter().filter_map(|kept| kept.entry.due_at());
+            self.due.set((self.version, due.filter(|at| *at < NEVER).reduce(f64::min)));
         }
-        self.list.clone().unwrap_or_default()
+        self.due.get().1.into_iter().chain(self.expiry).reduce(f64::min)
+    }
+
+    /// Where `entry` is held, or would be.
+    pub(crate) fn position(&self, entry: &Entry) -> Result<usize, usize> {
+        self.entries.binary_search_by(|kept| {
+            let (at, key) = (kept.entry.added_at, kept.entry.key.as_str());
+            at.total_cmp(&entry.added_at).then_with(|| key.cmp(&entry.key))
+        })
+    }
+
+    /// Takes what the store holds under `key` now (none: gone): true when it changed what is held.
+    fn take(&mut self, key: &str, record: Option<Record<V>>) -> bool {
+        if let Some(Record::Entry(new)) = &record {
+            if let Ok(at) = self.position(new) {
+                self.entries[at].load = self.loads;
+                if new.revision <= self.entries[at].entry.revision {
+                    return false;
+                }
+            }
+        }
+        let had = match self.entries.iter().position(|kept| kept.entry.key == key) {
+            Some(at) => drop(self.entries.remove(at)) == (),
+            None => self
+                .aside
+                .iter()
+                .position(|(k, ..)| k == key)
+                .map(|at| self.aside.remove(at))
+                .is_some(),
+        };
+        match record {
+            Some(Record::Entry(entry)) => {
+                let (Ok(at) | Err(at)) = self.position(&entry);
+                self.entries.insert(at, Kept { entry, view: None, load: self.loads });
+            }
+            Some(Record::Aside { key, reason, raw }) => self.aside.push((key, reason, raw)),
+            None if !had => return false,
+            None => {}
+        }
+        self.version += 1;
+        true
     }
 }
 
-/// What a change of the store is for.
-#[derive(Clone, Copy, PartialEq)]
-pub(crate) enum For {
-    /// The app's add; its `retry`, `markCreated` or `remove`.
-    Add,
-    Act(&'static str),
-    /// A sender of round number `round`: the answer of its last send, and its next take.
-    Sender(u32),
-    /// The retention; the answers a frozen page could not write.
-    Other,
-}
+impl<V: Clone> Tab<V> {
+    /// What the store said of an action this tab asked for.
+    pub(crate) fn store(&mut self, input: Input<V>) {
+        let (Input::Opened { n }
+        | Input::Read { n, .. }
+        | Input::Written { n, .. }
+        | Input::Fed { n, .. }
+        | Input::Purged { n, .. }
+        | Input::Failed { n, .. }) = input
+        else {
+            return;
+        };
+        let Some(op) = self.done(n) else { return };
+        match (op, input) {
+            (Op::Open { reply }, Input::Opened { .. }) => {
+                let Page::Opening { hidden } = self.page else { return };
+                self.page = if hidden { Page::Hidden(self.now + YIELD_MS) } else { Page::Shown };
+                self.out.push(Action::Lock { tab: true });
+                self.read(Some(reply), None);
+            }
+            (Op::Read { reply, keys: None }, Input::Read { records, .. }) => {
+                self.held.loads += 1;
+                let mut unseen: Vec<String> =
+                    self.held.aside.drain(..).map(|(key, ..)| key).collect();
+                for record in records.into_iter().flatten() {
+                    unseen.retain(|key| key != record.key());
+                    self.took(&String::from(record.key()), Some(record));
+                }
+                let loads = self.held.loads;
+                let old = self.held.entries.iter().filter(|kept| kept.load != loads);
+                unseen.extend(old.map(|kept| kept.entry.key.clone()));
+                if !unseen.is_empty() {
+                    self.read(None, Some(unseen));
+                }
+                if let Some(reply) = reply {
+                    self.reply(reply, Answer::Done);
+                }
+                self.ask(Default::default());
+            }
+            (Op::Read { reply: Some(reply), .. }, Input::Read { mut records, .. }) => {
+                let entry = match records.pop().flatten() {
+                    Some(Record::Entry(entry)) => Some(entry),
+                    _ => None,
+                };
+                self.reply(reply, Answer::Entry(entry));
+            }
+            (Op::Read { keys: Some(keys), .. }, Input::Read { records, .. }) => {
+                for (key, record) in keys.iter().zip(records) {
+                    self.took(key, record);
+                }
+            }
+            (Op::Write { why, events, mut steps }, Input::Read { records, .. }) => {
+                let mut puts = Vec::new();
+                for ((_, event), record) in events.iter().zip(records) {
+                    let step = apply(record, event.clone(), &self.context());
+                    puts.push(match &step {
+                        Step::Put(entry) => Put::Entry(entry.clone()),
+                        Step::Delete => Put::Delete,
+                        _ => Put::Keep,
+                    });
+                    steps.push(Some(step));
+                }
+                self.ops.push((n, Op::Write { why, events, steps }));
+                self.out.push(Action::Apply { n, puts });
+            }
+            (Op::Write { why, events, steps }, Input::Written { failures, .. }) => {
+                self.written(why, events, steps, failures)
+            }
+            (Op::Feed, Input::Fed { keys, live, .. }) => self.fed(keys, live),
+            (Op::Purge, Input::Purged { keys, next, .. }) => {
+                self.held.expiry = next;
+                for key in &keys {
+                    self.took(key, None);
+                }
+                if !keys.is_empty() {
+                    self.out.push(Action::Post { keys, released: false });
+                }
+                self.purged();
+            }
+            (op, Input::Failed { failure, .. }) => self.failed(op, failure),
+            _ => {}
+        }
+    }
 
-/// A change being written: its events, and what the table made of each, with the record read.
-pub(crate) struct Pending {
-    pub(crate) number: u32,
-    pub(crate) purpose: For,
-    pub(crate) events: Vec<(String, Event)>,
-    pub(crate) steps: Vec<Option<(Step, JsValue)>>,
+    /// What an action that failed was for.
+    fn failed(&mut self, op: Op, failure: Failure<V>) {
+        // What a tab that let go aborted is no failure to warn of.
+        let quiet = !matches!(self.page, Page::Shown | Page::Hidden(_));
+        let warn = |what: &str| {
+            let message =
+                ["plant-store-client/outbox: it could not ", what, " (", &failure.said, ")"];
+            Action::Warn(if quiet { String::new() } else { message.concat() })
+        };
+        match op {
+            Op::Open { reply } => {
+                self.reply(reply, Answer::Failed { what: "open", failure });
+                self.page = Page::Closed;
+            }
+            Op::Read { reply: Some(reply), keys } => {
+                self.reply(reply, Answer::Failed { what: "read its store", failure });
+                if keys.is_none() {
+                    self.close(None);
+                }
+            }
+            Op::Write { why, events, steps } => {
+                let failures = events.iter().map(|_| Some(failure.clone())).collect();
+                self.written(why, events, steps, failures);
+            }
+            Op::Read { reply: None, keys } => {
+                self.out.push(warn("read its store"));
+                if keys.is_none() {
+                    self.ask(Default::default());
+                }
+            }
+            Op::Feed => {
+                self.out.push(warn("read the entries due"));
+                self.fed(Vec::new(), None);
+            }
+            Op::Purge => {
+                self.out.push(warn("remove the created entries past their retention"));
+                self.purged();
+            }
+            Op::Call { .. } => {}
+        }
+    }
+
+    /// A write is over: what it changed is held and told, the other tabs hinted; then what it was
+    /// for: the answer of an app's call, the sender's call or next take.
+    fn written(
+        &mut self,
+        why: Why,
+        events: Vec<(String, Event)>,
+        steps: Vec<Option<Step>>,
+        failures: Vec<Option<Failure<V>>>,
+    ) {
+        let held = |f: &Option<Failure<V>>| {
+            f.as_ref().is_some_and(|f| f.said.starts_with("ConstraintError"))
+        };
+        if let (Why::Insert(reply), Some(true)) = (why, failures.first().map(held)) {
+            // The store holds the key or the plant's id: the add is applied to what it holds.
+            let keys = events.iter().map(|(id, _)| id.clone()).collect();
+            let n = self.op(Op::Write { why: Why::Add(reply), events, steps: Vec::new() });
+            return self.out.push(Action::Write { n, keys, by_id: true, strict: true });
+        }
+        let (mut hinted, mut taken, mut took, mut outcome) = (Vec::new(), None, false, None);
+        let (mut steps, mut failures) = (steps.into_iter(), failures.into_iter());
+        for (key, event) in events {
+            took |= matches!(event, Event::Take { .. });
+            let step = match (steps.next().flatten(), failures.next().flatten()) {
+                (Some(step), None) => step,
+                (_, failure) => {
+                    let said = "no record was read".into();
+                    let failure = failure.unwrap_or(Failure { said, cause: None });
+                    if let Event::Settled { .. } = event {
+                        self.unrecorded(key, event, &failure);
+                    }
+                    outcome = Some(Err(failure));
+                    continue;
+                }
+            };
+            match &step {
+                Step::Put(entry) | Step::Keep(entry) => {
+                    if matches!(event, Event::Take { .. }) && entry.state == State::Sending {
+                        taken = Some(entry.clone());
+                    }
+                    if self.took(&entry.key, Some(Record::Entry(entry.clone()))) {
+                        hinted.push(entry.key.clone());
+                    }
+                }
+                Step::Delete if self.took(&key, None) => hinted.push(key),
+                _ => {}
+            }
+            outcome = Some(Ok(step));
+        }
+        if !hinted.is_empty() {
+            self.out.push(Action::Post { keys: hinted, released: false });
+        }
+        let answer = match (why, outcome) {
+            (Why::Send, _) => return if took { self.sent(taken) } else { self.end() },
+            (Why::Left, _) | (_, None) => return,
+            (Why::Act(_, name), Some(Ok(Step::Refused(refusal)))) => {
+                Answer::Refused(["outbox.", name, ": not now, ", &refusal].concat())
+            }
+            (Why::Act(_, name), Some(Err(failure))) => Answer::Failed { what: name, failure },
+            (Why::Act(_, name), _) => {
+                if name == "retry" {
+                    self.ask(Default::default());
+                }
+                Answer::Done
+            }
+            (_, Some(Ok(Step::Put(entry)))) => {
+                self.added(entry.key.clone());
+                Answer::Entry(Some(entry))
+            }
+            (_, Some(Ok(Step::Keep(entry)))) => Answer::Entry(Some(entry)),
+            (_, Some(Ok(Step::Refused(refusal)))) => Answer::Refused(refusal),
+            (_, Some(Ok(Step::Delete))) => return,
+            (_, Some(Err(failure))) => Answer::Failed { what: "store the entry", failure },
+        };
+        if let Why::Insert(reply) | Why::Add(reply) | Why::Act(reply, _) = why {
+            self.reply(reply, answer);
+        }
+    }
+
+    /// An answer the store could not record: the entry stays `sending`, to be sent again with its
+    /// key. A frozen page writes it once back; a page that left, never.
+    fn unrecorded(&mut self, key: String, event: Event, failure: &Failure<V>) {
+        match self.page {
+            Page::Frozen => self.left.push((key, event)),
+            Page::Gone | Page::Closed | Page::Shut => {}
+            _ => {
+                let message = [
+                    "plant-store-client/outbox: its store could not record the answer to entry ",
+                    &key,
+                    ": it stays sending, and is sent again with the same Idempotency-Key (",
+                    &failure.said,
+                    ")",
+                ];
+                self.out.push(Action::Warn(message.concat()));
+            }
+        }
+    }
+
+    /// Holds what the store holds under `key` now, and tells the app when it changed.
+    fn took(&mut self, key: &str, record: Option<Record<V>>) -> bool {
+        let changed = self.held.take(key, record);
+        if changed {
+            self.out.push(Action::Changed { key: key.into() });
+        }
+        changed
+    }
+
+    /// Stores a new entry at once, in a transaction of its own.
+    pub(crate) fn add(&mut self, reply: u32, entry: Entry) {
+        let events =
+            Vec::from([(crate::error::decimal(entry.plant.id), Event::Add(entry.clone()))]);
+        let steps = Vec::from([Some(Step::Put(entry.clone()))]);
+        let n = self.op(Op::Write { why: Why::Insert(reply), events, steps });
+        self.out.push(Action::Insert { n, entry });
+    }
+
+    /// Writes `events` to the records of their keys, in one transaction.
+    pub(crate) fn write(&mut self, why: Why, events: Vec<(String, Event)>) {
+        let keys = events.iter().map(|(key, _)| key.clone()).collect();
+        let n = self.op(Op::Write { why, events, steps: Vec::new() });
+        self.out.push(Action::Write { n, keys, by_id: false, strict: false });
+    }
+
+    /// Reads the records of `keys` (none: what the tab holds, on open and when the page is back),
+    /// for the app's `get` (`reply`), else to hold them.
+    pub(crate) fn read(&mut self, reply: Option<u32>, keys: Option<Vec<String>>) {
+        let n = self.op(Op::Read { reply, keys: keys.clone() });
+        self.out.push(Action::Read { n, keys });
+    }
 }

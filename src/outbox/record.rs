@@ -1,40 +1,30 @@
-//! What an entry is outside Rust: a record (what a store keeps of it, as it is) and a view (what
-//! the app's JavaScript sees), both plain JS objects. The schema is this file's
-//! alone, read and written through [`Fields`] and [`Sink`], so that `cargo test` reads every
-//! version of it natively; the shell only moves the objects. A record read back is judged like
-//! any outside value: a store may hand back what it likes, and one the outbox cannot read is set
-//! aside, never fatal.
+//! What an entry is outside Rust: a record (what the store keeps) and a view (what the app's
+//! JavaScript sees), both plain objects. The schema is this file's alone, read and written through
+//! [`Fields`] and [`Sink`] (a JS object in the driver, a map in the tests), so that `cargo test`
+//! reads it natively. A record read back is judged like any outside value: one the outbox cannot
+//! read is set aside, never fatal.
 //!
 //! ```text
-//! { v: 3, key, id?, plant: { id, name, tag? }, idType, state, revision, attempts, maybeCreated,
+//! { v: 1, key, id, plant: { id, name, tag? }, idType, state, revision, attempts, maybeCreated,
 //!   addedAt, updatedAt, nextAttemptAt?, notBefore?, sendingUntil?, sender?, firstSentAt?,
 //!   sentKey?, error?: { kind, status?, code?, message }, created?: { name, tag? }, dueAt?,
 //!   expiresAt? }
 //! ```
 //!
-//! Times are whole milliseconds. The `id` is a decimal string (every digit of an int64), `idType`
-//! gives it back as it was added. `id`, `dueAt` and `expiresAt` are what the IndexedDB indexes read.
-//! Schemas 2 (`active`, `doneAt`, times with a fraction) and 1 (no `v`, `revision`, `updatedAt`)
-//! are read as they are, 1 as revision 0; a version above [`SCHEMA`] is a newer release's.
+//! Times are whole milliseconds. `id` (also the plant's) is a decimal string, every digit of an
+//! int64; `idType` gives it back as it was added. `id`, `dueAt` and `expiresAt` are what the
+//! IndexedDB indexes read. A record of another `v` is a newer release's, or not the outbox's.
 
-use super::entry::{Entry, EntryError, State};
-use super::table::Held;
+use super::entry::{Entry, EntryError, Record, State};
 use crate::error::decimal;
 use crate::Kind;
 use alloc::string::String;
 use plant_store_model::{NewPlant, Plant};
 
-/// A record set aside: its key, why it cannot be read, and the record as the store gave it.
-pub(crate) struct Aside {
-    pub(crate) key: String,
-    pub(crate) reason: String,
-    pub(crate) record: wasm_bindgen::JsValue,
-}
-
 /// The schema this release writes.
-pub(crate) const SCHEMA: f64 = 3.0;
+pub(crate) const SCHEMA: f64 = 1.0;
 
-/// The fields of a record as read: a JS object in the shell, a map in the tests.
+/// The fields of a record as read.
 pub(crate) trait Fields: Sized {
     fn text(&self, name: &str) -> Option<String>;
     fn number(&self, name: &str) -> Option<f64>;
@@ -60,9 +50,7 @@ pub(crate) fn write<S: Sink>(entry: &Entry) -> S {
     let (mut out, id) = (S::new(), decimal(entry.plant.id));
     out.number("v", SCHEMA);
     out.text("key", &entry.key);
-    if entry.by_id {
-        out.text("id", &id);
-    }
+    out.text("id", &id);
     let mut plant = S::new();
     plant.text("id", &id);
     out.object("plant", named(plant, &entry.plant.name, &entry.plant.tag));
@@ -126,31 +114,31 @@ fn named<S: Sink>(mut out: S, name: &str, tag: &Option<String>) -> S {
     out
 }
 
-/// A time, in whole milliseconds.
 fn time<S: Sink>(out: &mut S, name: &str, at: Option<f64>) {
     if let Some(at) = at {
-        out.number(name, whole_ms(at));
+        out.number(name, at);
     }
 }
 
-/// What a record holds: its entry, or why it cannot be read.
-pub(crate) fn read<F: Fields>(record: &F) -> Held {
-    let schema = record.number("v").unwrap_or(1.0);
-    if schema > SCHEMA {
-        let release = "it was written by a newer release of plant-store-client (schema ";
-        let version = decimal(schema as i64);
-        return Held::Unreadable(
-            [release, &version, "): open the outbox with that release"].concat(),
-        );
-    }
-    entry(record, schema).map_or_else(|why| Held::Unreadable(why.into()), Held::Entry)
+/// What a record holds: its entry, or why it cannot be read (none without a key).
+pub(crate) fn read<F: Fields + Clone>(raw: &F) -> Option<Record<F>> {
+    let key = raw.text("key").filter(|key| !key.is_empty())?;
+    let aside =
+        |reason: &str| Record::Aside { key: key.clone(), reason: reason.into(), raw: raw.clone() };
+    Some(match (raw.number("v"), entry(raw, &key)) {
+        (Some(SCHEMA), Ok(entry)) => Record::Entry(entry),
+        (Some(SCHEMA), Err(why)) => aside(why),
+        (Some(v), _) if v > SCHEMA => {
+            let release = "it was written by a newer release of plant-store-client (schema ";
+            aside(&[release, &decimal(v as i64), "): open the outbox with that release"].concat())
+        }
+        _ => aside("it was not written by plant-store-client's outbox (no schema 1)"),
+    })
 }
 
-fn entry<F: Fields>(r: &F, schema: f64) -> Result<Entry, &'static str> {
-    let key = r.text("key").filter(|key| !key.is_empty()).ok_or("it has no key")?;
+fn entry<F: Fields>(r: &F, key: &str) -> Result<Entry, &'static str> {
     let plant = r.object("plant").ok_or("it has no plant")?;
-    let id = plant.text("id").and_then(|id| id.parse().ok());
-    let id = id.or_else(|| plant.number("id").and_then(whole)).ok_or("its plant has no id")?;
+    let id = plant.text("id").and_then(|id| id.parse().ok()).ok_or("its plant has no id")?;
     let name = plant.text("name").ok_or("its plant has no name")?;
     let tag = match plant.has("tag") {
         true => Some(plant.text("tag").ok_or("its plant's tag is not a string")?),
@@ -170,28 +158,26 @@ fn entry<F: Fields>(r: &F, schema: f64) -> Result<Entry, &'static str> {
     if (state == State::Created) != created.is_some() {
         return Err("its state and its created plant disagree");
     }
-    let at = |name| r.number(name).map(whole_ms);
+    let at = |name| r.number(name).and_then(whole).map(|at| at as f64);
     let added_at = at("addedAt").ok_or("it has no addedAt")?;
-    let attempts = r.number("attempts").and_then(count).ok_or("it has no attempts")?;
+    let count = |name| r.number(name).and_then(whole).and_then(|n| u32::try_from(n).ok());
     Ok(Entry {
-        attempts,
+        bigint: r.text("idType").as_deref() == Some("bigint"),
+        state,
+        revision: count("revision").ok_or("it has no revision")?,
+        attempts: count("attempts").ok_or("it has no attempts")?,
         maybe_created: r.flag("maybeCreated") == Some(true),
-        updated_at: at("updatedAt").unwrap_or(added_at),
+        updated_at: at("updatedAt").ok_or("it has no updatedAt")?,
         next_attempt_at: at("nextAttemptAt"),
         not_before: at("notBefore"),
         error,
         created,
-        revision: r.number("revision").and_then(count).unwrap_or(0),
-        bigint: r.text("idType").as_deref() == Some("bigint"),
         sending_until: at("sendingUntil"),
         sender: r.text("sender"),
         first_sent_at: at("firstSentAt"),
         sent_key: r.text("sentKey"),
         expires_at: at("expiresAt"),
-        // Schema 3 writes the plant's id beside it while the store finds the entry by it.
-        by_id: schema < SCHEMA || r.has("id"),
-        state,
-        ..Entry::new(key, NewPlant { id, name, tag }, false, added_at)
+        ..Entry::new(key.into(), NewPlant { id, name, tag }, false, added_at)
     })
 }
 
@@ -209,19 +195,9 @@ fn read_plant<F: Fields>(plant: &F) -> Option<Plant> {
     Some(Plant { name: plant.text("name")?, tag: plant.text("tag") })
 }
 
-/// `n` when it is an integer that an `i64` holds exactly (as a JS number holds one).
+/// `n` when it is an integer that a JS number holds exactly.
 fn whole(n: f64) -> Option<i64> {
-    ((n as i64) as f64 == n && (-9.007_199_254_740_991e15..=9.007_199_254_740_991e15).contains(&n))
-        .then_some(n as i64)
-}
-
-/// A time's whole milliseconds (schema 2 kept some with a fraction).
-fn whole_ms(at: f64) -> f64 {
-    (at as i64) as f64
-}
-
-fn count(n: f64) -> Option<u32> {
-    whole(n).and_then(|n| u32::try_from(n).ok())
+    ((n as i64) as f64 == n && n.abs() <= 9.007_199_254_740_991e15).then_some(n as i64)
 }
 
 #[cfg(test)]

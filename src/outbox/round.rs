@@ -1,212 +1,244 @@
-//! A round of a tab (`tab.rs`): asked for (the Web Lock requested, or none needed), begun, fed
-//! the keys due, sent by up to `concurrency` senders, purged, and ended once, the lock given back;
-//! or dropped, when the page freezes or the outbox closes; and when the next may begin (the
-//! timer). What asks for one, and what stops it, is the tab's.
+//! A tab's round ([`Round`]): the Web Lock asked for, then the keys due read and sent by up to
+//! `concurrency` senders (each writes its last answer with its next take, in one transaction, then
+//! calls), the retention purged, and the lock given back. A page that hides, `pause()` and going
+//! offline end it early: it takes nothing more and gives the lock back; its calls finish.
 
-use super::tab::{Lock, Page, Round, Senders, Tab, Wanted, AGAIN_MS};
-use super::tab_io::{Do, Take};
+use super::entry::{Entry, Sent, NEVER};
+use super::tab::{Action, Answer, Op, Page, Tab, Why};
+use super::table::Event;
+use alloc::string::String;
 use alloc::vec::Vec;
 
-impl Tab {
-    /// The next entry a sender of round number `round` takes, if the round takes more.
-    pub(crate) fn next(&mut self, number: u32) -> Option<Take> {
-        let round = self.round.as_mut().filter(|round| round.number == number && round.going)?;
-        if round.queue.is_empty() {
-            return None;
-        }
-        let key = round.queue.remove(0);
-        round.tried.push(key.clone());
-        Some(Take { key, lock: round.locked, force: round.force })
-    }
+/// What a round is asked for: to take every entry waiting (`force`), for these `flush()` calls.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct Plan {
+    pub(crate) force: bool,
+    pub(crate) flushes: Vec<u32>,
+}
 
-    /// A round is asked for (`flushes`: by that many `flush()` calls).
-    pub(crate) fn ask(&mut self, force: bool, flushes: usize, now: f64, out: &mut Vec<Do>) {
-        if !self.sends(now) {
-            if flushes > 0 {
-                out.push(Do::Flushed(flushes));
-            }
-            return;
+/// Where a tab's round stands.
+#[derive(Debug, Default)]
+pub(crate) enum Round {
+    #[default]
+    Idle,
+    /// The Web Lock is asked for.
+    Asking(Plan),
+    /// The lock held (or none needed): the keys fed, each taken once in the order it came
+    /// (`keys[next..]` wait); `feeding`: the keys due are being read (`Some(true)`: read them
+    /// again after, for a burst of asks).
+    Sending { plan: Plan, keys: Vec<String>, next: usize, feeding: Option<bool> },
+    /// It takes nothing more; its senders finish their calls and write their answers.
+    Ending(Plan),
+    /// The retention's purge, the lock still held.
+    Purging(Plan),
+}
+
+impl<V: Clone> Tab<V> {
+    /// A round is asked for: it begins, or the one asking takes this plan in, or the one sending
+    /// reads the keys due again (once for a burst), or it comes after the one under way.
+    pub(crate) fn ask(&mut self, plan: Plan) {
+        if !self.sends() {
+            return self.flushed(Some(plan));
         }
         match &mut self.round {
-            Some(round) if !round.begun => {
-                round.force |= force;
-                round.flushes += flushes;
+            Round::Idle if self.locks => {
+                self.round = Round::Asking(plan);
+                self.out.push(Action::Lock { tab: false });
             }
-            // An ask, the timer, another tab letting go, the page shown or resumed: the round under
-            // way reads the keys due again, once for a burst of asks.
-            Some(round) if round.going && !round.purging && !force && flushes == 0 => {
-                if round.feeding {
-                    round.again = true;
-                } else {
-                    out.push(round.feed());
-                }
+            Round::Idle => self.begin(plan),
+            Round::Asking(asked) => {
+                asked.force |= plan.force;
+                asked.flushes.extend(plan.flushes);
             }
-            Some(_) => {
-                let wanted = self.wanted.get_or_insert_with(Wanted::default);
-                wanted.force |= force;
-                wanted.flushes += flushes;
+            Round::Sending { feeding: Some(again), .. } if plan == Plan::default() => *again = true,
+            Round::Sending { .. } if plan == Plan::default() => self.feed(),
+            _ => {
+                let wanted = self.wanted.get_or_insert_with(Plan::default);
+                wanted.force |= plan.force;
+                wanted.flushes.extend(plan.flushes);
             }
-            None => self.start(force, flushes, out),
         }
     }
 
-    /// A new round: it asks for the lock, or begins at once without one.
-    fn start(&mut self, force: bool, flushes: usize, out: &mut Vec<Do>) {
-        self.rounds += 1;
-        self.round = Some(Round {
-            number: self.rounds,
-            begun: false,
-            locked: false,
-            force,
-            going: true,
-            queue: Vec::new(),
-            tried: Vec::new(),
-            senders: 0,
-            feeding: false,
-            again: false,
-            purging: false,
-            flushes,
+    pub(crate) fn granted(&mut self) {
+        if let Round::Asking(plan) = core::mem::take(&mut self.round) {
+            self.begin(plan);
+        }
+    }
+
+    pub(crate) fn begin(&mut self, plan: Plan) {
+        self.round = Round::Sending { plan, keys: Vec::new(), next: 0, feeding: None };
+        self.feed();
+    }
+
+    /// Reads the keys due (every one waiting, for a forced round), and the tabs alive.
+    fn feed(&mut self) {
+        let Round::Sending { plan, feeding, .. } = &mut self.round else { return };
+        *feeding = Some(false);
+        let until = if plan.force { NEVER - 1.0 } else { self.now };
+        let n = self.op(Op::Feed);
+        self.out.push(Action::Feed { n, until, locks: self.locks });
+    }
+
+    pub(crate) fn fed(&mut self, keys: Vec<String>, live: Option<Vec<String>>) {
+        if let Some(live) = live {
+            self.live = live.into_iter().filter(|id| *id != self.id).collect();
+        }
+        let Round::Sending { keys: fed, feeding, .. } = &mut self.round else { return };
+        keys.into_iter().for_each(|key| {
+            if !fed.contains(&key) {
+                fed.push(key)
+            }
         });
-        self.disarm(out);
-        match self.senders {
-            Senders::ByTurns => {
-                self.lock = Lock::Asked;
-                out.push(Do::AskLock);
-            }
-            Senders::Alone => {
-                if let Some(round) = &mut self.round {
-                    round.locked = true;
-                }
-                self.begin(out);
-            }
-            Senders::All => self.begin(out),
+        match feeding.take() {
+            Some(true) => self.feed(),
+            _ => self.fill(),
         }
+        self.end();
     }
 
-    pub(crate) fn begin(&mut self, out: &mut Vec<Do>) {
-        let Some(round) = &mut self.round else { return };
-        round.begun = true;
-        out.push(round.feed());
-    }
-
-    /// Starts senders up to the concurrency, while there is something to take.
-    pub(crate) fn fill(&mut self, out: &mut Vec<Do>) {
-        let Some(round) = self.round.as_mut().filter(|round| round.going) else { return };
-        let count = round.queue.len().min(self.concurrency.saturating_sub(round.senders));
-        if count > 0 {
-            round.senders += count;
-            out.push(Do::Senders { round: round.number, count });
-        }
-    }
-
-    /// The round ends once nothing is fed, queued, sent or purged: a round that went to its end
-    /// purges the retention first; then the lock is given back, and the next round asked for.
-    pub(crate) fn end(&mut self, now: f64, out: &mut Vec<Do>) {
-        let Some(round) = &mut self.round else { return };
-        let idle = round.senders == 0 && !round.feeding && !round.purging;
-        if !idle || (round.going && !round.queue.is_empty()) || !round.begun {
-            return;
-        }
-        if core::mem::take(&mut round.again) && round.going {
-            return out.push(round.feed());
-        }
-        if round.going && (round.locked || self.senders == Senders::All) {
-            round.going = false;
-            round.purging = true;
-            out.push(Do::Purge);
-            return;
-        }
-        let flushes = round.flushes;
-        self.round = None;
-        self.release(false, out);
-        if flushes > 0 {
-            out.push(Do::Flushed(flushes));
-        }
-        match self.wanted.take() {
-            Some(wanted) => self.ask(wanted.force, wanted.flushes, now, out),
-            None => self.schedule(now, out),
-        }
-    }
-
-    /// The page hid or left: the lock goes back now, and the round takes nothing more (its sends
-    /// finish, and their answers are written).
-    pub(crate) fn stop(&mut self, out: &mut Vec<Do>) {
+    /// An entry added here goes into the round sending, else asks for one.
+    pub(crate) fn added(&mut self, key: String) {
         match &mut self.round {
-            Some(round) if round.begun => {
-                round.going = false;
-                round.queue.clear();
-                round.again = false;
+            Round::Sending { keys, .. } => {
+                if !keys.contains(&key) {
+                    keys.push(key);
+                }
+                self.fill();
             }
-            Some(_) => self.drop_round(false, out),
-            None => {}
+            _ => self.ask(Plan::default()),
         }
-        self.release(true, out);
-        self.drop_wanted(out);
     }
 
-    /// The round is dropped, and its `flush()` calls resolved: its calls aborted when `abort`
-    /// (the page froze, or the outbox closed), and the lock given back.
-    pub(crate) fn drop_round(&mut self, abort: bool, out: &mut Vec<Do>) {
-        if let Some(round) = self.round.take() {
-            if abort && round.begun {
-                out.push(Do::Abort);
+    /// The senders at work: a sender's write under way, or its call.
+    pub(crate) fn senders(&self) -> usize {
+        let sender =
+            |(_, op): &&(u32, Op)| matches!(op, Op::Call { .. } | Op::Write { why: Why::Send, .. });
+        self.ops.iter().filter(sender).count()
+    }
+
+    /// Starts senders up to the concurrency while there is something to take.
+    fn fill(&mut self) {
+        while matches!(&self.round, Round::Sending { keys, next, .. } if *next < keys.len())
+            && self.senders() < self.rules.concurrency
+        {
+            self.send(None);
+        }
+    }
+
+    /// A sender's next write: the answer of its last call, and the next key to take while the
+    /// round sends. Nothing left: the sender is done.
+    fn send(&mut self, answer: Option<(String, Event)>) {
+        let mut events: Vec<(String, Event)> = answer.into_iter().collect();
+        if let Round::Sending { plan, keys, next, .. } = &mut self.round {
+            if let Some(key) = keys.get(*next) {
+                *next += 1;
+                events.push((key.clone(), Event::Take { lock: self.locks, force: plan.force }));
             }
-            if round.flushes > 0 {
-                out.push(Do::Flushed(round.flushes));
+        }
+        match events.is_empty() {
+            true => self.end(),
+            false => self.write(Why::Send, events),
+        }
+    }
+
+    /// A sender's write is over: it calls what it took, or takes the next key. An entry taken as
+    /// the round stopped is given back: no request was made.
+    pub(crate) fn sent(&mut self, taken: Option<Entry>) {
+        match taken {
+            Some(entry) if matches!(self.round, Round::Sending { .. }) => {
+                let n = self.op(Op::Call { key: entry.key.clone(), taken: entry.revision });
+                self.out.push(Action::Call { n, entry });
             }
-        }
-        if abort {
-            self.release(true, out);
-            self.drop_wanted(out);
-        }
-    }
-
-    fn drop_wanted(&mut self, out: &mut Vec<Do>) {
-        if let Some(Wanted { flushes: flushes @ 1.., .. }) = self.wanted.take() {
-            out.push(Do::Flushed(flushes));
+            Some(entry) => {
+                let sent = Sent::unsent();
+                self.give_back(
+                    entry.key,
+                    Event::Settled { taken: entry.revision, left: true, sent },
+                )
+            }
+            None => self.send(None),
         }
     }
 
-    /// Gives the lock back (or the request for it), telling the other tabs when `tell` and it
-    /// was held.
-    pub(crate) fn release(&mut self, tell: bool, out: &mut Vec<Do>) {
-        let was = core::mem::replace(&mut self.lock, Lock::Free);
-        if was != Lock::Free {
-            out.push(Do::Release);
-        }
-        if tell && was == Lock::Held {
-            out.push(Do::Tell);
+    /// Call number `n` ended: its answer is written with the sender's next take.
+    pub(crate) fn answered(&mut self, n: u32, sent: Sent, left: bool) {
+        if let Some(Op::Call { key, taken }) = self.done(n) {
+            self.give_back(key, Event::Settled { taken, left, sent });
         }
     }
 
-    /// Whether a round may begin now.
-    pub(crate) fn sends(&self, now: f64) -> bool {
-        let page = matches!(self.page, Page::Shown | Page::Hidden);
-        page && !self.paused && self.online && self.yielding.is_none_or(|until| until <= now)
+    /// Writes an answer, or keeps it until the frozen page is back.
+    fn give_back(&mut self, key: String, event: Event) {
+        match self.page {
+            Page::Frozen => {
+                self.left.push((key, event));
+                self.end();
+            }
+            _ => self.send(Some((key, event))),
+        }
     }
 
-    /// Arms the timer for the next thing due (or the end of the hidden page's second), when
-    /// nothing runs: an entry already due waits [`AGAIN_MS`] (a round left it, or another tab is
-    /// taking it).
-    pub(crate) fn schedule(&mut self, now: f64, out: &mut Vec<Do>) {
-        if self.round.is_some() {
+    /// The round takes nothing more and gives the lock back at once, telling the other tabs; its
+    /// calls finish. The round wanted after it is dropped.
+    pub(crate) fn stop(&mut self) {
+        let round = core::mem::take(&mut self.round);
+        let held = matches!(round, Round::Sending { .. } | Round::Purging(_)) && self.locks;
+        if held || matches!(round, Round::Asking(_)) {
+            self.out.push(Action::Release { tab: false });
+        }
+        if held {
+            self.out.push(Action::Post { keys: Vec::new(), released: true });
+        }
+        self.round = match round {
+            Round::Idle => Round::Idle,
+            Round::Asking(plan) | Round::Purging(plan) | Round::Ending(plan) => Round::Ending(plan),
+            Round::Sending { plan, .. } => Round::Ending(plan),
+        };
+        let wanted = self.wanted.take();
+        self.flushed(wanted);
+        self.end();
+    }
+
+    /// The round ends once nothing is fed, waiting or sent: one that went to its end purges the
+    /// retention first; then the lock goes back, its `flush()` calls are answered, and the round
+    /// wanted begins.
+    pub(crate) fn end(&mut self) {
+        if self.senders() > 0 {
             return;
         }
-        let live = matches!(self.page, Page::Shown | Page::Hidden) && !self.paused && self.online;
-        let at = self.yielding.map_or(self.next, |until| until.max(self.next));
-        let at = if at <= now { now + AGAIN_MS } else { at };
-        if !live || at == f64::INFINITY {
-            return self.disarm(out);
-        }
-        if self.armed != Some(at) {
-            self.armed = Some(at);
-            out.push(Do::Arm(at));
+        match core::mem::take(&mut self.round) {
+            Round::Sending { plan, keys, next, feeding: None } if next == keys.len() => {
+                self.round = Round::Purging(plan);
+                let n = self.op(Op::Purge);
+                self.out.push(Action::Purge { n, now: self.now });
+            }
+            Round::Ending(plan) => self.finish(plan),
+            round => self.round = round,
         }
     }
 
-    pub(crate) fn disarm(&mut self, out: &mut Vec<Do>) {
-        if self.armed.take().is_some() {
-            out.push(Do::Disarm);
+    /// The purge is over: the round ends.
+    pub(crate) fn purged(&mut self) {
+        if let Round::Purging(plan) = core::mem::take(&mut self.round) {
+            if self.locks {
+                self.out.push(Action::Release { tab: false });
+            }
+            self.finish(plan);
+        }
+    }
+
+    fn finish(&mut self, plan: Plan) {
+        self.flushed(Some(plan));
+        if let Some(plan) = self.wanted.take() {
+            self.ask(plan);
+        }
+    }
+
+    /// Answers the `flush()` calls of `plan`.
+    pub(crate) fn flushed(&mut self, plan: Option<Plan>) {
+        for reply in plan.into_iter().flat_map(|plan| plan.flushes) {
+            self.reply(reply, Answer::Done);
         }
     }
 }

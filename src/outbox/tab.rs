@@ -1,445 +1,589 @@
-//! When a tab of an outbox sends, as one machine ([`Tab`]): the page's life (shown, hidden,
-//! frozen or cached, gone), the Web Lock, the round and its senders, the timer. [`Tab::on`] takes
-//! what happened ([`Input`], at a time the shell reads) and gives what the shell does next
-//! ([`Do`]), in order (both in `tab_io.rs`; a round's life is `round.rs`); it touches no store and reads no clock, so `cargo test` runs every case
-//! natively, and checks docs/outbox.md's table of the tab against it. What an entry becomes is
-//! the records' table (`table.rs`); this one decides only *when*.
-//!
-//! A round: the lock is asked for (or none is needed), the keys due are read, and up to
-//! `concurrency` senders each take the next key ([`Tab::next`]) until none is left; then the
-//! retention is purged and the lock given back. A page that hides gives the lock back at once and
-//! takes nothing more, but lets its sends finish and record their answers; one that freezes or
-//! goes into the back/forward cache aborts them and ends its store's transactions; one that
-//! leaves for good gives the lock back and still writes.
+//! One tab of an outbox as a machine ([`Tab`]): [`Tab::handle`] takes what happened ([`Input`]) at a
+//! time and gives what its driver does next ([`Action`]). It reads no clock and touches no store,
+//! so `cargo test` runs it natively: docs/outbox.md's table of the tab, and the seeded simulation
+//! of several tabs (`sim.rs`). What a record becomes is the table's (`table.rs`); a round and the
+//! app's calls, `round.rs`; what the tab holds of the store, `held.rs`. `V` is a value of the
+//! platform the machine passes on unread: a record it cannot read, the cause of a failure.
 
-use super::tab_io::{Do, Input};
+use super::entry::{Entry, Record, Sent};
+use super::held::Held;
+use super::round::{Plan, Round};
+use super::table::{Context, Event, Step};
 use alloc::string::String;
 use alloc::vec::Vec;
 
-/// How long a page that hid leaves the sending to the visible tabs, before it sends on.
-pub(crate) const YIELD_MS: f64 = 1_000.0;
-/// The least wait for an entry already due: one a round left, or that the tab that added it is
-/// taking.
-pub(crate) const AGAIN_MS: f64 = 1_000.0;
+/// What happened. `n` numbers an action the tab asked for; `reply`, an app's call.
+#[derive(Debug)]
+pub(crate) enum Input<V> {
+    /// The app's: open (this tab's `id`), its calls, `pause()` and `resume()`, `close()`.
+    Open {
+        reply: u32,
+        id: String,
+    },
+    Add {
+        reply: u32,
+        entry: Entry,
+    },
+    Get {
+        reply: u32,
+        key: String,
+    },
+    Act {
+        reply: u32,
+        key: String,
+        event: Event,
+        name: &'static str,
+    },
+    Flush {
+        reply: u32,
+    },
+    Paused(bool),
+    Close,
+    /// The store's: opened; the records a read asked for (undefined: none); a write's failures (by
+    /// record); the keys due and the tabs alive; the expired records deleted and the next expiry.
+    Opened {
+        n: u32,
+    },
+    Read {
+        n: u32,
+        records: Vec<Option<Record<V>>>,
+    },
+    Written {
+        n: u32,
+        failures: Vec<Option<Failure<V>>>,
+    },
+    Fed {
+        n: u32,
+        keys: Vec<String>,
+        live: Option<Vec<String>>,
+    },
+    Purged {
+        n: u32,
+        keys: Vec<String>,
+        next: Option<f64>,
+    },
+    Failed {
+        n: u32,
+        failure: Failure<V>,
+    },
+    /// A Web Lock (`tab`: this tab's own, else the one of rounds) is held, or was refused.
+    Granted {
+        tab: bool,
+    },
+    Refused {
+        tab: bool,
+        why: String,
+    },
+    Timer,
+    /// An event of the page, the network or the store (`hidden`: the page's visibility now; a
+    /// resumed page's new `id`); another tab's hint: these records changed, or it let go.
+    Event {
+        kind: String,
+        persisted: bool,
+        hidden: bool,
+        id: String,
+    },
+    Hint {
+        keys: Vec<String>,
+        released: bool,
+    },
+    /// Call number `n` ended; `left` when this tab cut it short.
+    Answered {
+        n: u32,
+        sent: Sent,
+        left: bool,
+    },
+}
+
+/// What the driver does.
+#[derive(Debug)]
+pub(crate) enum Action<V> {
+    /// The store: open it; read the records of `keys` (none: every one not created and the newest
+    /// `shown` created); read the keys due by `until` (and with `locks`, the tabs alive); delete
+    /// the created records expired by `now`; abort its transactions but inserts; shut it.
+    Open {
+        n: u32,
+    },
+    Read {
+        n: u32,
+        keys: Option<Vec<String>>,
+    },
+    Feed {
+        n: u32,
+        until: f64,
+        locks: bool,
+    },
+    Purge {
+        n: u32,
+        now: f64,
+    },
+    Abandon,
+    Shut,
+    /// A write: read the records of `keys` (or with `by_id`, of a plant's id) in one transaction
+    /// (`strict`: durable before it completes), tell `Read`, do the tab's `Apply`, tell `Written`.
+    Write {
+        n: u32,
+        keys: Vec<String>,
+        by_id: bool,
+        strict: bool,
+    },
+    Apply {
+        n: u32,
+        puts: Vec<Put>,
+    },
+    /// Add a new record at once, committed as it is made.
+    Insert {
+        n: u32,
+        entry: Entry,
+    },
+    /// Ask for a Web Lock (`tab`: this tab's own, while it lives), or give it back.
+    Lock {
+        tab: bool,
+    },
+    Release {
+        tab: bool,
+    },
+    /// Tell the other tabs these records changed, or that this tab let go of the lock.
+    Post {
+        keys: Vec<String>,
+        released: bool,
+    },
+    Arm {
+        at: Option<f64>,
+    },
+    /// Send `entry` with its key (`Answered` tells the end of call `n`); abort every call.
+    Call {
+        n: u32,
+        entry: Entry,
+    },
+    Abort,
+    /// Tell the app: the record of `key` changed, the outbox closed on its own, a warning, the
+    /// answer of its call.
+    Changed {
+        key: String,
+    },
+    Closed {
+        why: &'static str,
+    },
+    Warn(String),
+    Reply {
+        reply: u32,
+        answer: Answer<V>,
+    },
+}
+
+/// What a write puts in place of a record it read.
+#[derive(Debug)]
+pub(crate) enum Put {
+    Keep,
+    Entry(Entry),
+    Delete,
+}
+
+/// What an app's call resolves to, or why it fails (a `config` error).
+#[derive(Debug)]
+pub(crate) enum Answer<V> {
+    Done,
+    Entry(Option<Entry>),
+    Refused(String),
+    /// The outbox could not do `what`.
+    Failed {
+        what: &'static str,
+        failure: Failure<V>,
+    },
+}
+
+/// A failure of the platform: what it said on one line, and the value it failed with.
+#[derive(Clone, Debug)]
+pub(crate) struct Failure<V> {
+    pub(crate) said: String,
+    pub(crate) cause: Option<V>,
+}
 
 /// Where the page stands.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Page {
+    Opening {
+        hidden: bool,
+    },
     Shown,
-    /// Hidden: it sends on once `yielding` (its second) is over.
-    Hidden,
+    /// Hidden: it leaves the sending to the visible tabs until `.0`.
+    Hidden(f64),
     Frozen,
     Gone,
     Closed,
+    /// Closed, and the store shut.
+    Shut,
 }
 
-/// Who sends beside a tab.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum Senders {
-    /// This tab alone: its rounds are as good as locked.
-    Alone,
-    /// The tabs that share the store, one round at a time: each round holds the Web Lock.
-    ByTurns,
-    /// Every tab at once: no Web Locks, or a request for one failed.
-    All,
+/// A tab's settings.
+#[derive(Clone, Debug)]
+pub(crate) struct Rules {
+    pub(crate) concurrency: usize,
+    pub(crate) send_ms: f64,
+    pub(crate) retention_ms: f64,
+    pub(crate) key_lifetime_ms: f64,
 }
 
-/// Where this tab stands with the Web Lock.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum Lock {
-    Free,
-    Asked,
-    Held,
-}
+/// How long a page that hid leaves the sending to the visible tabs.
+pub(crate) const YIELD_MS: f64 = 1_000.0;
+/// The least wait for an entry due already: a round left it, or another tab is sending it.
+pub(crate) const AGAIN_MS: f64 = 1_000.0;
 
-/// A round: asked for (the lock requested), or begun (it holds the lock, or needs none).
+/// What an action under way is for.
 #[derive(Debug)]
-pub(crate) struct Round {
-    pub(crate) number: u32,
-    pub(crate) begun: bool,
-    pub(crate) locked: bool,
-    pub(crate) force: bool,
-    /// It takes more (false once the page hid, or the app paused).
-    pub(crate) going: bool,
-    pub(crate) queue: Vec<String>,
-    pub(crate) tried: Vec<String>,
-    pub(crate) senders: usize,
-    pub(crate) feeding: bool,
-    /// Feed once more when the feed under way is over.
-    pub(crate) again: bool,
-    pub(crate) purging: bool,
-    /// The `flush()` calls it answers when it ends.
-    pub(crate) flushes: usize,
+pub(crate) enum Op {
+    Open {
+        reply: u32,
+    },
+    Read {
+        reply: Option<u32>,
+        keys: Option<Vec<String>>,
+    },
+    /// A write: why, its events by key (an add's, by the plant's id), what the table made of each.
+    Write {
+        why: Why,
+        events: Vec<(String, Event)>,
+        steps: Vec<Option<Step>>,
+    },
+    Call {
+        key: String,
+        taken: u32,
+    },
+    Feed,
+    Purge,
 }
 
-impl Round {
-    /// Reads the keys due for the round.
-    pub(crate) fn feed(&mut self) -> Do {
-        self.feeding = true;
-        Do::Feed { round: self.number, force: self.force, lock: self.locked }
-    }
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Why {
+    /// An add: inserted at once, or applied to the record of the plant's id the store holds.
+    Insert(u32),
+    Add(u32),
+    Act(u32, &'static str),
+    /// A sender's: the answer of its last call, and its next take.
+    Send,
+    /// The answers a frozen page could not write.
+    Left,
 }
 
-/// A round asked for while one runs (`flush()`, `online`): it begins when that one ends.
-#[derive(Debug, Default)]
-pub(crate) struct Wanted {
-    pub(crate) force: bool,
-    pub(crate) flushes: usize,
-}
-
-/// The machine of one tab of an outbox.
+/// One tab.
 #[derive(Debug)]
-pub(crate) struct Tab {
+pub(crate) struct Tab<V> {
+    pub(crate) rules: Rules,
     pub(crate) page: Page,
     pub(crate) paused: bool,
     pub(crate) online: bool,
-    /// Who sends with this tab: no other (a store of the app's), the tabs that hold the Web Lock
-    /// by turns, or every tab at once (no Web Locks).
-    pub(crate) senders: Senders,
-    pub(crate) lock: Lock,
-    pub(crate) round: Option<Round>,
-    pub(crate) wanted: Option<Wanted>,
-    pub(crate) rounds: u32,
-    pub(crate) concurrency: usize,
-    /// Until when a page that hid leaves the sending to the others.
-    pub(crate) yielding: Option<f64>,
-    /// When what this tab holds is next due.
-    pub(crate) next: f64,
-    pub(crate) armed: Option<f64>,
+    /// Rounds hold the Web Lock: the API is there, and no request for it failed.
+    pub(crate) locks: bool,
+    /// This tab's id, and whether its own Web Lock is held (the other tabs see it alive).
+    pub(crate) id: String,
+    pub(crate) alive: bool,
+    /// The other tabs alive, as the last feed read them.
+    pub(crate) live: Vec<String>,
+    pub(crate) round: Round,
+    /// A round asked for while one runs (`flush()`, `online`): it begins when that one ends.
+    pub(crate) wanted: Option<Plan>,
+    pub(crate) timer: Option<f64>,
+    pub(crate) held: Held<V>,
+    pub(crate) ops: Vec<(u32, Op)>,
+    /// Answers a frozen page could not write: written once it is back.
+    pub(crate) left: Vec<(String, Event)>,
+    n: u32,
+    pub(crate) now: f64,
+    seed: u64,
+    warned: bool,
+    pub(crate) out: Vec<Action<V>>,
 }
 
-impl Tab {
-    /// A tab on a shown page that is `online`, sending `concurrency` entries at once, beside the
-    /// `senders`.
-    pub(crate) fn new(senders: Senders, online: bool, concurrency: usize) -> Tab {
+impl<V: Clone> Tab<V> {
+    /// A tab, `online` or not, whose rounds hold the Web Lock when `locks`; `seed` draws the
+    /// backoffs' jitter.
+    pub(crate) fn new(rules: Rules, locks: bool, online: bool, hidden: bool, seed: u64) -> Self {
         Tab {
-            page: Page::Shown,
+            rules,
+            page: Page::Opening { hidden },
             paused: false,
             online,
-            senders,
-            lock: Lock::Free,
-            round: None,
+            locks,
+            id: String::new(),
+            alive: false,
+            live: Vec::new(),
+            round: Round::Idle,
             wanted: None,
-            rounds: 0,
-            concurrency,
-            yielding: None,
-            next: f64::INFINITY,
-            armed: None,
+            timer: None,
+            held: Held::default(),
+            ops: Vec::new(),
+            left: Vec::new(),
+            n: 0,
+            now: 0.0,
+            seed: seed | 1,
+            warned: false,
+            out: Vec::new(),
         }
     }
 
     /// What to do after `input`, at `now`.
-    pub(crate) fn on(&mut self, input: Input, now: f64) -> Vec<Do> {
-        let mut out = Vec::new();
-        if self.page == Page::Closed {
-            if input == Input::Flush {
-                out.push(Do::Flushed(1));
-            }
-            return out;
-        }
+    pub(crate) fn handle(&mut self, input: Input<V>, now: f64) -> Vec<Action<V>> {
+        self.now = now;
         match input {
-            Input::Ask => self.ask(false, 0, now, &mut out),
-            Input::Added(key) => match &mut self.round {
-                Some(round) if round.begun && round.going => {
-                    if !round.tried.contains(&key) {
-                        round.queue.push(key);
-                    }
-                    self.fill(&mut out);
-                }
-                _ => self.ask(false, 0, now, &mut out),
-            },
-            Input::Flush if !self.sends(now) => out.push(Do::Flushed(1)),
-            Input::Flush => self.ask(true, 1, now, &mut out),
-            Input::Granted => match (&mut self.round, self.lock) {
-                (Some(round), Lock::Asked) if !round.begun => {
-                    (round.locked, self.lock) = (true, Lock::Held);
-                    self.begin(&mut out);
-                }
-                (_, Lock::Held) => {}
-                // A grant that came after the request was dropped goes back at once.
-                _ => {
-                    self.lock = Lock::Free;
-                    out.push(Do::Release);
-                }
-            },
-            Input::LockFailed => {
-                (self.senders, self.lock) = (Senders::All, Lock::Free);
-                if self.round.as_ref().is_some_and(|round| !round.begun) {
-                    self.begin(&mut out);
+            Input::Open { reply, id } => {
+                self.id = id;
+                let n = self.op(Op::Open { reply });
+                self.out.push(Action::Open { n });
+            }
+            Input::Close => self.close(None),
+            input if matches!(self.page, Page::Closed | Page::Shut) => self.closed(input),
+            Input::Add { reply, entry } => self.add(reply, entry),
+            Input::Get { reply, key } => self.read(Some(reply), Some(Vec::from([key]))),
+            Input::Act { reply, key, event, name } => {
+                self.write(Why::Act(reply, name), Vec::from([(key, event)]))
+            }
+            Input::Flush { reply } => self.ask(Plan { force: true, flushes: Vec::from([reply]) }),
+            Input::Paused(paused) => {
+                self.paused = paused;
+                if paused {
+                    self.stop()
+                } else {
+                    self.ask(Plan::default())
                 }
             }
-            Input::Fed { round: number, keys } => {
-                let Some(round) = self.round.as_mut().filter(|r| r.number == number && r.begun)
-                else {
-                    return out;
-                };
-                round.feeding = false;
-                for key in keys {
-                    if !round.tried.contains(&key) && !round.queue.contains(&key) {
-                        round.queue.push(key);
-                    }
-                }
-                if core::mem::take(&mut round.again) && round.going {
-                    out.push(round.feed());
-                }
-                self.fill(&mut out);
-                self.end(now, &mut out);
-            }
-            Input::SenderDone { round: number } => {
-                if let Some(round) = self.round.as_mut().filter(|r| r.number == number) {
-                    round.senders = round.senders.saturating_sub(1);
-                    self.end(now, &mut out);
-                }
-            }
-            Input::Purged => {
-                if let Some(round) = &mut self.round {
-                    round.purging = false;
-                }
-                self.end(now, &mut out);
-            }
-            Input::Due(at) => {
-                self.next = at;
-                self.schedule(now, &mut out);
-            }
+            Input::Granted { tab: true } => self.alive = true,
+            Input::Granted { tab: false } => self.granted(),
+            Input::Refused { tab, why } => self.refused(tab, &why),
             Input::Timer => {
-                self.armed = None;
-                if self.yielding.is_some_and(|until| until <= now) {
-                    self.yielding = None;
+                self.timer = None;
+                self.ask(Plan::default());
+            }
+            Input::Event { kind, persisted, hidden, id } => {
+                self.event(&kind, persisted, hidden, id)
+            }
+            Input::Hint { keys, released } => {
+                if !keys.is_empty() {
+                    self.read(None, Some(keys));
                 }
-                self.ask(false, 0, now, &mut out);
+                if released {
+                    self.ask(Plan::default());
+                }
             }
-            Input::Hidden if self.page == Page::Shown => {
-                self.page = Page::Hidden;
-                self.yielding = Some(now + YIELD_MS);
-                self.stop(&mut out);
-                self.schedule(now, &mut out);
+            Input::Answered { n, sent, left } => self.answered(n, sent, left),
+            input => self.store(input),
+        }
+        self.arm();
+        core::mem::take(&mut self.out)
+    }
+
+    /// What an event means: the page hid or was shown, froze (or went into the back/forward
+    /// cache), came back, or left for good; the network came or went; the store closed under it.
+    fn event(&mut self, kind: &str, persisted: bool, hidden: bool, id: String) {
+        let kind = match (kind, persisted) {
+            ("pagehide", true) => "freeze",
+            ("pageshow", true) => "resume",
+            (kind, _) => kind,
+        };
+        match (kind, self.page) {
+            ("visibilitychange", Page::Shown) if hidden => {
+                self.page = Page::Hidden(self.now + YIELD_MS);
+                self.stop();
             }
-            Input::Shown if self.page == Page::Hidden => {
+            ("visibilitychange", Page::Hidden(_)) if !hidden => {
                 self.page = Page::Shown;
-                self.yielding = None;
-                self.ask(false, 0, now, &mut out);
+                self.ask(Plan::default());
             }
-            Input::Frozen if matches!(self.page, Page::Shown | Page::Hidden) => {
+            ("freeze", Page::Shown | Page::Hidden(_)) => {
                 self.page = Page::Frozen;
-                self.drop_round(true, &mut out);
-                out.push(Do::Suspend);
-                self.disarm(&mut out);
+                self.let_go();
             }
-            Input::Resumed if self.page == Page::Frozen => {
-                self.page = Page::Shown;
-                self.yielding = None;
-                out.push(Do::Reload);
+            ("resume", Page::Frozen) => {
+                (self.page, self.id) = (Page::Shown, id);
+                self.out.push(Action::Lock { tab: true });
+                let left = core::mem::take(&mut self.left);
+                if !left.is_empty() {
+                    self.write(Why::Left, left);
+                }
+                self.read(None, None);
             }
-            Input::Left if matches!(self.page, Page::Shown | Page::Hidden) => {
+            // The store's transactions end, so that an add made as the page goes is written at
+            // once; the calls out finish, their answers written if the page lives on.
+            ("pagehide", Page::Shown | Page::Hidden(_)) => {
                 self.page = Page::Gone;
-                self.stop(&mut out);
-                self.disarm(&mut out);
+                self.stop();
+                self.out.push(Action::Abandon);
             }
-            Input::Online => {
+            ("online", _) => {
                 self.online = true;
-                self.ask(true, 0, now, &mut out);
+                self.ask(Plan { force: true, flushes: Vec::new() });
             }
-            Input::Offline => {
+            ("offline", _) => {
                 self.online = false;
-                self.disarm(&mut out);
+                self.stop();
             }
-            Input::Released => self.ask(false, 0, now, &mut out),
-            Input::Pause => {
-                self.paused = true;
-                self.stop(&mut out);
-                self.disarm(&mut out);
-                self.end(now, &mut out);
+            ("versionchange", _) => {
+                self.close(Some("another page opened a newer version of the outbox's database"))
             }
-            Input::Resume => {
-                self.paused = false;
-                self.ask(false, 0, now, &mut out);
-            }
-            Input::Close => {
-                self.drop_round(true, &mut out);
-                self.page = Page::Closed;
-                self.disarm(&mut out);
-            }
+            ("close", _) => self.close(Some(
+                "the browser closed the outbox's database (storage cleared, or a disk error)",
+            )),
             _ => {}
         }
-        out
     }
 
-    /// Whether rounds hold the Web Lock.
-    pub(crate) fn locks(&self) -> bool {
-        self.senders == Senders::ByTurns
+    /// A request for a Web Lock failed: without the lock of rounds, every tab sends; without its
+    /// own, this tab's sends are taken over only once their calls have surely ended.
+    fn refused(&mut self, tab: bool, why: &str) {
+        if tab {
+            let message = [
+                "plant-store-client/outbox: this tab's own Web Lock was refused (",
+                why,
+                "): another tab takes what it sends only once its call has surely ended",
+            ];
+            return self.out.push(Action::Warn(message.concat()));
+        }
+        self.locks = false;
+        self.warn(&["a request for its Web Lock failed (", why, ")"].concat());
+        if let Round::Asking(plan) = core::mem::take(&mut self.round) {
+            self.begin(plan);
+        }
     }
 
-    /// The network is there or not, as the platform says now (a page may not tell it with an
-    /// event): a round begins only online.
-    pub(crate) fn online(&mut self, online: bool) {
-        self.online = online;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::outbox::table::docs_table;
-    use alloc::format;
-
-    /// A tab in the situation of a column of docs/outbox.md's table of the tab, at time 0.
-    fn tab(column: &str) -> Tab {
-        let mut tab = Tab::new(Senders::ByTurns, true, 4);
-        let inputs: &[Input] = match column {
-            "idle" => &[],
-            "asking" => &[Input::Ask],
-            "sending" => &[
-                Input::Ask,
-                Input::Granted,
-                Input::Fed { round: 1, keys: Vec::from(["a".into(), "b".into()]) },
-            ],
-            "sending, hidden" => &[
-                Input::Ask,
-                Input::Granted,
-                Input::Fed { round: 1, keys: Vec::from(["a".into(), "b".into()]) },
-                Input::Hidden,
-            ],
-            "ending" => &[
-                Input::Ask,
-                Input::Granted,
-                Input::Fed { round: 1, keys: Vec::from(["a".into()]) },
-            ],
-            "purging" => &[
-                Input::Ask,
-                Input::Granted,
-                Input::Fed { round: 1, keys: Vec::from(["a".into()]) },
-                Input::SenderDone { round: 1 },
-            ],
-            "hidden" => &[Input::Hidden],
-            "frozen" => &[Input::Frozen],
-            "gone" => &[Input::Left],
-            "paused" => &[Input::Pause],
-            "offline" => &[Input::Offline],
-            "closed" => &[Input::Close],
-            other => panic!("a column the test does not know: {other}"),
+    /// A round may begin now.
+    pub(crate) fn sends(&self) -> bool {
+        let page = match self.page {
+            Page::Shown => true,
+            Page::Hidden(until) => until <= self.now,
+            _ => false,
         };
-        for input in inputs {
-            tab.on(input.clone(), 0.0);
-            // Its senders take what was fed.
-            while tab.next(1).is_some() {}
-        }
-        tab
+        page && !self.paused && self.online
     }
 
-    /// The input of a row of the table.
-    fn input(row: &str) -> Input {
-        match row {
-            "ask" => Input::Ask,
-            "added" => Input::Added("c".into()),
-            "flush" => Input::Flush,
-            "granted" => Input::Granted,
-            "lock failed" => Input::LockFailed,
-            "fed" => Input::Fed { round: 1, keys: Vec::from(["c".into()]) },
-            "sender done" => Input::SenderDone { round: 1 },
-            "purged" => Input::Purged,
-            "due" => Input::Due(5_000.0),
-            "timer" => Input::Timer,
-            "hidden" => Input::Hidden,
-            "shown" => Input::Shown,
-            "frozen" => Input::Frozen,
-            "resumed" => Input::Resumed,
-            "left" => Input::Left,
-            "online" => Input::Online,
-            "offline" => Input::Offline,
-            "released" => Input::Released,
-            "pause" => Input::Pause,
-            "resume" => Input::Resume,
-            "close" => Input::Close,
-            other => panic!("a row the test does not know: {other}"),
-        }
-    }
-
-    /// What the shell does, in the table's words.
-    fn said(actions: &[Do]) -> String {
-        let words: Vec<String> = actions
-            .iter()
-            .map(|action| match action {
-                Do::AskLock => "lock".into(),
-                Do::Release => "release".into(),
-                Do::Tell => "tell".into(),
-                Do::Feed { force: false, .. } => "feed".into(),
-                Do::Feed { force: true, .. } => "feed all".into(),
-                Do::Senders { count, .. } => format!("send {count}"),
-                Do::Abort => "abort".into(),
-                Do::Suspend => "suspend".into(),
-                Do::Reload => "reload".into(),
-                Do::Purge => "purge".into(),
-                Do::Arm(at) => format!("timer {} s", at / 1_000.0),
-                Do::Disarm => "no timer".into(),
-                Do::Flushed(_) => "flushed".into(),
-            })
-            .collect();
-        if words.is_empty() {
-            "–".into()
-        } else {
-            words.join(", ")
-        }
-    }
-
-    /// docs/outbox.md's table of the tab, cell by cell, is what `Tab::on` does.
-    #[test]
-    fn the_table_of_the_tab_in_the_docs_is_the_code() {
-        let (columns, rows) = docs_table("<!-- the table of the tab");
-        let mut checked = 0;
-        for cells in rows {
-            for (column, expected) in columns.iter().zip(&cells).skip(1) {
-                let actions = tab(column).on(input(&cells[0]), 0.0);
-                assert_eq!(said(&actions), *expected, "{} in {column}: {actions:?}", cells[0]);
-                checked += 1;
+    /// What a closed tab still does: its writes end, its calls' answers are written, the store
+    /// shuts once none is under way; an app's call is refused.
+    fn closed(&mut self, input: Input<V>) {
+        let refused = match input {
+            Input::Add { reply, .. } => Some((reply, "add")),
+            Input::Get { reply, .. } => Some((reply, "get")),
+            Input::Act { reply, name, .. } => Some((reply, name)),
+            Input::Flush { reply } => return self.reply(reply, Answer::Done),
+            Input::Answered { n, sent, left } => {
+                self.answered(n, sent, left);
+                None
             }
+            input => {
+                self.store(input);
+                None
+            }
+        };
+        if let Some((reply, name)) = refused {
+            let message = ["outbox.", name, ": the outbox is closed"].concat();
+            self.reply(reply, Answer::Refused(message));
         }
-        assert_eq!(checked, 21 * 12, "every row and column of the table");
+        self.shut();
     }
 
-    /// What `tab` does after each of `inputs`, at time `now`, in the table's words.
-    fn run(tab: &mut Tab, now: f64, inputs: &[Input]) -> Vec<String> {
-        inputs.iter().map(|input| said(&tab.on(input.clone(), now))).collect()
+    /// Closes the tab: its round dropped, its calls aborted (their answers written), its locks
+    /// given back, the store shut once its writes are over; at once when it closed on its own
+    /// (`why`, told to the app).
+    pub(crate) fn close(&mut self, why: Option<&'static str>) {
+        if matches!(self.page, Page::Closed | Page::Shut) {
+            return;
+        }
+        if !matches!(self.page, Page::Opening { .. } | Page::Frozen) {
+            self.let_go();
+        }
+        self.page = Page::Closed;
+        let wanted = self.wanted.take();
+        self.flushed(wanted);
+        if let Some(why) = why {
+            self.out.push(Action::Closed { why });
+            self.ops.retain(|(_, op)| !matches!(op, Op::Write { .. } | Op::Call { .. }));
+        }
+        self.shut();
     }
 
-    #[test]
-    fn a_hidden_page_sends_on_once_its_second_is_over() {
-        let mut tab = tab("idle");
-        assert_eq!(run(&mut tab, 0.0, &[Input::Hidden, Input::Due(0.0)]), ["–", "timer 1 s"]);
-        assert_eq!(run(&mut tab, 1_000.0, &[Input::Timer]), ["lock"]);
+    fn shut(&mut self) {
+        let busy = |(_, op): &(u32, Op)| matches!(op, Op::Write { .. } | Op::Call { .. });
+        if self.page == Page::Closed && !self.ops.iter().any(busy) {
+            self.page = Page::Shut;
+            self.out.push(Action::Shut);
+        }
     }
 
-    #[test]
-    fn a_flush_during_a_round_is_the_next_rounds_and_resolves_when_that_one_ends() {
-        let mut tab = tab("ending");
-        let fed = Input::Fed { round: 2, keys: Vec::new() };
-        let steps = run(
-            &mut tab,
-            0.0,
-            &[Input::Flush, Input::SenderDone { round: 1 }, Input::Purged, Input::Granted, fed],
-        );
-        assert_eq!(steps, ["–", "purge", "release, lock", "feed all", "purge"]);
-        assert_eq!(run(&mut tab, 0.0, &[Input::Purged]), ["release, flushed"]);
+    /// A frozen or closing page lets go: its calls aborted, the lock of rounds and its own, the
+    /// store's transactions but inserts; another tab takes over what it was sending.
+    fn let_go(&mut self) {
+        self.out.push(Action::Abort);
+        self.stop();
+        self.out.push(Action::Abandon);
+        self.alive = false;
+        self.out.push(Action::Release { tab: true });
     }
 
-    #[test]
-    fn adds_go_into_the_round_under_way_and_a_burst_of_asks_reads_the_keys_once_more() {
-        let mut tab = tab("sending");
-        let adds: Vec<Input> = ["c", "d", "c"].map(|key| Input::Added(key.into())).into();
-        assert_eq!(run(&mut tab, 0.0, &adds), ["send 1", "send 1", "–"]);
-        let asks = [Input::Ask, Input::Ask, Input::Timer];
-        assert_eq!(run(&mut tab, 0.0, &asks), ["feed", "–", "–"]);
-        let fed = Input::Fed { round: 1, keys: Vec::from(["e".into()]) };
-        // Read once more for the burst; `concurrency` (4) senders at work: `e` waits its turn.
-        assert_eq!(run(&mut tab, 0.0, &[fed]), ["feed"]);
-        assert_eq!(tab.next(1).map(|take| take.key).as_deref(), Some("c"));
+    /// Arms the timer for the next round: at the earliest entry due or created entry expiring (a
+    /// second on, for one due already: a round left it, or another tab is sending it), and on a
+    /// hidden page not before the end of its second. Nothing while a round runs, or none may.
+    fn arm(&mut self) {
+        let may = matches!(self.page, Page::Shown | Page::Hidden(_)) && !self.paused && self.online;
+        let at = match (&self.round, self.held.next_due()) {
+            (Round::Idle, Some(at)) if may => match self.page {
+                Page::Hidden(until) => Some(at.max(until)),
+                _ => Some(at),
+            },
+            _ => None,
+        };
+        let at = match (at, self.timer) {
+            (Some(at), Some(armed)) if at <= self.now && armed > self.now => Some(armed),
+            (Some(at), _) if at <= self.now => Some(self.now + AGAIN_MS),
+            (at, _) => at,
+        };
+        if at != self.timer {
+            self.timer = at;
+            self.out.push(Action::Arm { at });
+        }
     }
 
-    #[test]
-    fn a_failed_lock_request_sends_without_the_lock_from_then_on() {
-        let mut tab = tab("asking");
-        let fed = Input::Fed { round: 1, keys: Vec::new() };
-        let steps = run(&mut tab, 0.0, &[Input::LockFailed, fed, Input::Purged]);
-        assert_eq!(steps, ["feed", "purge", "–"]);
-        assert_eq!(run(&mut tab, 0.0, &[Input::Ask]), ["feed"]);
+    /// Says once, in the console, that every tab sends, and why.
+    pub(crate) fn warn(&mut self, why: &str) {
+        if !core::mem::replace(&mut self.warned, true) {
+            let message = [
+                "plant-store-client/outbox: ",
+                why,
+                ", so every tab of the outbox sends: an entry being sent when its tab closes is \
+                 sent again once its call has surely ended, with the same Idempotency-Key",
+            ];
+            self.out.push(Action::Warn(message.concat()));
+        }
+    }
+
+    /// Keeps `op` under the next number.
+    pub(crate) fn op(&mut self, op: Op) -> u32 {
+        self.n += 1;
+        self.ops.push((self.n, op));
+        self.n
+    }
+
+    /// The action of number `n`, over.
+    pub(crate) fn done(&mut self, n: u32) -> Option<Op> {
+        let at = self.ops.iter().position(|(m, _)| *m == n)?;
+        Some(self.ops.remove(at).1)
+    }
+
+    pub(crate) fn reply(&mut self, reply: u32, answer: Answer<V>) {
+        self.out.push(Action::Reply { reply, answer });
+    }
+
+    /// What the table reads of the world now.
+    pub(crate) fn context(&mut self) -> Context<'_> {
+        // xorshift64*: the backoffs' jitter, the same for a seed.
+        (self.seed ^= self.seed >> 12, self.seed ^= self.seed << 25, self.seed ^= self.seed >> 27);
+        let random =
+            (self.seed.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / 9.007_199_254_740_992e15;
+        Context {
+            now: self.now,
+            random,
+            send_ms: self.rules.send_ms,
+            retention_ms: self.rules.retention_ms,
+            key_lifetime_ms: self.rules.key_lifetime_ms,
+            tab: self.alive.then_some(self.id.as_str()),
+            live: &self.live,
+        }
     }
 }

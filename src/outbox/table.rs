@@ -1,32 +1,20 @@
-//! The one table of rules that changes what an outbox's store holds: [`apply`], pure Rust over the
-//! record held, an [`Event`] and a [`Context`], so that `cargo test` checks every pair natively
-//! (against docs/outbox.md's table, cell by cell). The shell only runs it inside the store's write
-//! of the record it read; *when* an event happens is the tab's (`tab.rs`).
+//! The one table of rules that changes what an outbox's store holds: [`apply`], pure Rust over what
+//! the store holds under a key, an [`Event`] and a [`Context`], so that `cargo test` checks every
+//! pair natively (against docs/outbox.md's table, cell by cell). *When* an event happens is the
+//! tab's (`tab.rs`).
 //!
 //! ```text
-//!   add ──► pending ──take──► sending ──settled: 200──────► created ──expire──► (gone)
+//!   add ──► pending ──take──► sending ──settled: 200──────► created ──retention──► (gone)
 //!            ▲   ▲               │  │   settled: refused ─► rejected, or uncertain if maybe created
 //!            │   └── after a wait┘  │   settled: else ────► pending, after a wait
 //!            └── retry (also rejected, uncertain)   take again: its sender gone
 //!   resolve: pending, rejected, uncertain ─► created     remove: any ─► gone
-//!   a record that cannot be read: set aside (remove: gone)
 //! ```
 
-use super::entry::{Entry, EntryError, Sent, State};
+use super::entry::{Entry, EntryError, Record, Sent, State};
 use crate::Kind;
 use alloc::string::String;
 use plant_store_model::Plant;
-
-/// What the store holds under a key (for an add, under the plant's id). (Unboxed: one lives at
-/// a time.)
-#[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
-pub(crate) enum Held {
-    None,
-    Entry(Entry),
-    /// A record the outbox cannot read, and why.
-    Unreadable(String),
-}
 
 /// What happens to a record.
 #[derive(Clone, Debug)]
@@ -34,15 +22,13 @@ pub(crate) enum Held {
 pub(crate) enum Event {
     /// A plant is added: this new entry, offered to what the store holds under its plant's id.
     Add(Entry),
-    /// A round offers it to be sent: `lock` when the round holds the Web Lock (so no other tab
-    /// takes anything meanwhile), `force` for `flush()` and `online` (whatever its wait but the
-    /// server's).
+    /// A round offers it to be sent: `lock` when the round holds the Web Lock, `force` for
+    /// `flush()` and `online` (whatever its wait but the server's).
     Take {
         lock: bool,
         force: bool,
     },
-    /// The call that took it at revision `taken` ended; `left` when its tab aborted it (the page
-    /// froze, went into the back/forward cache, or the outbox closed): not a failure.
+    /// The call that took it at revision `taken` ended; `left` when its tab cut it short.
     Settled {
         taken: u32,
         left: bool,
@@ -55,18 +41,9 @@ pub(crate) enum Event {
     },
     Resolve,
     Remove,
-    /// The retention: a created entry past its time leaves the store.
-    Expire,
-    /// The database is upgraded from an older release's: the record in this release's schema;
-    /// `duplicate` when an entry of the same plant id was rewritten first.
-    Migrate {
-        duplicate: bool,
-    },
-    /// A read came upon the record: one that cannot be read is set aside.
-    Check,
 }
 
-/// What [`apply`] makes of a record and an event. (Unboxed: one lives at a time.)
+/// What [`apply`] makes of a record and an event.
 #[derive(Clone, Debug, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum Step {
@@ -76,8 +53,6 @@ pub(crate) enum Step {
     Keep(Entry),
     /// The record leaves the store.
     Delete,
-    /// The record cannot be read: it is set aside, with why.
-    Aside(String),
     /// The event does not apply to the record as it is: why, for the caller who asked.
     Refused(String),
 }
@@ -90,13 +65,12 @@ pub(crate) struct Context<'a> {
     pub(crate) random: f64,
     /// How long a send may take: the client's timeout, and a second to record its answer.
     pub(crate) send_ms: f64,
-    /// How long a created entry is kept.
     pub(crate) retention_ms: f64,
     /// How long a server keeps a key (`keyLifetimeMs`; infinite when unbounded).
     pub(crate) key_lifetime_ms: f64,
-    /// This tab, which a take makes the entry's sender, and the tabs alive now (each holds its
-    /// own Web Lock): a round that holds the lock takes no entry whose sender is among them.
-    pub(crate) tab: &'a str,
+    /// This tab while it holds its own Web Lock (a take makes it the sender), and the other tabs
+    /// holding theirs: a round with the lock takes no entry whose sender is among them.
+    pub(crate) tab: Option<&'a str>,
     pub(crate) live: &'a [String],
 }
 
@@ -105,31 +79,30 @@ pub(crate) const BACKOFF_BASE_MS: f64 = 1_000.0;
 /// The longest backoff: 5 minutes.
 pub(crate) const BACKOFF_MAX_MS: f64 = 300_000.0;
 /// The longest `Retry-After` honoured: 1 hour. A server that asks for more is asked again then.
-pub const RETRY_AFTER_CEILING_MS: u32 = 3_600_000;
+pub(crate) const RETRY_AFTER_CEILING_MS: u32 = 3_600_000;
 
 fn refused(why: &str) -> Step {
     Step::Refused(why.into())
 }
 
 /// The table of rules: what `event` makes of what the store holds.
-pub(crate) fn apply(held: Held, event: Event, cx: &Context<'_>) -> Step {
+pub(crate) fn apply<V>(held: Option<Record<V>>, event: Event, cx: &Context<'_>) -> Step {
     use State::*;
     let (entry, event) = match (held, event) {
-        (Held::None, Event::Add(new)) => return Step::Put(new),
-        (Held::None, _) => return refused("the outbox holds no entry of this key"),
-        (Held::Unreadable(_), Event::Remove) => return Step::Delete,
+        (None, Event::Add(new)) => return Step::Put(new),
+        (None, _) => return refused("the outbox holds no entry of this key"),
+        (Some(Record::Aside { .. }), Event::Remove) => return Step::Delete,
         // Maybe a newer release's entry of that plant: it stands until the app removes it.
-        (Held::Unreadable(why), Event::Add(_)) => {
+        (Some(Record::Aside { reason, .. }), Event::Add(_)) => {
             let message = "a record of this plant's id that the outbox cannot read is in the way (";
             let fix = "); remove it, listed by unreadable() with its key, to add the plant";
-            return Step::Refused([message, &why, fix].concat());
+            return Step::Refused([message, &reason, fix].concat());
         }
-        (Held::Unreadable(why), Event::Retry { .. } | Event::Resolve) => {
+        (Some(Record::Aside { reason, .. }), _) => {
             let message = "it is a record the outbox cannot read (";
-            return Step::Refused([message, &why, "): remove it"].concat());
+            return Step::Refused([message, &reason, "): remove it"].concat());
         }
-        (Held::Unreadable(why), _) => return Step::Aside(why),
-        (Held::Entry(entry), event) => (entry, event),
+        (Some(Record::Entry(entry)), event) => (entry, event),
     };
     let mut next = entry.clone();
     (next.revision, next.updated_at) = (entry.revision.saturating_add(1), cx.now);
@@ -146,19 +119,6 @@ pub(crate) fn apply(held: Held, event: Event, cx: &Context<'_>) -> Step {
             return Step::Refused(message.concat());
         }
         (_, Event::Remove) => return Step::Delete,
-        (_, Event::Check) => return Step::Keep(entry),
-        (_, Event::Migrate { duplicate }) => {
-            next = entry;
-            next.by_id = !duplicate;
-            if next.state == Created && next.expires_at.is_none() {
-                next.expires_at = Some(cx.now + cx.retention_ms);
-            }
-        }
-        (Created, Event::Expire) => {
-            let expires = entry.expires_at.unwrap_or(entry.updated_at + cx.retention_ms);
-            return if expires <= cx.now { Step::Delete } else { refused("it is kept yet") };
-        }
-        (_, Event::Expire) => return refused("it was not created"),
         // A Plant is the truth, whatever was made of the entry meanwhile, but its removal.
         (
             Pending | Sending | Rejected | Uncertain,
@@ -232,7 +192,7 @@ fn take(entry: &mut Entry, cx: &Context<'_>) {
         return;
     }
     (entry.state, entry.sending_until) = (State::Sending, Some(cx.now + cx.send_ms));
-    entry.sender = Some(cx.tab.into());
+    entry.sender = cx.tab.map(String::from);
 }
 
 /// Whether a request with the entry's key may have reached the store longer ago than the server
@@ -320,7 +280,7 @@ mod tests {
         send_ms: 11_000.0,
         retention_ms: DAY,
         key_lifetime_ms: 2.0 * DAY,
-        tab: "me",
+        tab: Some("me"),
         live: &[],
     };
 
@@ -354,32 +314,38 @@ mod tests {
         Event::Settled { taken: 3, left, sent }
     }
 
+    fn held_entry(entry: Entry) -> Option<Record<()>> {
+        Some(Record::Entry(entry))
+    }
+
     /// The held record of a row of the table.
-    fn held(row: &str) -> Held {
-        let state = |state| Held::Entry(entry(state));
+    fn held(row: &str) -> Option<Record<()>> {
+        let state = |state| held_entry(entry(state));
         match row {
-            "nothing" => Held::None,
+            "nothing" => None,
             "pending" => state(State::Pending),
             "sending" => state(State::Sending),
             "sending, maybe created" => {
                 let mut e = entry(State::Sending);
                 e.maybe_created = true;
-                Held::Entry(e)
+                held_entry(e)
             }
             "sending, its sender alive" => {
                 let mut e = entry(State::Sending);
                 e.sender = Some("alive".into());
-                Held::Entry(e)
+                held_entry(e)
             }
             "sending, its time up" => {
                 let mut e = entry(State::Sending);
                 e.sending_until = Some(20.0);
-                Held::Entry(e)
+                held_entry(e)
             }
             "created" => state(State::Created),
             "rejected" => state(State::Rejected),
             "uncertain" => state(State::Uncertain),
-            "unreadable" => Held::Unreadable("it has no key".into()),
+            "unreadable" => {
+                Some(Record::Aside { key: "k".into(), reason: "it has no key".into(), raw: () })
+            }
             other => panic!("a row the test does not know: {other}"),
         }
     }
@@ -403,8 +369,6 @@ mod tests {
             "resolve" => Event::Resolve,
             "remove" => Event::Remove,
             "expire" => Event::Expire,
-            "migrate" => Event::Migrate { duplicate: false },
-            "check" => Event::Check,
             other => panic!("a column the test does not know: {other}"),
         }
     }
@@ -415,7 +379,6 @@ mod tests {
             Step::Put(e) => e.state.as_str(),
             Step::Keep(_) => "kept",
             Step::Delete => "gone",
-            Step::Aside(_) => "set aside",
             Step::Refused(_) => "–",
         }
     }
@@ -444,14 +407,14 @@ mod tests {
                 let step = apply(held(&cells[0]), event(column), &Context { live: &live, ..LATER });
                 assert_eq!(cell(&step), expected, "{} + {column}: {step:?}", cells[0]);
                 if let Step::Put(next) = &step {
-                    if column != "migrate" && cells[0] != "nothing" {
+                    if cells[0] != "nothing" {
                         assert_eq!((next.revision, next.updated_at), (4, LATER.now), "{column}");
                     }
                 }
                 checked += 1;
             }
         }
-        assert_eq!(checked, 10 * 14, "every row and column of the table");
+        assert_eq!(checked, 10 * 12, "every row and column of the table");
     }
 
     fn put(step: Step) -> Entry {
@@ -473,7 +436,7 @@ mod tests {
         let sent =
             Sent { outcome: Ok(fern()), requests: 2, maybe_created: false, retry_after_ms: None };
         let e = put(apply(
-            Held::Entry(sending),
+            held_entry(sending),
             Event::Settled { taken: 3, left: false, sent },
             &at(NOW, 0.5),
         ));
@@ -497,12 +460,12 @@ mod tests {
                 retry_after_ms: None,
             };
             let settle = |sent: &Sent| Event::Settled { taken: 3, left: false, sent: sent.clone() };
-            let e = put(apply(Held::Entry(entry(State::Sending)), settle(&plain), &LATER));
+            let e = put(apply(held_entry(entry(State::Sending)), settle(&plain), &LATER));
             assert_eq!((e.state, e.next_attempt_at), (State::Rejected, None), "{refusal:?}");
             assert_eq!((e.error.as_ref(), e.due_at()), (Some(&refusal), Some(NEVER)));
             // This very call may have: its first answer lost, its retry refused as a duplicate.
             let call = Sent { maybe_created: true, requests: 2, ..plain };
-            let e = put(apply(Held::Entry(entry(State::Sending)), settle(&call), &LATER));
+            let e = put(apply(held_entry(entry(State::Sending)), settle(&call), &LATER));
             assert_eq!(
                 (e.state, e.maybe_created, e.attempts),
                 (State::Uncertain, true, 3),
@@ -523,22 +486,22 @@ mod tests {
                 retry_after_ms: None,
             },
         };
-        let e = put(apply(Held::Entry(entry(State::Sending)), timeout(1), &at(1_000.0, 0.0)));
+        let e = put(apply(held_entry(entry(State::Sending)), timeout(1), &at(1_000.0, 0.0)));
         assert_eq!((e.state, e.maybe_created, e.attempts), (State::Pending, true, 2));
         assert_eq!(e.next_attempt_at, Some(2_000.0), "half of 2 s after the 2nd attempt");
         assert_eq!(e.due_at(), Some(2_000.0));
         let mut fourth = entry(State::Sending);
         fourth.attempts = 3;
-        let e = put(apply(Held::Entry(fourth.clone()), timeout(1), &at(1_000.0, 1.0)));
+        let e = put(apply(held_entry(fourth.clone()), timeout(1), &at(1_000.0, 1.0)));
         assert_eq!(e.next_attempt_at, Some(9_000.0));
         fourth.attempts = 40;
-        let most = put(apply(Held::Entry(fourth), timeout(1), &at(0.0, 1.0))).next_attempt_at;
+        let most = put(apply(held_entry(fourth), timeout(1), &at(0.0, 1.0))).next_attempt_at;
         assert_eq!(most, Some(BACKOFF_MAX_MS), "at most 5 minutes");
         // No request went out (the token source failed): the wait still doubles, try after try.
         let mut unsent = entry(State::Sending);
         unsent.attempts = 0;
         for (tried, wait) in [(1, 1_000.0), (2, 2_000.0), (3, 4_000.0)] {
-            let e = put(apply(Held::Entry(unsent.clone()), timeout(0), &at(0.0, 1.0)));
+            let e = put(apply(held_entry(unsent.clone()), timeout(0), &at(0.0, 1.0)));
             assert_eq!((e.attempts, e.next_attempt_at), (tried, Some(wait)));
             (unsent.attempts, unsent.revision) = (e.attempts, 3);
         }
@@ -546,7 +509,7 @@ mod tests {
             let kind = if status == 401 { Kind::Unauthorized } else { Kind::UnexpectedStatus };
             let event = settled(Err(failure(kind, Some(status))), false);
             assert_eq!(
-                put(apply(Held::Entry(entry(State::Sending)), event, &LATER)).state,
+                put(apply(held_entry(entry(State::Sending)), event, &LATER)).state,
                 State::Pending,
                 "{status}"
             );
@@ -554,7 +517,7 @@ mod tests {
         for kind in [Kind::Network, Kind::Config, Kind::Aborted, Kind::InvalidResponse] {
             let event = settled(Err(failure(kind, None)), false);
             assert_eq!(
-                put(apply(Held::Entry(entry(State::Sending)), event, &LATER)).state,
+                put(apply(held_entry(entry(State::Sending)), event, &LATER)).state,
                 State::Pending,
                 "{kind}"
             );
@@ -573,7 +536,7 @@ mod tests {
                 retry_after_ms: Some(ms),
             },
         };
-        let sending = || Held::Entry(entry(State::Sending));
+        let sending = || held_entry(entry(State::Sending));
         for (asked, then) in
             [(2_000, NOW + 2_000.0), (60_000, NOW + 60_000.0), (u32::MAX, NOW + 3_600_000.0)]
         {
@@ -585,20 +548,20 @@ mod tests {
         assert_eq!((e.next_attempt_at, e.not_before), (Some(NOW + 2_000.0), Some(NOW + 10.0)));
         let take = |force| Event::Take { lock: true, force };
         assert!(matches!(
-            apply(Held::Entry(e.clone()), take(false), &at(NOW + 1_000.0, 0.5)),
+            apply(held_entry(e.clone()), take(false), &at(NOW + 1_000.0, 0.5)),
             Step::Refused(_)
         ));
         assert!(matches!(
-            apply(Held::Entry(e.clone()), take(true), &at(NOW + 5.0, 0.5)),
+            apply(held_entry(e.clone()), take(true), &at(NOW + 5.0, 0.5)),
             Step::Refused(_)
         ));
-        let forced = put(apply(Held::Entry(e.clone()), take(true), &at(NOW + 10.0, 0.5)));
+        let forced = put(apply(held_entry(e.clone()), take(true), &at(NOW + 10.0, 0.5)));
         assert_eq!(
             (forced.state, forced.sending_until),
             (State::Sending, Some(NOW + 10.0 + LATER.send_ms))
         );
         // The app may send it now.
-        let retried = put(apply(Held::Entry(e), Event::Retry { key: "k2".into() }, &at(NOW, 0.5)));
+        let retried = put(apply(held_entry(e), Event::Retry { key: "k2".into() }, &at(NOW, 0.5)));
         assert_eq!(
             (retried.next_attempt_at, retried.not_before, retried.due_at()),
             (None, None, Some(0.0))
@@ -608,16 +571,16 @@ mod tests {
     #[test]
     fn a_send_left_by_its_tab_is_taken_again_and_counts_one_request_that_may_have_created_it() {
         let locked = Event::Take { lock: true, force: false };
-        let e = put(apply(Held::Entry(entry(State::Sending)), locked, &LATER));
+        let e = put(apply(held_entry(entry(State::Sending)), locked, &LATER));
         assert_eq!((e.state, e.attempts, e.maybe_created), (State::Sending, 2, true));
         // Without the lock, once its call has surely ended.
         let mut left = entry(State::Sending);
         left.sending_until = Some(LATER.now);
-        let e = put(apply(Held::Entry(left), Event::Take { lock: false, force: false }, &LATER));
+        let e = put(apply(held_entry(left), Event::Take { lock: false, force: false }, &LATER));
         assert_eq!((e.attempts, e.sending_until), (2, Some(LATER.now + LATER.send_ms)));
         // Its first call's failure comes late: the second send stands.
         let late = settled(Err(failure(Kind::Network, None)), false);
-        assert!(matches!(apply(Held::Entry(e), late, &LATER), Step::Refused(_)));
+        assert!(matches!(apply(held_entry(e), late, &LATER), Step::Refused(_)));
     }
 
     #[test]
@@ -625,38 +588,23 @@ mod tests {
         let created = entry(State::Created);
         let again = Entry::new("new".into(), new_plant(), true, NOW);
         assert_eq!(
-            apply(Held::Entry(created.clone()), Event::Add(again.clone()), &LATER),
+            apply(held_entry(created.clone()), Event::Add(again.clone()), &LATER),
             Step::Keep(created.clone())
         );
-        let born = put(apply(Held::None, Event::Add(again.clone()), &LATER));
-        assert_eq!((born.key.as_str(), born.revision, born.by_id), ("new", 1, true));
+        let born = put(apply(None, Event::Add(again.clone()), &LATER));
+        assert_eq!((born.key.as_str(), born.revision), ("new", 1));
         let other = Entry { plant: NewPlant { tag: Some("x".into()), ..new_plant() }, ..again };
-        let Step::Refused(why) = apply(Held::Entry(created), Event::Add(other), &LATER) else {
+        let Step::Refused(why) = apply(held_entry(created), Event::Add(other), &LATER) else {
             panic!()
         };
         assert_eq!(why, "the outbox already holds another plant with this id (entry k, created): remove it first to add this one");
     }
 
     #[test]
-    fn a_migration_keeps_a_created_entry_a_whole_retention_and_a_second_of_one_id_without_it() {
-        let mut old = entry(State::Created);
-        old.expires_at = None;
-        let e = put(apply(
-            Held::Entry(old.clone()),
-            Event::Migrate { duplicate: false },
-            &at(NOW, 0.5),
-        ));
-        assert_eq!((e.expires_at, e.revision, e.by_id), (Some(NOW + DAY), 3, true));
-        let e = put(apply(Held::Entry(old), Event::Migrate { duplicate: true }, &at(NOW, 0.5)));
-        assert!(!e.by_id);
-    }
-
-    #[test]
     fn the_refusals_say_why() {
         for state in State::ALL {
             for column in ["take", "settled: refused", "retry", "resolve", "expire"] {
-                if let Step::Refused(why) = apply(Held::Entry(entry(state)), event(column), &LATER)
-                {
+                if let Step::Refused(why) = apply(held_entry(entry(state)), event(column), &LATER) {
                     assert!(why.starts_with("it "), "{state:?} {column}: {why}");
                 }
             }
