@@ -239,10 +239,9 @@ impl<V: Clone> Tab<V> {
             let n = self.op(Op::Write { why: Why::Add(reply), events, steps: Vec::new() });
             return self.out.push(Action::Write { n, keys, by_id: true, strict: true });
         }
-        let (mut hinted, mut taken, mut took, mut outcome) = (Vec::new(), None, false, None);
+        let (mut hinted, mut taken, mut outcome) = (Vec::new(), None, None);
         let (mut steps, mut failures) = (steps.into_iter(), failures.into_iter());
         for (key, event) in events {
-            took |= matches!(event, Event::Take { .. });
             let step = match (steps.next().flatten(), failures.next().flatten()) {
                 (Some(step), None) => step,
                 (_, failure) => {
@@ -273,7 +272,7 @@ impl<V: Clone> Tab<V> {
             self.out.push(Action::Post { keys: hinted, released: false });
         }
         let answer = match (why, outcome) {
-            (Why::Send, _) => return if took { self.sent(taken) } else { self.end() },
+            (Why::Send, _) => return self.sent(taken),
             (Why::Left, _) | (_, None) => return,
             (Why::Act(_, name), Some(Ok(Step::Refused(refusal)))) => {
                 Answer::Refused(["outbox.", name, ": not now, ", &refusal].concat())

@@ -368,7 +368,6 @@ mod tests {
             "retry" => Event::Retry { key: "fresh".into() },
             "resolve" => Event::Resolve,
             "remove" => Event::Remove,
-            "expire" => Event::Expire,
             other => panic!("a column the test does not know: {other}"),
         }
     }
@@ -591,7 +590,7 @@ mod tests {
             apply(held_entry(created.clone()), Event::Add(again.clone()), &LATER),
             Step::Keep(created.clone())
         );
-        let born = put(apply(None, Event::Add(again.clone()), &LATER));
+        let born = put(apply(None::<Record<()>>, Event::Add(again.clone()), &LATER));
         assert_eq!((born.key.as_str(), born.revision), ("new", 1));
         let other = Entry { plant: NewPlant { tag: Some("x".into()), ..new_plant() }, ..again };
         let Step::Refused(why) = apply(held_entry(created), Event::Add(other), &LATER) else {
@@ -603,7 +602,7 @@ mod tests {
     #[test]
     fn the_refusals_say_why() {
         for state in State::ALL {
-            for column in ["take", "settled: refused", "retry", "resolve", "expire"] {
+            for column in ["take", "settled: refused", "retry", "resolve"] {
                 if let Step::Refused(why) = apply(held_entry(entry(state)), event(column), &LATER) {
                     assert!(why.starts_with("it "), "{state:?} {column}: {why}");
                 }
