@@ -1,8 +1,8 @@
-// The outbox's JS shell: `PlantOutbox`, the app's object, and the `Shell` that does what Rust asks
-// (src/outbox/driver.rs), one action at a time through `perform`, telling Rust what came of it
-// through `core.input`. It holds what the platform gives (the database, the Web Locks, the channel,
-// the timer, the listeners) and no rule: when to send, what to take, what a record becomes and what
-// the app sees are Rust's. The platform is `globalThis` unless the app gives another.
+// The outbox's JS shell: `PlantOutbox`, the app's object, and the shell that does what Rust asks
+// (src/outbox/seam.rs), one action at a time through `perform(type, n, a, b)`, telling Rust what
+// came of it through `core.input(type, n, a, b)` (both typed in seam.d.ts). It holds what the
+// platform gives (the database, the Web Locks, the channel, the timer, the listeners) and no rule:
+// when to send, what to take, what a record becomes and what the app sees are Rust's.
 
 const OPENING = Symbol('PlantOutbox.open');
 const report =
@@ -16,8 +16,8 @@ const report =
 export function open(core, platform) {
   const listeners = new Set();
   const outbox = new PlantOutbox(OPENING, core, listeners);
-  const shell = new Shell(core, platform, outbox, listeners);
-  return core.input({ type: 'open', shell }).then(() => outbox);
+  const shell = new Shell(core, platform, (detail) => changed(outbox, listeners, detail), outbox);
+  return core.input('open', 0, shell).then(() => outbox);
 }
 
 export class PlantOutbox extends EventTarget {
@@ -31,24 +31,20 @@ export class PlantOutbox extends EventTarget {
     [this.#core, this.#listeners] = [core, listeners];
   }
 
-  /** Validates `plant`, then resolves to its entry once it is durably stored. */
   add(plant) {
-    return this.#core.input({ type: 'add', plant });
+    return this.#core.input('add', 0, plant);
   }
 
-  /** The entries this tab holds, in the order they were added: the same array until one changes. */
   entries = () => this.#core.entries();
 
-  /** Calls `listener` after each change; returns what stops it (React's `useSyncExternalStore`). */
   subscribe = (listener) => {
     const subscription = { listener };
     this.#listeners.add(subscription);
     return () => this.#listeners.delete(subscription);
   };
 
-  /** The entry of `key` as the store holds it now. */
   get(key) {
-    return this.#core.input({ type: 'get', key: String(key) });
+    return this.#core.input('get', 0, String(key));
   }
 
   unreadable() {
@@ -56,124 +52,126 @@ export class PlantOutbox extends EventTarget {
   }
 
   flush() {
-    return this.#core.input({ type: 'flush' });
+    return this.#core.input('flush');
   }
 
   retry(key) {
-    return this.#core.input({ type: 'retry', key: String(key) });
+    return this.#core.input('retry', 0, String(key));
   }
 
   markCreated(key) {
-    return this.#core.input({ type: 'markCreated', key: String(key) });
+    return this.#core.input('markCreated', 0, String(key));
   }
 
   remove(key) {
-    return this.#core.input({ type: 'remove', key: String(key) });
+    return this.#core.input('remove', 0, String(key));
   }
 
   pause() {
-    this.#core.input({ type: 'pause' });
+    this.#core.input('pause');
   }
 
   resume() {
-    this.#core.input({ type: 'resume' });
+    this.#core.input('resume');
   }
 
   close() {
-    this.#core.input({ type: 'close' });
+    this.#core.input('close');
   }
 }
 
-/** What the platform does for Rust: `perform(action)` does one `OutboxAction`. */
+/** An entry changed, or was removed (`detail`), or a record was set aside (none): the app is told. */
+function changed(outbox, listeners, detail) {
+  if (detail !== undefined) outbox.dispatchEvent(new CustomEvent('change', { detail }));
+  // A listener that throws is reported as an event listener's error is, and stops nothing.
+  for (const { listener } of [...listeners]) {
+    try {
+      listener();
+    } catch (error) {
+      report(error);
+    }
+  }
+}
+
+/** What the platform does for Rust: `perform(type, n, a, b)` does one `OutboxAction`. */
 class Shell {
   #core;
   #platform;
+  #changed;
   #outbox;
-  #listeners;
   #db;
-  /** The writes under way, by number; the transactions `abandon` aborts; the locks, by `tab`. */
+  /** The writes under way by number; the transactions `abandon` aborts; the Web Locks, by `tab`. */
   #writes = new Map();
   #open = new Set();
-  #locks = {};
+  #locks = [];
   #channel;
   #timer;
   #listening = [];
 
-  constructor(core, platform, outbox, listeners) {
-    [this.#core, this.#platform, this.#outbox, this.#listeners] = [
-      core,
-      platform,
-      outbox,
-      listeners,
-    ];
+  constructor(core, platform, changed, outbox) {
+    [this.#core, this.#platform, this.#changed, this.#outbox] = [core, platform, changed, outbox];
   }
 
-  #tell = (input) => this.#core.input(input);
+  #tell = (type, n, a, b) => this.#core.input(type, n, a, b);
 
-  perform(action) {
-    const { n } = action;
+  perform(type, n, a, b) {
     const { IDBKeyRange: range, navigator } = this.#platform;
-    switch (action.type) {
+    switch (type) {
       case 'open':
-        return this.#openDatabase(action);
+        return this.#openDatabase(n, a);
       case 'read':
-        return this.#read(
-          n,
-          (entries) =>
-            action.keys?.map((key) => entries.get(key)) ?? [load(entries, action.created)],
-          (records) => ({ type: 'read', records: action.keys ? records : records[0] }),
-        );
-      case 'feed':
-        return this.#read(
-          n,
-          (entries) => [
-            entries.index('due').getAllKeys(range.upperBound(action.until)),
-            action.locks ? navigator.locks.query() : undefined,
-          ],
-          ([keys, locks]) => ({ type: 'fed', keys, locks: locks?.held.map((lock) => lock.name) }),
-        );
+        return this.#read(n, 'read', (entries) => [
+          a ? Promise.all(a.map((key) => ask(entries.get(key)))) : load(entries, b),
+        ]);
+      case 'feed': {
+        const locks =
+          b && navigator.locks.query().then(({ held }) => held.map((lock) => lock.name));
+        return this.#read(n, 'fed', (entries) => [
+          entries.index('due').getAllKeys(range.upperBound(a)),
+          locks || undefined,
+        ]);
+      }
       case 'purge':
         return this.#read(
           n,
-          (entries) => [purge(entries.index('expires'), range, action.now)],
-          ([[keys, next]]) => ({ type: 'purged', keys, next }),
+          'purged',
+          (entries) => purge(entries.index('expires'), range, a),
           'readwrite',
         );
       case 'write':
-        return this.#write(action);
+        return this.#write(n, a, b);
       case 'apply':
-        return this.#apply(action);
+        return this.#apply(n, a);
       case 'insert':
-        return this.#insert(action);
+        return this.#insert(n, a);
       case 'abandon':
         for (const tx of this.#open) abort(tx);
         return;
       case 'shut':
         return this.#shut();
       case 'lock':
-        this.#locks[action.tab] = lock(navigator?.locks, action.name, action.tab, this.#tell);
+        this.#locks[n] = lock(navigator?.locks, a, n, this.#tell);
         return;
       case 'release':
-        this.#locks[action.tab]?.();
-        this.#locks[action.tab] = undefined;
+        this.#locks[n]?.();
+        this.#locks[n] = undefined;
         return;
       case 'post':
-        return this.#channel?.postMessage(action.hint);
+        return this.#channel?.postMessage(a);
       case 'arm':
         clearTimeout(this.#timer);
-        if (action.ms !== undefined)
-          this.#timer = setTimeout(() => this.#tell({ type: 'timer' }), action.ms);
+        if (a !== undefined) this.#timer = setTimeout(() => this.#tell('timer'), a);
         return;
       case 'changed':
-        return this.#changed(action.detail);
+        return this.#changed(a);
       case 'closed':
-        return this.#outbox.dispatchEvent(new CustomEvent('close', { detail: action.why }));
+        return this.#outbox.dispatchEvent(new CustomEvent('close', { detail: a }));
     }
   }
 
-  #openDatabase({ n, name }) {
+  #openDatabase(n, name) {
     const factory = this.#platform.indexedDB;
-    if (!factory) return this.#tell({ type: 'failed', n });
+    if (!factory) return this.#tell('failed', n);
     const request = factory.open(name, 1);
     request.onupgradeneeded = () => {
       const entries = request.result.createObjectStore('entries', { keyPath: 'key' });
@@ -185,17 +183,17 @@ class Shell {
       this.#db = request.result;
       this.#db.onversionchange = this.#db.onclose = this.#event;
       this.#listen();
-      this.#tell({ type: 'opened', n });
+      this.#tell('opened', n);
     };
-    request.onerror = () => this.#tell({ type: 'failed', n, cause: request.error });
+    request.onerror = () => this.#tell('failed', n, request.error);
     request.onblocked = (event) => {
       // A blocked upgrade stays queued: what it opens once the other page lets go is closed at once.
       request.onsuccess = () => request.result.close();
-      this.#tell({ type: 'failed', n, cause: event });
+      this.#tell('failed', n, event);
     };
   }
 
-  /** A transaction of the store `entries`, kept until it ends (for `abandon`); `done` settles with it. */
+  /** A transaction of the store `entries` (`abandon` aborts it while it runs): the store, and its end. */
   #transaction(mode, durability) {
     const tx = this.#db.transaction('entries', mode, { durability });
     const done = new Promise((resolve, reject) => {
@@ -207,26 +205,24 @@ class Shell {
     return [tx.objectStore('entries'), done];
   }
 
-  /** Asks in one transaction what `work` asks (requests or promises), then tells what `told` makes of the results. */
-  #read(n, work, told, mode = 'readonly') {
+  /** Asks in one transaction what `work` asks (requests or promises), then tells `type` with what each gave. */
+  #read(n, type, work, mode = 'readonly') {
     try {
       const [entries, done] = this.#transaction(mode, 'relaxed');
-      const asked = work(entries).map((each) =>
-        typeof each?.then === 'function' ? each : ask(each),
-      );
+      const asked = work(entries).map((each) => (each?.then ? each : ask(each)));
       Promise.all([Promise.all(asked), done]).then(
-        ([results]) => this.#tell({ ...told(results), n }),
-        (cause) => this.#tell({ type: 'failed', n, cause }),
+        ([results]) => this.#tell(type, n, ...results),
+        (cause) => this.#tell('failed', n, cause),
       );
     } catch (cause) {
-      this.#tell({ type: 'failed', n, cause });
+      this.#tell('failed', n, cause);
     }
   }
 
-  /** Reads each record the write names, and tells them: Rust says what to put in their place (`apply`). */
-  #write({ n, keys, byId, strict }) {
+  /** Reads each record a write names (by key, or an add's by plant id) and tells them; `apply` puts what Rust makes of them. */
+  #write(n, keys, byId) {
     try {
-      const [entries, done] = this.#transaction('readwrite', strict ? 'strict' : 'relaxed');
+      const [entries, done] = this.#transaction('readwrite', byId ? 'strict' : 'relaxed');
       const [failures, records] = [keys.map(() => undefined), []];
       this.#writes.set(n, { entries, failures, records });
       let left = keys.length;
@@ -234,22 +230,27 @@ class Shell {
         const request = (byId ? entries.index('id') : entries).get(key);
         request.onsuccess = () => {
           records[i] = request.result;
-          if (--left === 0) this.#tell({ type: 'read', n, records });
+          if (--left === 0) this.#tell('read', n, records);
         };
       }
       done
         .then(
-          () => this.#tell({ type: 'written', n, failures }),
-          (cause) => this.#tell({ type: 'written', n, failures: keys.map(() => cause) }),
+          () => this.#tell('written', n, failures),
+          (cause) =>
+            this.#tell(
+              'written',
+              n,
+              keys.map(() => cause),
+            ),
         )
         .finally(() => this.#writes.delete(n));
     } catch (cause) {
-      this.#tell({ type: 'failed', n, cause });
+      this.#tell('failed', n, cause);
     }
   }
 
   /** Puts what Rust made of the records a write read: a record, null to delete it, undefined to leave it. */
-  #apply({ n, records }) {
+  #apply(n, records) {
     const { entries, failures, records: read } = this.#writes.get(n);
     for (const [i, record] of records.entries()) {
       if (record === undefined) continue;
@@ -266,8 +267,8 @@ class Shell {
   }
 
   /** A new record, written and committed as it is made (never abandoned: a page that leaves keeps it). */
-  #insert({ n, record }) {
-    const written = (failure) => this.#tell({ type: 'written', n, failures: [failure] });
+  #insert(n, record) {
+    const written = (failure) => this.#tell('written', n, [failure]);
     try {
       const tx = this.#db.transaction('entries', 'readwrite', { durability: 'strict' });
       const request = tx.objectStore('entries').add(record);
@@ -280,7 +281,7 @@ class Shell {
     }
   }
 
-  /** Listens to the page, the network and the other tabs (what each event means is Rust's). */
+  /** Listens to the page, the network and the other tabs: what each event means is Rust's. */
   #listen() {
     const { document, BroadcastChannel } = this.#platform;
     for (const [target, types] of [
@@ -299,35 +300,22 @@ class Shell {
     }
   }
 
-  #event = (event) => this.#tell({ type: 'event', event });
-
-  /** An entry changed, or was removed (`detail`), or a record was set aside (none). */
-  #changed(detail) {
-    if (detail !== undefined) this.#outbox.dispatchEvent(new CustomEvent('change', { detail }));
-    // A listener that throws is reported as an event listener's error is, and stops nothing.
-    for (const { listener } of [...this.#listeners]) {
-      try {
-        listener();
-      } catch (error) {
-        report(error);
-      }
-    }
-  }
+  #event = (event) => this.#tell('event', 0, event);
 
   /** Lets go of everything: the listeners, the channel, the locks, the timer, the database. */
   #shut() {
     for (const [target, type] of this.#listening) target.removeEventListener(type, this.#event);
     this.#channel?.close();
-    for (const release of Object.values(this.#locks)) release?.();
+    for (const release of this.#locks) release?.();
     clearTimeout(this.#timer);
     this.#db?.close();
   }
 }
 
-/** The result of an IndexedDB `request`; one that fails fails alone, not its transaction. */
+/** The result of an IndexedDB `request` (none: undefined); one that fails fails alone, not its transaction. */
 function ask(request) {
   return new Promise((resolve, reject) => {
-    if (!request) return resolve(request);
+    if (!request) return resolve();
     request.onsuccess = () => resolve(request.result);
     request.onerror = (event) => {
       event.preventDefault();
@@ -348,16 +336,16 @@ function load(entries, created) {
   );
 }
 
-/** Deletes the records whose `expires` is `now` or before: their keys, and the next expiry. */
+/** Deletes the records whose expiry is `now` or before: their keys, and the next expiry. */
 function purge(expires, range, now) {
   const keys = [];
-  return walk(expires.openCursor(range.upperBound(now)), (cursor) => {
+  const walked = walk(expires.openCursor(range.upperBound(now)), (cursor) => {
     keys.push(cursor.primaryKey);
     cursor.delete();
     return true;
-  })
-    .then(() => ask(expires.openKeyCursor(range.lowerBound(now, true))))
-    .then((next) => [keys, next?.key]);
+  });
+  const next = walked.then(() => ask(expires.openKeyCursor(range.lowerBound(now, true))));
+  return [walked.then(() => keys), next.then((cursor) => cursor?.key)];
 }
 
 /** Walks `request`'s cursor while `each(cursor)` says to go on. */
@@ -381,8 +369,9 @@ function abort(tx) {
 }
 
 /**
- * Asks `locks` (a LockManager) for the Web Lock `name`, telling `granted` once it is held and
- * `refused` if the request fails. Gives what lets it go, or drops the request.
+ * Asks `locks` (a LockManager) for the Web Lock `name` (`tab`: 1 for this tab's own), telling
+ * `granted` once it is held, `refused` if the request fails. Gives what lets it go, or drops the
+ * request.
  */
 function lock(locks, name, tab, tell) {
   if (!locks) return undefined;
@@ -392,10 +381,10 @@ function lock(locks, name, tab, tell) {
     new Promise((resolve) => {
       release = resolve;
       if (asked.signal.aborted) resolve();
-      else tell({ type: 'granted', tab });
+      else tell('granted', tab);
     });
   locks.request(name, { signal: asked.signal }, held).catch((cause) => {
-    if (!asked.signal.aborted) tell({ type: 'refused', tab, cause });
+    if (!asked.signal.aborted) tell('refused', tab, cause);
   });
   return () => {
     asked.abort();

@@ -1,14 +1,13 @@
 //! The driver of one open outbox ([`Driver`]): it tells its tab's machine (`tab.rs`) one input at a
-//! time and does what the machine asks, never re-entering it: an input that comes while it works
-//! (from an app's listener, or a shell that answers at once) waits in its queue. It does what Rust
-//! does (a call through the client, the answer of an app's promise, a warning) and hands the rest
-//! to the JS shell, one action at a time (`seam.rs` reads the inputs and writes the actions).
+//! time and performs what the machine asks (`seam.rs`), never re-entering it: an input that comes
+//! while it works (from an app's listener, or a shell that answers at once) waits in its queue. It
+//! does itself what is Rust's: a call through the client, the answer of an app's promise, its views.
 
 use super::config::Settings;
 use super::entry::{Entry, Sent};
-use super::record;
+use super::record::{self, Fields};
 use super::seam::{said, set};
-use super::tab::{Action, Answer, Input, Tab};
+use super::tab::{Answer, Input, Tab};
 use crate::error::Draft;
 use crate::redact::theirs;
 use crate::{CallOptions, Error, IdempotencyKey};
@@ -28,12 +27,11 @@ pub(crate) struct Driver {
     working: Cell<bool>,
     /// The JS shell, until the store is shut.
     pub(crate) shell: RefCell<Option<Shell>>,
-    /// What answers each app's call: its reply number, its promise's resolve and reject.
+    /// The app's calls waiting: reply number, resolve, reject.
     replies: RefCell<Vec<(u32, Function, Function)>>,
-    /// Aborts the calls out; a new one after each abort.
+    /// Aborts the calls out (a new one after each abort); what each call told, by number, until
+    /// the promise of its number resolves.
     calls: RefCell<AbortController>,
-    /// What each call told (and whether this tab cut it short), until the promise of its number
-    /// resolves.
     answers: RefCell<Vec<(u32, Sent, bool)>>,
     answered: Closure<dyn FnMut(JsValue)>,
     /// `entries()`'s frozen array, and the version of what the tab held when it was made.
@@ -44,7 +42,7 @@ pub(crate) struct Driver {
 
 impl Driver {
     pub(crate) fn new(settings: Settings, tab: Tab<JsValue>) -> Rc<Driver> {
-        let online = tab.online;
+        let online = Cell::new(tab.online);
         Rc::new_cyclic(|me: &Weak<Driver>| {
             let me = me.clone();
             let answered = Closure::new(move |n: JsValue| {
@@ -56,20 +54,11 @@ impl Driver {
                 drop(answers);
                 driver.tell(Input::Answered { n, sent, left });
             });
-            Driver {
-                settings,
-                tab: RefCell::new(tab),
-                inputs: RefCell::default(),
-                working: Cell::new(false),
-                shell: RefCell::new(None),
-                replies: RefCell::default(),
-                calls: RefCell::new(controller()),
-                answers: RefCell::default(),
-                answered,
-                list: RefCell::new((u64::MAX, JsValue::UNDEFINED)),
-                online: Cell::new(online),
-                last_added: Cell::new(0.0),
-            }
+            let (inputs, working, shell, replies, answers, last_added) = Default::default();
+            let calls = RefCell::new(controller());
+            let list = RefCell::new((u64::MAX, JsValue::UNDEFINED));
+            let tab = RefCell::new(tab);
+            Driver { settings, tab, inputs, working, shell, replies, calls, answers, answered, list, online, last_added }
         })
     }
 
@@ -79,51 +68,40 @@ impl Driver {
         if self.working.replace(true) {
             return;
         }
-        loop {
-            let Some(input) = self.inputs.borrow_mut().pop_front() else { break };
+        while let Some(input) = self.inputs.borrow_mut().pop_front() {
             let actions = self.tab.borrow_mut().handle(input, Date::now());
-            for action in actions {
-                self.perform(action);
-            }
+            actions.into_iter().for_each(|action| self.perform(action));
         }
         self.working.set(false);
     }
 
-    fn perform(self: &Rc<Self>, action: Action<JsValue>) {
-        match action {
-            Action::Call { n, entry } => self.call(n, entry),
-            Action::Abort => {
-                self.calls.replace(controller()).abort();
-            }
-            Action::Reply { reply, answer } => self.reply(reply, answer),
-            Action::Warn(message) if !message.is_empty() => console_warn(&message),
-            Action::Warn(_) => {}
-            action => {
-                let shut = matches!(action, Action::Shut);
-                let shell = self.shell.borrow().clone();
-                if let (Some(shell), Some(action)) = (shell, self.action(action)) {
-                    shell.perform(&action);
-                }
-                if shut {
-                    // The shell holds the app's outbox: let go of it, so that both can be collected.
-                    self.shell.replace(None);
-                }
-            }
+    /// Tells the tab an app's call: the promise of its answer.
+    pub(crate) fn call(self: &Rc<Self>, mut input: Input<JsValue>) -> Promise {
+        let mut replies = self.replies.borrow_mut();
+        let n = replies.last().map_or(1, |(n, ..)| n + 1);
+        let promise = Promise::new(&mut |resolve, reject| replies.push((n, resolve, reject)));
+        drop(replies);
+        if let Input::Open { reply, .. }
+        | Input::Add { reply, .. }
+        | Input::Get { reply, .. }
+        | Input::Act { reply, .. }
+        | Input::Flush { reply } = &mut input
+        {
+            *reply = n;
         }
+        self.tell(input);
+        promise
     }
 
     /// Sends `entry` with its key: its answer is told as the end of call `n`.
-    fn call(self: &Rc<Self>, n: u32, entry: Entry) {
+    pub(crate) fn send(self: &Rc<Self>, n: u32, entry: Entry) {
         let signal = self.calls.borrow().signal();
         let requests = Rc::new(Cell::new(0));
         let counted = requests.clone();
         let options = CallOptions::new()
             .idempotency_key(IdempotencyKey::Given(entry.idempotency_key().into()))
             .signal(signal.clone())
-            .after_attempt(move |attempt| {
-                counted.set(attempt.number);
-                Ok(())
-            });
+            .after_attempt(move |attempt| Ok(counted.set(attempt.number)));
         let me = Rc::downgrade(self);
         let end = move |outcome| {
             let sent = Sent::of(outcome, requests.get());
@@ -134,22 +112,15 @@ impl Driver {
         };
         match self.settings.client.start(&entry.plant, &options) {
             Ok(call) => drop(crate::shell::run(call, end).then(&self.answered)),
-            Err(error) => {
-                let sent = Sent::of(Err(error), 0);
-                self.tell(Input::Answered { n, sent, left: false });
-            }
+            Err(error) => self.tell(Input::Answered { n, sent: Sent::of(Err(error), 0), left: false }),
         }
     }
 
-    /// A promise for an app's call, and the number its answer comes with.
-    pub(crate) fn promise(&self) -> (u32, Promise) {
-        let mut replies = self.replies.borrow_mut();
-        let reply = replies.last().map_or(1, |(n, ..)| n + 1);
-        let promise = Promise::new(&mut |resolve, reject| replies.push((reply, resolve, reject)));
-        (reply, promise)
+    pub(crate) fn abort(&self) {
+        self.calls.replace(controller()).abort();
     }
 
-    fn reply(&self, reply: u32, answer: Answer<JsValue>) {
+    pub(crate) fn reply(&self, reply: u32, answer: Answer<JsValue>) {
         let mut replies = self.replies.borrow_mut();
         let Some(at) = replies.iter().position(|(n, ..)| *n == reply) else { return };
         let (_, resolve, reject) = replies.remove(at);
@@ -157,20 +128,16 @@ impl Driver {
         let value = match answer {
             Answer::Done => Ok(JsValue::UNDEFINED),
             Answer::Entry(entry) => Ok(entry.map_or(JsValue::UNDEFINED, |entry| self.view(&entry))),
-            Answer::Refused(message) => Err(self.redact(Draft::config(message))),
-            Answer::Failed { what: "open", failure } => Err(self.opening(failure.cause)),
+            Answer::Refused(message) => Err(Draft::config(message)),
+            Answer::Failed { what: "open", failure } => Err(opening(failure.cause)),
             Answer::Failed { what, failure } => {
-                let message = ["the outbox could not ", what, ": ", &theirs(&failure.said)];
-                let draft = Draft::config(message.concat());
-                Err(self.redact(match failure.cause {
-                    Some(cause) => draft.with_cause(cause),
-                    None => draft,
-                }))
+                let draft = Draft::config(["the outbox could not ", what, ": ", &theirs(&failure.said)].concat());
+                Err(failure.cause.into_iter().fold(draft, Draft::with_cause))
             }
         };
         let _ = match value {
             Ok(value) => resolve.call1(&JsValue::UNDEFINED, &value),
-            Err(error) => reject.call1(&JsValue::UNDEFINED, &error.to_js()),
+            Err(draft) => reject.call1(&JsValue::UNDEFINED, &self.redact(draft).to_js()),
         };
     }
 
@@ -179,39 +146,15 @@ impl Driver {
         self.settings.client.redact(draft)
     }
 
-    /// The error of a store that could not be opened, in words that name the cause and the fix.
-    fn opening(&self, cause: Option<JsValue>) -> Error {
-        use super::record::Fields;
-        let Some(cause) = cause else {
-            let message = "this runtime has no IndexedDB: pass options.platform with an indexedDB \
-                           (in Node and tests, fake-indexeddb's)";
-            return self.redact(Draft::config(message));
-        };
-        let message = match cause.text("type").or_else(|| cause.text("name")).as_deref() {
-            Some("blocked") => "the outbox's database is open in another tab of an older release \
-                                of this app, which keeps it from being upgraded: close or reload \
-                                that tab, then open the outbox again"
-                .into(),
-            Some("VersionError") => "the outbox's database was made by a newer release of this \
-                                     app: reload the page to run that release"
-                .into(),
-            _ => {
-                let fix = "; where it is not allowed (a sandboxed frame, blocked storage), pass \
-                           options.platform with an indexedDB of your own";
-                ["IndexedDB refused to open: ", &theirs(&said(&cause)), fix].concat()
-            }
-        };
-        self.redact(Draft::config(message).with_cause(cause))
-    }
-
     /// What a `change` event tells of `key`: the entry's view, `{ key, removed: true }`, or nothing
     /// for a record set aside.
     pub(crate) fn changed(&self, key: &str) -> JsValue {
-        let entry = self.tab.borrow().held.get(key).cloned();
-        if let Some(entry) = entry {
+        let tab = self.tab.borrow();
+        if let Some(entry) = tab.held.get(key).cloned() {
+            drop(tab);
             return self.view(&entry);
         }
-        if self.tab.borrow().held.aside.iter().any(|(aside, ..)| aside == key) {
+        if tab.held.aside.iter().any(|(aside, ..)| aside == key) {
             return JsValue::UNDEFINED;
         }
         let gone = Object::new();
@@ -225,17 +168,14 @@ impl Driver {
         let held = &mut tab.held;
         let kept = held.position(entry).ok().map(|at| &mut held.entries[at]);
         match kept.filter(|kept| kept.entry.revision == entry.revision) {
-            Some(kept) => {
-                kept.view.get_or_insert_with(|| record::view::<Object>(entry).into()).clone()
-            }
+            Some(kept) => kept.view.get_or_insert_with(|| record::view::<Object>(entry).into()).clone(),
             None => record::view::<Object>(entry).into(),
         }
     }
 
     /// `entries()`: a frozen array of the views, the same until what the tab holds changes.
     pub(crate) fn entries(&self) -> JsValue {
-        let mut tab = self.tab.borrow_mut();
-        let mut list = self.list.borrow_mut();
+        let (mut tab, mut list) = (self.tab.borrow_mut(), self.list.borrow_mut());
         if list.0 != tab.held.version {
             let version = tab.held.version;
             let views = tab.held.entries.iter_mut().map(|kept| {
@@ -245,6 +185,30 @@ impl Driver {
         }
         list.1.clone()
     }
+}
+
+/// The error of a store that could not be opened, in words that name the cause and the fix.
+fn opening(cause: Option<JsValue>) -> Draft {
+    let Some(cause) = cause else {
+        let message = "this runtime has no IndexedDB: pass options.platform with an indexedDB (in \
+                       Node and tests, fake-indexeddb's)";
+        return Draft::config(message);
+    };
+    let message = match cause.text("type").or_else(|| cause.text("name")).as_deref() {
+        Some("blocked") => "the outbox's database is open in another tab of an older release of \
+                            this app, which keeps it from being upgraded: close or reload that \
+                            tab, then open the outbox again"
+            .into(),
+        Some("VersionError") => "the outbox's database was made by a newer release of this app: \
+                                 reload the page to run that release"
+            .into(),
+        _ => {
+            let fix = "; where it is not allowed (a sandboxed frame, blocked storage), pass \
+                       options.platform with an indexedDB of your own";
+            ["IndexedDB refused to open: ", &theirs(&said(&cause)), fix].concat()
+        }
+    };
+    Draft::config(message).with_cause(cause)
 }
 
 fn controller() -> AbortController {
@@ -258,7 +222,7 @@ extern "C" {
     #[derive(Clone)]
     pub(crate) type Shell;
     #[wasm_bindgen(method)]
-    fn perform(this: &Shell, action: &JsValue);
+    pub(crate) fn perform(this: &Shell, kind: &str, n: u32, a: &JsValue, b: &JsValue);
 
     #[wasm_bindgen(js_namespace = console, js_name = warn)]
     pub(crate) fn console_warn(message: &str);

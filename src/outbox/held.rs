@@ -237,7 +237,7 @@ impl<V: Clone> Tab<V> {
             // The store holds the key or the plant's id: the add is applied to what it holds.
             let keys = events.iter().map(|(id, _)| id.clone()).collect();
             let n = self.op(Op::Write { why: Why::Add(reply), events, steps: Vec::new() });
-            return self.out.push(Action::Write { n, keys, by_id: true, strict: true });
+            return self.out.push(Action::Write { n, keys, by_id: true });
         }
         let (mut hinted, mut taken, mut outcome) = (Vec::new(), None, None);
         let (mut steps, mut failures) = (steps.into_iter(), failures.into_iter());
@@ -339,7 +339,7 @@ impl<V: Clone> Tab<V> {
     pub(crate) fn write(&mut self, why: Why, events: Vec<(String, Event)>) {
         let keys = events.iter().map(|(key, _)| key.clone()).collect();
         let n = self.op(Op::Write { why, events, steps: Vec::new() });
-        self.out.push(Action::Write { n, keys, by_id: false, strict: false });
+        self.out.push(Action::Write { n, keys, by_id: false });
     }
 
     /// Reads the records of `keys` (none: what the tab holds, on open and when the page is back),

@@ -1,8 +1,8 @@
 //! The seam between the outbox's Rust and its JS shell, one door each way: what the shell and the
-//! app tell is one [`OutboxCore::input`], a plain object `{ type, … }` read here into the tab's
-//! `Input`; what Rust asks of the shell is one `perform(action)`, an object written here from the
-//! tab's `Action`. Their TypeScript (`OutboxInput`, `OutboxAction`) is in `src/js/outbox.d.ts`.
-//! Read by hand, not with serde-wasm-bindgen: docs/outbox.md weighs the two.
+//! app tell is one [`OutboxCore::input`]`(type, n, a, b)`, read here into the tab's `Input`; what
+//! Rust asks of the shell is one `perform(type, n, a, b)`, written here from the tab's `Action`.
+//! Both are tagged unions of tuples, typed in `js/outbox/seam.d.ts`. By hand, not with
+//! serde-wasm-bindgen: docs/outbox.md weighs the two.
 
 use super::config::settings;
 use super::driver::{Driver, Shell};
@@ -25,9 +25,6 @@ const TYPES: &str = include_str!("../js/outbox.d.ts");
 
 /// How many created entries a load reads, newest first (the others are read by key).
 const SHOWN: u32 = 100;
-/// A hint on the channel: `{ type, v: 1, keys, released? }`, the keys to read again (never the
-/// data), or that a tab let go.
-const HINT: &str = "plant-store-outbox";
 
 /// Opens the outbox `options` describe: the promise of its `PlantOutbox`.
 #[wasm_bindgen(js_name = openOutbox, skip_typescript)]
@@ -39,9 +36,8 @@ pub fn open_outbox(options: JsValue) -> Promise {
     let platform = settings.platform.clone();
     let document = field(&platform, "document");
     let locks = !field(&field(&platform, "navigator"), "locks").is_undefined();
-    let hidden = field(&document, "visibilityState").as_string().as_deref() == Some("hidden");
-    let seed = (js_sys::Math::random() * 9.0e15) as u64;
-    let mut tab = Tab::new(settings.rules.clone(), locks, online(&platform), hidden, seed);
+    let seed = (js_sys::Math::random() * 9e15) as u64;
+    let mut tab = Tab::new(settings.rules.clone(), locks, online(&platform), hidden(&document), seed);
     // Where there are pages (not in Node), each sends: it says so.
     if !locks && !document.is_undefined() {
         tab.warn("this browser has no Web Locks API");
@@ -55,32 +51,19 @@ pub struct OutboxCore(Rc<Driver>);
 
 #[wasm_bindgen]
 impl OutboxCore {
-    /// Tells the outbox `input` (an `OutboxInput`): a promise for an app's call, else undefined.
-    pub fn input(&self, input: JsValue) -> JsValue {
+    /// Tells the outbox an `OutboxInput`: a promise for an app's call, else undefined.
+    pub fn input(&self, kind: &str, n: u32, a: JsValue, b: JsValue) -> JsValue {
         let driver = &self.0;
+        // A page may not tell that the network came or went: it is read at each input.
         let online = online(&driver.settings.platform);
-        // A page may not tell that the network went or came: it is read at each input.
         if driver.online.replace(online) != online {
             let kind = if online { "online" } else { "offline" };
-            let id = String::new();
-            driver.tell(Input::Event { kind: kind.into(), persisted: false, hidden: false, id });
+            driver.tell(Input::Event { kind: kind.into(), persisted: false, hidden: false, id: String::new() });
         }
-        match read(driver, &input) {
-            Ok(Told::Input(input)) => driver.tell(input),
-            Ok(Told::Call(mut input)) => {
-                let (n, promise) = driver.promise();
-                if let Input::Open { reply, .. }
-                | Input::Add { reply, .. }
-                | Input::Get { reply, .. }
-                | Input::Act { reply, .. }
-                | Input::Flush { reply } = &mut input
-                {
-                    *reply = n;
-                }
-                driver.tell(input);
-                return promise.into();
-            }
-            Ok(Told::Nothing) => {}
+        match read(driver, kind, n, a, b) {
+            Ok(Some(input)) if called(kind) => return driver.call(input).into(),
+            Ok(Some(input)) => driver.tell(input),
+            Ok(None) => {}
             Err(error) => return Promise::reject(&error.to_js()).into(),
         }
         JsValue::UNDEFINED
@@ -111,199 +94,135 @@ impl core::fmt::Debug for OutboxCore {
     }
 }
 
-/// What was told: an input for the tab, an app's call (its input, once it has a reply number), or
-/// nothing.
-enum Told {
-    Input(Input<JsValue>),
-    Call(Input<JsValue>),
-    Nothing,
+/// Whether an input of this type is an app's call, answered with a promise.
+fn called(kind: &str) -> bool {
+    matches!(kind, "open" | "add" | "get" | "retry" | "markCreated" | "remove" | "flush")
 }
 
-/// Reads an `OutboxInput`.
-fn read(driver: &Driver, input: &JsValue) -> Result<Told, Error> {
-    let n = input.number("n").unwrap_or_default() as u32;
-    let key = input.text("key").unwrap_or_default();
-    let records = || -> Vec<Option<Record<JsValue>>> {
-        list(input, "records").iter().map(|raw| record::read(&raw)).collect()
-    };
+/// Reads an `OutboxInput` (an app's call with its reply number 0, which the driver sets).
+fn read(driver: &Driver, kind: &str, n: u32, a: JsValue, b: JsValue) -> Result<Option<Input<JsValue>>, Error> {
     let redact = |draft| driver.redact(draft);
-    let cause = field(input, "cause");
-    let told = match input.text("type").as_deref().unwrap_or_default() {
+    let key = || a.as_string().unwrap_or_default();
+    let records = || -> Vec<Option<Record<JsValue>>> { list(&a).iter().map(|raw| record::read(&raw)).collect() };
+    Ok(Some(match kind {
         "open" => {
-            driver.shell.replace(Some(field(input, "shell").unchecked_into::<Shell>()));
-            Input::Open { reply: 0, id: uuid("the outbox").unwrap_or_default() }
+            driver.shell.replace(Some(a.unchecked_into::<Shell>()));
+            Input::Open { reply: 0, id: uuid("").unwrap_or_default() }
         }
         "add" => {
-            let plant = new_plant(&field(input, "plant"));
-            let (plant, bigint) = plant.map_err(|issues| redact(Draft::validation(issues)))?;
-            let key = uuid("outbox.add").map_err(redact)?;
+            let (plant, bigint) = new_plant(&a).map_err(|issues| redact(Draft::validation(issues)))?;
             let at = Date::now().max(driver.last_added.get() + 1.0);
             driver.last_added.set(at);
-            Input::Add { reply: 0, entry: Entry::new(key, plant, bigint, at) }
+            Input::Add { reply: 0, entry: Entry::new(uuid("outbox.add").map_err(redact)?, plant, bigint, at) }
         }
-        "get" => Input::Get { reply: 0, key },
+        "get" => Input::Get { reply: 0, key: key() },
         "retry" => {
             let event = Event::Retry { key: uuid("outbox.retry").map_err(redact)? };
-            Input::Act { reply: 0, key, event, name: "retry" }
+            Input::Act { reply: 0, key: key(), event, name: "retry" }
         }
-        "markCreated" => Input::Act { reply: 0, key, event: Event::Resolve, name: "markCreated" },
-        "remove" => Input::Act { reply: 0, key, event: Event::Remove, name: "remove" },
+        "markCreated" => Input::Act { reply: 0, key: key(), event: Event::Resolve, name: "markCreated" },
+        "remove" => Input::Act { reply: 0, key: key(), event: Event::Remove, name: "remove" },
         "flush" => Input::Flush { reply: 0 },
-        "pause" => return Ok(Told::Input(Input::Paused(true))),
-        "resume" => return Ok(Told::Input(Input::Paused(false))),
-        "close" => return Ok(Told::Input(Input::Close)),
-        "opened" => return Ok(Told::Input(Input::Opened { n })),
-        "read" => return Ok(Told::Input(Input::Read { n, records: records() })),
-        "written" => {
-            let failures = list(input, "failures").iter().map(failure).collect();
-            return Ok(Told::Input(Input::Written { n, failures }));
-        }
+        "pause" | "resume" => Input::Paused(kind == "pause"),
+        "close" => Input::Close,
+        "opened" => Input::Opened { n },
+        "read" => Input::Read { n, records: records() },
+        "written" => Input::Written { n, failures: list(&a).iter().map(failure).collect() },
         "fed" => {
             let prefix = driver.settings.named("/tab/");
-            let live = field(input, "locks").dyn_into::<Array>().ok().map(|locks| {
+            let live = b.dyn_ref::<Array>().map(|locks| {
                 let names = locks.iter().filter_map(|name| name.as_string());
                 names.filter_map(|name| Some(name.strip_prefix(prefix.as_str())?.into())).collect()
             });
-            return Ok(Told::Input(Input::Fed { n, keys: strings(input, "keys"), live }));
+            Input::Fed { n, keys: strings(&a), live }
         }
-        "purged" => {
-            let (keys, next) = (strings(input, "keys"), input.number("next"));
-            return Ok(Told::Input(Input::Purged { n, keys, next }));
-        }
-        "failed" => {
-            let failure = failure(cause).unwrap_or(Failure { said: String::new(), cause: None });
-            return Ok(Told::Input(Input::Failed { n, failure }));
-        }
-        "granted" => {
-            return Ok(Told::Input(Input::Granted { tab: input.flag("tab") == Some(true) }))
-        }
-        "refused" => {
-            let why = cause.text("name").unwrap_or_else(|| said(&cause));
-            return Ok(Told::Input(Input::Refused { tab: input.flag("tab") == Some(true), why }));
-        }
-        "timer" => return Ok(Told::Input(Input::Timer)),
-        "event" => return Ok(event(driver, &field(input, "event"))),
-        _ => return Ok(Told::Nothing),
-    };
-    Ok(Told::Call(told))
+        "purged" => Input::Purged { n, keys: strings(&a), next: b.as_f64() },
+        "failed" => Input::Failed { n, failure: failure(a).unwrap_or(Failure { said: String::new(), cause: None }) },
+        "granted" => Input::Granted { tab: n == 1 },
+        "refused" => Input::Refused { tab: n == 1, why: a.text("name").unwrap_or_else(|| said(&a)) },
+        "timer" => Input::Timer,
+        "event" => return Ok(event(driver, &a)),
+        _ => return Ok(None),
+    }))
 }
 
-/// An event of the page, the network or the store as the tab's input; a message on the channel, a
-/// hint of another tab (anything else on it changes nothing).
-fn event(driver: &Driver, event: &JsValue) -> Told {
-    let kind = event.text("type").unwrap_or_default();
-    if kind != "message" {
-        let document = field(&driver.settings.platform, "document");
-        let hidden = field(&document, "visibilityState").as_string().as_deref() == Some("hidden");
-        let (persisted, id) = (event.flag("persisted") == Some(true), uuid("").unwrap_or_default());
-        return Told::Input(Input::Event { kind, persisted, hidden, id });
+/// An event of the page, the network or the store as the tab's input; a message on the channel,
+/// another tab's hint (`{ type, v: 1, keys, released? }`; anything else changes nothing).
+fn event(driver: &Driver, event: &JsValue) -> Option<Input<JsValue>> {
+    let kind = event.text("type")?;
+    if kind == "message" {
+        let data = event.object("data").filter(|data| data.text("type").as_deref() == Some(HINT))?;
+        let released = data.flag("released") == Some(true);
+        return (data.number("v") == Some(1.0)).then(|| Input::Hint { keys: strings(&field(&data, "keys")), released });
     }
-    match event.object("data") {
-        Some(data)
-            if data.text("type").as_deref() == Some(HINT) && data.number("v") == Some(1.0) =>
-        {
-            let released = data.flag("released") == Some(true);
-            Told::Input(Input::Hint { keys: strings(&data, "keys"), released })
-        }
-        _ => Told::Nothing,
-    }
+    let hidden = hidden(&field(&driver.settings.platform, "document"));
+    let persisted = event.flag("persisted") == Some(true);
+    Some(Input::Event { kind, persisted, hidden, id: uuid("").unwrap_or_default() })
 }
+
+/// The hint's type on the channel.
+const HINT: &str = "plant-store-outbox";
 
 impl Driver {
-    /// The `OutboxAction` the shell performs for `action`; none for what Rust does itself.
-    pub(crate) fn action(&self, action: Action<JsValue>) -> Option<JsValue> {
-        let out = Object::new();
-        let with = |name: &str, value: JsValue| set(&out, name, value);
-        let (kind, n) = match action {
-            Action::Open { n } => {
-                with("name", self.settings.named("").into());
-                ("open", n)
-            }
-            Action::Read { n, keys } => {
-                with("created", SHOWN.into());
-                if let Some(keys) = keys {
-                    with("keys", to_js(keys).into());
-                }
-                ("read", n)
-            }
-            Action::Feed { n, until, locks } => {
-                with("until", until.into());
-                with("locks", locks.into());
-                ("feed", n)
-            }
-            Action::Purge { n, now } => {
-                with("now", now.into());
-                ("purge", n)
-            }
-            Action::Write { n, keys, by_id, strict } => {
-                with("keys", to_js(keys).into());
-                with("byId", by_id.into());
-                with("strict", strict.into());
-                ("write", n)
-            }
+    /// Hands the shell an `OutboxAction`, or does what Rust does itself.
+    pub(crate) fn perform(self: &Rc<Self>, action: Action<JsValue>) {
+        const NONE: JsValue = JsValue::UNDEFINED;
+        let (kind, n, a, b): (&str, u32, JsValue, JsValue) = match action {
+            Action::Open { n } => ("open", n, self.settings.named("").into(), NONE),
+            Action::Read { n, keys } => ("read", n, keys.map_or(NONE, |keys| to_js(keys).into()), SHOWN.into()),
+            Action::Feed { n, until, locks } => ("feed", n, until.into(), locks.into()),
+            Action::Purge { n, now } => ("purge", n, now.into(), NONE),
+            Action::Write { n, keys, by_id } => ("write", n, to_js(keys).into(), by_id.into()),
             Action::Apply { n, puts } => {
                 let records = puts.iter().map(|put| match put {
                     Put::Keep => JsValue::UNDEFINED,
                     Put::Entry(entry) => record::write::<Object>(entry).into(),
                     Put::Delete => JsValue::NULL,
                 });
-                with("records", records.collect::<Array>().into());
-                ("apply", n)
+                ("apply", n, records.collect::<Array>().into(), NONE)
             }
-            Action::Insert { n, entry } => {
-                with("record", record::write::<Object>(&entry).into());
-                ("insert", n)
-            }
+            Action::Insert { n, entry } => ("insert", n, record::write::<Object>(&entry).into(), NONE),
             Action::Lock { tab } => {
-                let id =
-                    if tab { ["/tab/", &self.tab.borrow().id].concat() } else { String::new() };
-                with("name", self.settings.named(&id).into());
-                with("tab", tab.into());
-                ("lock", 0)
+                let id = if tab { ["/tab/", &self.tab.borrow().id].concat() } else { String::new() };
+                ("lock", u32::from(tab), self.settings.named(&id).into(), NONE)
             }
-            Action::Release { tab } => {
-                with("tab", tab.into());
-                ("release", 0)
-            }
+            Action::Release { tab } => ("release", u32::from(tab), NONE, NONE),
             Action::Post { keys, released } => {
                 let hint = Object::new();
                 (set(&hint, "type", HINT), set(&hint, "v", 1), set(&hint, "keys", to_js(keys)));
                 if released {
                     set(&hint, "released", true);
                 }
-                with("hint", hint.into());
-                ("post", 0)
+                ("post", 0, hint.into(), NONE)
             }
-            Action::Arm { at } => {
-                let ms = at.map(|at| (at - Date::now()).clamp(0.0, 2_147_483_647.0));
-                with("ms", ms.into());
-                ("arm", 0)
-            }
-            Action::Changed { key } => {
-                with("detail", self.changed(&key));
-                ("changed", 0)
-            }
-            Action::Closed { why } => {
-                with("why", why.into());
-                ("closed", 0)
-            }
-            Action::Abandon => ("abandon", 0),
-            Action::Shut => ("shut", 0),
-            Action::Call { .. } | Action::Abort | Action::Reply { .. } | Action::Warn(_) => {
-                return None
-            }
+            Action::Arm { at } => ("arm", 0, at.map(|at| (at - Date::now()).clamp(0.0, 2_147_483_647.0)).into(), NONE),
+            Action::Changed { key } => ("changed", 0, self.changed(&key), NONE),
+            Action::Closed { why } => ("closed", 0, why.into(), NONE),
+            Action::Abandon => ("abandon", 0, NONE, NONE),
+            Action::Shut => ("shut", 0, NONE, NONE),
+            Action::Call { n, entry } => return self.send(n, entry),
+            Action::Abort => return self.abort(),
+            Action::Reply { reply, answer } => return self.reply(reply, answer),
+            Action::Warn(message) => return super::driver::console_warn(&message),
         };
-        set(&out, "type", kind);
-        if n > 0 {
-            set(&out, "n", n);
+        let shell = self.shell.borrow().clone();
+        if let Some(shell) = shell {
+            shell.perform(kind, n, &a, &b);
         }
-        Some(out.into())
+        if kind == "shut" {
+            // The shell holds the app's outbox: let go of it, so that both can be collected.
+            self.shell.replace(None);
+        }
     }
 }
 
-/// Whether the platform is online (`navigator.onLine` not false).
+/// Whether the platform is online (`navigator.onLine` not false), its document hidden.
 fn online(platform: &JsValue) -> bool {
     field(&field(platform, "navigator"), "onLine").as_bool() != Some(false)
+}
+
+fn hidden(document: &JsValue) -> bool {
+    document.text("visibilityState").as_deref() == Some("hidden")
 }
 
 /// A failure the shell told (none: nothing failed).
@@ -323,12 +242,12 @@ pub(crate) fn said(cause: &JsValue) -> String {
     line.trim_end_matches('.').into()
 }
 
-fn list(value: &JsValue, name: &str) -> Array {
-    field(value, name).dyn_into().unwrap_or_default()
+fn list(value: &JsValue) -> Array {
+    value.clone().dyn_into().unwrap_or_default()
 }
 
-fn strings(value: &JsValue, name: &str) -> Vec<String> {
-    list(value, name).iter().filter_map(|key| key.as_string()).collect()
+fn strings(value: &JsValue) -> Vec<String> {
+    list(value).iter().filter_map(|key| key.as_string()).collect()
 }
 
 fn to_js(keys: Vec<String>) -> Array {

@@ -458,7 +458,7 @@ impl Sim {
                 }
                 self.tell(t, after, Input::Written { n, failures: Vec::from([failure]) });
             }
-            Action::Write { n, keys, by_id, .. } => {
+            Action::Write { n, keys, by_id } => {
                 let records: Vec<Option<Record<()>>> = keys
                     .iter()
                     .map(|key| match by_id {

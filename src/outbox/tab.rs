@@ -1,9 +1,11 @@
 //! One tab of an outbox as a machine ([`Tab`]): [`Tab::handle`] takes what happened ([`Input`]) at a
 //! time and gives what its driver does next ([`Action`]). It reads no clock and touches no store,
 //! so `cargo test` runs it natively: docs/outbox.md's table of the tab, and the seeded simulation
-//! of several tabs (`sim.rs`). What a record becomes is the table's (`table.rs`); a round and the
-//! app's calls, `round.rs`; what the tab holds of the store, `held.rs`. `V` is a value of the
-//! platform the machine passes on unread: a record it cannot read, the cause of a failure.
+//! of several tabs (`sim.rs`). What a record becomes is the table's (`table.rs`); a round,
+//! `round.rs`; what the tab holds of the store and the store's answers, `held.rs`.
+//!
+//! `V` is a value of the platform the machine passes on unread: a record it cannot read, the cause
+//! of a failure. `n` numbers an action the tab asked for, `reply` an app's call.
 
 use super::entry::{Entry, Record, Sent};
 use super::held::Held;
@@ -12,164 +14,70 @@ use super::table::{Context, Event, Step};
 use alloc::string::String;
 use alloc::vec::Vec;
 
-/// What happened. `n` numbers an action the tab asked for; `reply`, an app's call.
+/// What happened to a tab.
 #[derive(Debug)]
 pub(crate) enum Input<V> {
-    /// The app's: open (this tab's `id`), its calls, `pause()` and `resume()`, `close()`.
-    Open {
-        reply: u32,
-        id: String,
-    },
-    Add {
-        reply: u32,
-        entry: Entry,
-    },
-    Get {
-        reply: u32,
-        key: String,
-    },
-    Act {
-        reply: u32,
-        key: String,
-        event: Event,
-        name: &'static str,
-    },
-    Flush {
-        reply: u32,
-    },
+    // The app's: open (this tab's id), its calls, pause() and resume(), close().
+    Open { reply: u32, id: String },
+    Add { reply: u32, entry: Entry },
+    Get { reply: u32, key: String },
+    Act { reply: u32, key: String, event: Event, name: &'static str },
+    Flush { reply: u32 },
     Paused(bool),
     Close,
-    /// The store's: opened; the records a read asked for (undefined: none); a write's failures (by
-    /// record); the keys due and the tabs alive; the expired records deleted and the next expiry.
-    Opened {
-        n: u32,
-    },
-    Read {
-        n: u32,
-        records: Vec<Option<Record<V>>>,
-    },
-    Written {
-        n: u32,
-        failures: Vec<Option<Failure<V>>>,
-    },
-    Fed {
-        n: u32,
-        keys: Vec<String>,
-        live: Option<Vec<String>>,
-    },
-    Purged {
-        n: u32,
-        keys: Vec<String>,
-        next: Option<f64>,
-    },
-    Failed {
-        n: u32,
-        failure: Failure<V>,
-    },
-    /// A Web Lock (`tab`: this tab's own, else the one of rounds) is held, or was refused.
-    Granted {
-        tab: bool,
-    },
-    Refused {
-        tab: bool,
-        why: String,
-    },
+    // The store's: opened; the records read (none: no record); a write's failures, by record; the
+    // keys due and the tabs alive; the created records expired and deleted, and the next expiry.
+    Opened { n: u32 },
+    Read { n: u32, records: Vec<Option<Record<V>>> },
+    Written { n: u32, failures: Vec<Option<Failure<V>>> },
+    Fed { n: u32, keys: Vec<String>, live: Option<Vec<String>> },
+    Purged { n: u32, keys: Vec<String>, next: Option<f64> },
+    Failed { n: u32, failure: Failure<V> },
+    // A Web Lock (`tab`: this tab's own, else the one of rounds) held, or refused.
+    Granted { tab: bool },
+    Refused { tab: bool, why: String },
     Timer,
-    /// An event of the page, the network or the store (`hidden`: the page's visibility now; a
-    /// resumed page's new `id`); another tab's hint: these records changed, or it let go.
-    Event {
-        kind: String,
-        persisted: bool,
-        hidden: bool,
-        id: String,
-    },
-    Hint {
-        keys: Vec<String>,
-        released: bool,
-    },
-    /// Call number `n` ended; `left` when this tab cut it short.
-    Answered {
-        n: u32,
-        sent: Sent,
-        left: bool,
-    },
+    // An event of the page, the network or the store (`hidden`: the page's visibility now, `id`: a
+    // new one for a page that comes back); another tab's hint: these records changed, or it let go.
+    Event { kind: String, persisted: bool, hidden: bool, id: String },
+    Hint { keys: Vec<String>, released: bool },
+    // Call `n` ended; `left` when this tab cut it short.
+    Answered { n: u32, sent: Sent, left: bool },
 }
 
 /// What the driver does.
 #[derive(Debug)]
 pub(crate) enum Action<V> {
-    /// The store: open it; read the records of `keys` (none: every one not created and the newest
-    /// `shown` created); read the keys due by `until` (and with `locks`, the tabs alive); delete
-    /// the created records expired by `now`; abort its transactions but inserts; shut it.
-    Open {
-        n: u32,
-    },
-    Read {
-        n: u32,
-        keys: Option<Vec<String>>,
-    },
-    Feed {
-        n: u32,
-        until: f64,
-        locks: bool,
-    },
-    Purge {
-        n: u32,
-        now: f64,
-    },
+    // The store: open it; read the records of `keys` (none: each not created, and the newest
+    // created); the keys due by `until` (with `locks`, the tabs alive); delete the created records
+    // expired by `now`; abort its transactions but inserts; shut it.
+    Open { n: u32 },
+    Read { n: u32, keys: Option<Vec<String>> },
+    Feed { n: u32, until: f64, locks: bool },
+    Purge { n: u32, now: f64 },
     Abandon,
     Shut,
-    /// A write: read the records of `keys` (or with `by_id`, of a plant's id) in one transaction
-    /// (`strict`: durable before it completes), tell `Read`, do the tab's `Apply`, tell `Written`.
-    Write {
-        n: u32,
-        keys: Vec<String>,
-        by_id: bool,
-        strict: bool,
-    },
-    Apply {
-        n: u32,
-        puts: Vec<Put>,
-    },
-    /// Add a new record at once, committed as it is made.
-    Insert {
-        n: u32,
-        entry: Entry,
-    },
-    /// Ask for a Web Lock (`tab`: this tab's own, while it lives), or give it back.
-    Lock {
-        tab: bool,
-    },
-    Release {
-        tab: bool,
-    },
-    /// Tell the other tabs these records changed, or that this tab let go of the lock.
-    Post {
-        keys: Vec<String>,
-        released: bool,
-    },
-    Arm {
-        at: Option<f64>,
-    },
-    /// Send `entry` with its key (`Answered` tells the end of call `n`); abort every call.
-    Call {
-        n: u32,
-        entry: Entry,
-    },
+    // A write: read the records of `keys` (`by_id`: an add's, by plant id, durable before it
+    // completes) in one transaction, tell them, put what the tab says (`Apply`), tell `Written`.
+    Write { n: u32, keys: Vec<String>, by_id: bool },
+    Apply { n: u32, puts: Vec<Put> },
+    // Add a new record, committed as it is made.
+    Insert { n: u32, entry: Entry },
+    // A Web Lock (`tab`: this tab's own, while it lives; else the one of rounds) asked, given back.
+    Lock { tab: bool },
+    Release { tab: bool },
+    // Tell the other tabs: these records changed, or this tab let go of the lock.
+    Post { keys: Vec<String>, released: bool },
+    Arm { at: Option<f64> },
+    // Send `entry` with its key (`Answered` tells the end of call `n`); abort every call.
+    Call { n: u32, entry: Entry },
     Abort,
-    /// Tell the app: the record of `key` changed, the outbox closed on its own, a warning, the
-    /// answer of its call.
-    Changed {
-        key: String,
-    },
-    Closed {
-        why: &'static str,
-    },
+    // Tell the app: the record of `key` changed, the outbox closed on its own, a warning, the
+    // answer of its call.
+    Changed { key: String },
+    Closed { why: &'static str },
     Warn(String),
-    Reply {
-        reply: u32,
-        answer: Answer<V>,
-    },
+    Reply { reply: u32, answer: Answer<V> },
 }
 
 /// What a write puts in place of a record it read.
@@ -180,44 +88,39 @@ pub(crate) enum Put {
     Delete,
 }
 
-/// What an app's call resolves to, or why it fails (a `config` error).
+/// What an app's call resolves to, or why it fails (a `config` error): the outbox could not do
+/// `what` (the platform's `failure`), or refused.
 #[derive(Debug)]
 pub(crate) enum Answer<V> {
     Done,
     Entry(Option<Entry>),
     Refused(String),
-    /// The outbox could not do `what`.
-    Failed {
-        what: &'static str,
-        failure: Failure<V>,
-    },
+    Failed { what: &'static str, failure: Failure<V> },
 }
 
-/// A failure of the platform: what it said on one line, and the value it failed with.
+/// A failure of the platform: what it said on one line, and what it failed with.
 #[derive(Clone, Debug)]
 pub(crate) struct Failure<V> {
     pub(crate) said: String,
     pub(crate) cause: Option<V>,
 }
 
-/// Where the page stands.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// Where the page stands: hidden, it leaves the sending to the visible tabs until `.0`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) enum Page {
-    Opening {
-        hidden: bool,
-    },
+    Opening { hidden: bool },
+    #[default]
     Shown,
-    /// Hidden: it leaves the sending to the visible tabs until `.0`.
     Hidden(f64),
     Frozen,
     Gone,
     Closed,
-    /// Closed, and the store shut.
+    /// Closed, its store shut.
     Shut,
 }
 
 /// A tab's settings.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Rules {
     pub(crate) concurrency: usize,
     pub(crate) send_ms: f64,
@@ -233,41 +136,29 @@ pub(crate) const AGAIN_MS: f64 = 1_000.0;
 /// What an action under way is for.
 #[derive(Debug)]
 pub(crate) enum Op {
-    Open {
-        reply: u32,
-    },
-    Read {
-        reply: Option<u32>,
-        keys: Option<Vec<String>>,
-    },
-    /// A write: why, its events by key (an add's, by the plant's id), what the table made of each.
-    Write {
-        why: Why,
-        events: Vec<(String, Event)>,
-        steps: Vec<Option<Step>>,
-    },
-    Call {
-        key: String,
-        taken: u32,
-    },
+    Open { reply: u32 },
+    Read { reply: Option<u32>, keys: Option<Vec<String>> },
+    // A write: why, its events by key (an add's, by plant id), what the table made of each.
+    Write { why: Why, events: Vec<(String, Event)>, steps: Vec<Option<Step>> },
+    Call { key: String, taken: u32 },
     Feed,
     Purge,
 }
 
+/// What a write is for: an add (inserted at once, or applied to the record of its plant's id the
+/// store holds), an app's call, a sender's (its last answer and its next take), the answers a
+/// frozen page could not write.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Why {
-    /// An add: inserted at once, or applied to the record of the plant's id the store holds.
     Insert(u32),
     Add(u32),
     Act(u32, &'static str),
-    /// A sender's: the answer of its last call, and its next take.
     Send,
-    /// The answers a frozen page could not write.
     Left,
 }
 
 /// One tab.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct Tab<V> {
     pub(crate) rules: Rules,
     pub(crate) page: Page,
@@ -275,10 +166,10 @@ pub(crate) struct Tab<V> {
     pub(crate) online: bool,
     /// Rounds hold the Web Lock: the API is there, and no request for it failed.
     pub(crate) locks: bool,
-    /// This tab's id, and whether its own Web Lock is held (the other tabs see it alive).
+    /// This tab's id; whether its own Web Lock is held (the other tabs see it alive); the other
+    /// tabs alive, as the last feed read them.
     pub(crate) id: String,
     pub(crate) alive: bool,
-    /// The other tabs alive, as the last feed read them.
     pub(crate) live: Vec<String>,
     pub(crate) round: Round,
     /// A round asked for while one runs (`flush()`, `online`): it begins when that one ends.
@@ -286,7 +177,7 @@ pub(crate) struct Tab<V> {
     pub(crate) timer: Option<f64>,
     pub(crate) held: Held<V>,
     pub(crate) ops: Vec<(u32, Op)>,
-    /// Answers a frozen page could not write: written once it is back.
+    /// The answers a frozen page could not write: written once it is back.
     pub(crate) left: Vec<(String, Event)>,
     n: u32,
     pub(crate) now: f64,
@@ -296,30 +187,14 @@ pub(crate) struct Tab<V> {
 }
 
 impl<V: Clone> Tab<V> {
-    /// A tab, `online` or not, whose rounds hold the Web Lock when `locks`; `seed` draws the
-    /// backoffs' jitter.
-    pub(crate) fn new(rules: Rules, locks: bool, online: bool, hidden: bool, seed: u64) -> Self {
-        Tab {
-            rules,
-            page: Page::Opening { hidden },
-            paused: false,
-            online,
-            locks,
-            id: String::new(),
-            alive: false,
-            live: Vec::new(),
-            round: Round::Idle,
-            wanted: None,
-            timer: None,
-            held: Held::default(),
-            ops: Vec::new(),
-            left: Vec::new(),
-            n: 0,
-            now: 0.0,
-            seed: seed | 1,
-            warned: false,
-            out: Vec::new(),
-        }
+    /// A tab, online or not, whose rounds hold the Web Lock when `locks`, on a page `hidden` or
+    /// not; `seed` draws the backoffs' jitter.
+    pub(crate) fn new(rules: Rules, locks: bool, online: bool, hidden: bool, seed: u64) -> Self
+    where
+        V: Default,
+    {
+        let page = Page::Opening { hidden };
+        Tab { rules, page, online, locks, seed: seed | 1, ..Default::default() }
     }
 
     /// What to do after `input`, at `now`.
@@ -339,13 +214,13 @@ impl<V: Clone> Tab<V> {
                 self.write(Why::Act(reply, name), Vec::from([(key, event)]))
             }
             Input::Flush { reply } => self.ask(Plan { force: true, flushes: Vec::from([reply]) }),
-            Input::Paused(paused) => {
-                self.paused = paused;
-                if paused {
-                    self.stop()
-                } else {
-                    self.ask(Plan::default())
-                }
+            Input::Paused(true) => {
+                self.paused = true;
+                self.stop();
+            }
+            Input::Paused(false) => {
+                self.paused = false;
+                self.ask(Plan::default());
             }
             Input::Granted { tab: true } => self.alive = true,
             Input::Granted { tab: false } => self.granted(),
@@ -354,13 +229,9 @@ impl<V: Clone> Tab<V> {
                 self.timer = None;
                 self.ask(Plan::default());
             }
-            Input::Event { kind, persisted, hidden, id } => {
-                self.event(&kind, persisted, hidden, id)
-            }
+            Input::Event { kind, persisted, hidden, id } => self.event(&kind, persisted, hidden, id),
             Input::Hint { keys, released } => {
-                if !keys.is_empty() {
-                    self.read(None, Some(keys));
-                }
+                self.read(None, Some(keys));
                 if released {
                     self.ask(Plan::default());
                 }
@@ -427,21 +298,19 @@ impl<V: Clone> Tab<V> {
         }
     }
 
-    /// A request for a Web Lock failed: without the lock of rounds, every tab sends; without its
-    /// own, this tab's sends are taken over only once their calls have surely ended.
+    /// A request for a Web Lock failed: without the lock of rounds every tab sends; without its
+    /// own, what this tab sends is taken over only once its call has surely ended.
     fn refused(&mut self, tab: bool, why: &str) {
-        if tab {
-            let message = [
-                "plant-store-client/outbox: this tab's own Web Lock was refused (",
-                why,
-                "): another tab takes what it sends only once its call has surely ended",
-            ];
-            return self.out.push(Action::Warn(message.concat()));
-        }
-        self.locks = false;
-        self.warn(&["a request for its Web Lock failed (", why, ")"].concat());
-        if let Round::Asking(plan) = core::mem::take(&mut self.round) {
-            self.begin(plan);
+        let message = match tab {
+            true => ["its tab's own Web Lock was refused (", why, ")"].concat(),
+            false => ["a request for its Web Lock failed (", why, ")"].concat(),
+        };
+        self.warn(&message);
+        if !tab {
+            self.locks = false;
+            if let Round::Asking(plan) = core::mem::take(&mut self.round) {
+                self.begin(plan);
+            }
         }
     }
 
@@ -517,16 +386,14 @@ impl<V: Clone> Tab<V> {
         self.out.push(Action::Release { tab: true });
     }
 
-    /// Arms the timer for the next round: at the earliest entry due or created entry expiring (a
-    /// second on, for one due already: a round left it, or another tab is sending it), and on a
-    /// hidden page not before the end of its second. Nothing while a round runs, or none may.
+    /// Arms the timer for the next round, when none runs and one may: at the earliest entry due or
+    /// created entry expiring (one due already, a second on: a round left it, or another tab is
+    /// sending it), and on a hidden page not before the end of its second.
     fn arm(&mut self) {
         let may = matches!(self.page, Page::Shown | Page::Hidden(_)) && !self.paused && self.online;
-        let at = match (&self.round, self.held.next_due()) {
-            (Round::Idle, Some(at)) if may => match self.page {
-                Page::Hidden(until) => Some(at.max(until)),
-                _ => Some(at),
-            },
+        let at = match (&self.round, self.held.next_due(), self.page) {
+            (Round::Idle, Some(at), Page::Hidden(until)) if may => Some(at.max(until)),
+            (Round::Idle, at, _) if may => at,
             _ => None,
         };
         let at = match (at, self.timer) {
@@ -574,8 +441,7 @@ impl<V: Clone> Tab<V> {
     pub(crate) fn context(&mut self) -> Context<'_> {
         // xorshift64*: the backoffs' jitter, the same for a seed.
         (self.seed ^= self.seed >> 12, self.seed ^= self.seed << 25, self.seed ^= self.seed >> 27);
-        let random =
-            (self.seed.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / 9.007_199_254_740_992e15;
+        let random = (self.seed.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64;
         Context {
             now: self.now,
             random,
