@@ -52,24 +52,10 @@ export interface OutboxUnreadable {
 /** What a `change` event's `detail` is: an entry as it now is, or the key of one removed. */
 export type OutboxChange = OutboxEntry | { key: string; removed: true };
 
-/**
- * Where an outbox keeps its entries, when not in IndexedDB: one outbox's, in one process. Each record is a plain
- * object with a `key` (strings, numbers and booleans; never the token); `put` resolves once the record is durable.
- */
-export interface OutboxStore {
-  getAll(): Promise<object[]> | object[];
-  /** Read by key when there is one; else `getAll()` is searched. */
-  get?(key: string): Promise<object | undefined> | object | undefined;
-  put(record: { key: string }): Promise<void> | void;
-  delete(key: string): Promise<void> | void;
-}
-
 /** Options of `PlantOutbox.open` (`openOutbox`): a client's, and the outbox's own. */
 export type PlantOutboxOptions = PlantStoreOptions & {
   /** The outbox's name: one IndexedDB database each (`plant-store-outbox:<name>`). */
   name: string;
-  /** Where the entries are kept; IndexedDB when left out. */
-  store?: OutboxStore;
   /** Entries sent at once, from 1 to 64 (default 4). */
   concurrency?: number;
   /** How long a created entry is kept, in ms from when it was created (default 86400000, a day; 0: removed at once). */
