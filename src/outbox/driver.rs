@@ -58,7 +58,20 @@ impl Driver {
             let calls = RefCell::new(controller());
             let list = RefCell::new((u64::MAX, JsValue::UNDEFINED));
             let tab = RefCell::new(tab);
-            Driver { settings, tab, inputs, working, shell, replies, calls, answers, answered, list, online, last_added }
+            Driver {
+                settings,
+                tab,
+                inputs,
+                working,
+                shell,
+                replies,
+                calls,
+                answers,
+                answered,
+                list,
+                online,
+                last_added,
+            }
         })
     }
 
@@ -101,7 +114,10 @@ impl Driver {
         let options = CallOptions::new()
             .idempotency_key(IdempotencyKey::Given(entry.idempotency_key().into()))
             .signal(signal.clone())
-            .after_attempt(move |attempt| Ok(counted.set(attempt.number)));
+            .after_attempt(move |attempt| {
+                counted.set(attempt.number);
+                Ok(())
+            });
         let me = Rc::downgrade(self);
         let end = move |outcome| {
             let sent = Sent::of(outcome, requests.get());
@@ -112,7 +128,9 @@ impl Driver {
         };
         match self.settings.client.start(&entry.plant, &options) {
             Ok(call) => drop(crate::shell::run(call, end).then(&self.answered)),
-            Err(error) => self.tell(Input::Answered { n, sent: Sent::of(Err(error), 0), left: false }),
+            Err(error) => {
+                self.tell(Input::Answered { n, sent: Sent::of(Err(error), 0), left: false })
+            }
         }
     }
 
@@ -131,7 +149,9 @@ impl Driver {
             Answer::Refused(message) => Err(Draft::config(message)),
             Answer::Failed { what: "open", failure } => Err(opening(failure.cause)),
             Answer::Failed { what, failure } => {
-                let draft = Draft::config(["the outbox could not ", what, ": ", &theirs(&failure.said)].concat());
+                let draft = Draft::config(
+                    ["the outbox could not ", what, ": ", &theirs(&failure.said)].concat(),
+                );
                 Err(failure.cause.into_iter().fold(draft, Draft::with_cause))
             }
         };
@@ -158,7 +178,8 @@ impl Driver {
             return JsValue::UNDEFINED;
         }
         let gone = Object::new();
-        (set(&gone, "key", key), set(&gone, "removed", true));
+        set(&gone, "key", key);
+        set(&gone, "removed", true);
         gone.into()
     }
 
@@ -168,7 +189,9 @@ impl Driver {
         let held = &mut tab.held;
         let kept = held.position(entry).ok().map(|at| &mut held.entries[at]);
         match kept.filter(|kept| kept.entry.revision == entry.revision) {
-            Some(kept) => kept.view.get_or_insert_with(|| record::view::<Object>(entry).into()).clone(),
+            Some(kept) => {
+                kept.view.get_or_insert_with(|| record::view::<Object>(entry).into()).clone()
+            }
             None => record::view::<Object>(entry).into(),
         }
     }

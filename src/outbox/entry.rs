@@ -132,6 +132,7 @@ impl Entry {
 /// What a store holds under a key, as read: an entry, or a record the outbox cannot read (set
 /// aside: why, and the record as it is, `V`, for the app to see).
 #[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)] // one lives at a time
 pub(crate) enum Record<V> {
     Entry(Entry),
     Aside { key: String, reason: String, raw: V },

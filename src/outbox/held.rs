@@ -73,13 +73,14 @@ impl<V> Held<V> {
             }
         }
         let had = match self.entries.iter().position(|kept| kept.entry.key == key) {
-            Some(at) => drop(self.entries.remove(at)) == (),
-            None => self
-                .aside
-                .iter()
-                .position(|(k, ..)| k == key)
-                .map(|at| self.aside.remove(at))
-                .is_some(),
+            Some(at) => {
+                self.entries.remove(at);
+                true
+            }
+            None => {
+                let aside = self.aside.iter().position(|(k, ..)| k == key);
+                aside.map(|at| self.aside.remove(at)).is_some()
+            }
         };
         match record {
             Some(Record::Entry(entry)) => {

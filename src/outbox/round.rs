@@ -61,7 +61,8 @@ impl<V: Clone> Tab<V> {
     }
 
     pub(crate) fn granted(&mut self) {
-        if let Round::Asking(plan) = core::mem::take(&mut self.round) {
+        if let Round::Asking(plan) = &mut self.round {
+            let plan = core::mem::take(plan);
             self.begin(plan);
         }
     }
@@ -220,7 +221,9 @@ impl<V: Clone> Tab<V> {
 
     /// The purge is over: the round ends.
     pub(crate) fn purged(&mut self) {
-        if let Round::Purging(plan) = core::mem::take(&mut self.round) {
+        if let Round::Purging(plan) = &mut self.round {
+            let plan = core::mem::take(plan);
+            self.round = Round::Idle;
             if self.locks {
                 self.out.push(Action::Release { tab: false });
             }

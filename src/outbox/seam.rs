@@ -37,7 +37,8 @@ pub fn open_outbox(options: JsValue) -> Promise {
     let document = field(&platform, "document");
     let locks = !field(&field(&platform, "navigator"), "locks").is_undefined();
     let seed = (js_sys::Math::random() * 9e15) as u64;
-    let mut tab = Tab::new(settings.rules.clone(), locks, online(&platform), hidden(&document), seed);
+    let mut tab =
+        Tab::new(settings.rules.clone(), locks, online(&platform), hidden(&document), seed);
     // Where there are pages (not in Node), each sends: it says so.
     if !locks && !document.is_undefined() {
         tab.warn("this browser has no Web Locks API");
@@ -58,7 +59,12 @@ impl OutboxCore {
         let online = online(&driver.settings.platform);
         if driver.online.replace(online) != online {
             let kind = if online { "online" } else { "offline" };
-            driver.tell(Input::Event { kind: kind.into(), persisted: false, hidden: false, id: String::new() });
+            driver.tell(Input::Event {
+                kind: kind.into(),
+                persisted: false,
+                hidden: false,
+                id: String::new(),
+            });
         }
         match read(driver, kind, n, a, b) {
             Ok(Some(input)) if called(kind) => return driver.call(input).into(),
@@ -80,7 +86,8 @@ impl OutboxCore {
         let tab = self.0.tab.borrow();
         let each = tab.held.aside.iter().map(|(key, reason, raw)| {
             let one = Object::new();
-            (set(&one, "key", key.as_str()), set(&one, "reason", reason.as_str()));
+            set(&one, "key", key.as_str());
+            set(&one, "reason", reason.as_str());
             set(&one, "record", raw.clone());
             one
         });
@@ -100,27 +107,41 @@ fn called(kind: &str) -> bool {
 }
 
 /// Reads an `OutboxInput` (an app's call with its reply number 0, which the driver sets).
-fn read(driver: &Driver, kind: &str, n: u32, a: JsValue, b: JsValue) -> Result<Option<Input<JsValue>>, Error> {
+fn read(
+    driver: &Driver,
+    kind: &str,
+    n: u32,
+    a: JsValue,
+    b: JsValue,
+) -> Result<Option<Input<JsValue>>, Error> {
     let redact = |draft| driver.redact(draft);
     let key = || a.as_string().unwrap_or_default();
-    let records = || -> Vec<Option<Record<JsValue>>> { list(&a).iter().map(|raw| record::read(&raw)).collect() };
+    let records = || -> Vec<Option<Record<JsValue>>> {
+        list(&a).iter().map(|raw| record::read(&raw)).collect()
+    };
     Ok(Some(match kind {
         "open" => {
             driver.shell.replace(Some(a.unchecked_into::<Shell>()));
             Input::Open { reply: 0, id: uuid("").unwrap_or_default() }
         }
         "add" => {
-            let (plant, bigint) = new_plant(&a).map_err(|issues| redact(Draft::validation(issues)))?;
+            let (plant, bigint) =
+                new_plant(&a).map_err(|issues| redact(Draft::validation(issues)))?;
             let at = Date::now().max(driver.last_added.get() + 1.0);
             driver.last_added.set(at);
-            Input::Add { reply: 0, entry: Entry::new(uuid("outbox.add").map_err(redact)?, plant, bigint, at) }
+            Input::Add {
+                reply: 0,
+                entry: Entry::new(uuid("outbox.add").map_err(redact)?, plant, bigint, at),
+            }
         }
         "get" => Input::Get { reply: 0, key: key() },
         "retry" => {
             let event = Event::Retry { key: uuid("outbox.retry").map_err(redact)? };
             Input::Act { reply: 0, key: key(), event, name: "retry" }
         }
-        "markCreated" => Input::Act { reply: 0, key: key(), event: Event::Resolve, name: "markCreated" },
+        "markCreated" => {
+            Input::Act { reply: 0, key: key(), event: Event::Resolve, name: "markCreated" }
+        }
         "remove" => Input::Act { reply: 0, key: key(), event: Event::Remove, name: "remove" },
         "flush" => Input::Flush { reply: 0 },
         "pause" | "resume" => Input::Paused(kind == "pause"),
@@ -137,9 +158,14 @@ fn read(driver: &Driver, kind: &str, n: u32, a: JsValue, b: JsValue) -> Result<O
             Input::Fed { n, keys: strings(&a), live }
         }
         "purged" => Input::Purged { n, keys: strings(&a), next: b.as_f64() },
-        "failed" => Input::Failed { n, failure: failure(a).unwrap_or(Failure { said: String::new(), cause: None }) },
+        "failed" => Input::Failed {
+            n,
+            failure: failure(a).unwrap_or(Failure { said: String::new(), cause: None }),
+        },
         "granted" => Input::Granted { tab: n == 1 },
-        "refused" => Input::Refused { tab: n == 1, why: a.text("name").unwrap_or_else(|| said(&a)) },
+        "refused" => {
+            Input::Refused { tab: n == 1, why: a.text("name").unwrap_or_else(|| said(&a)) }
+        }
         "timer" => Input::Timer,
         "event" => return Ok(event(driver, &a)),
         _ => return Ok(None),
@@ -151,9 +177,11 @@ fn read(driver: &Driver, kind: &str, n: u32, a: JsValue, b: JsValue) -> Result<O
 fn event(driver: &Driver, event: &JsValue) -> Option<Input<JsValue>> {
     let kind = event.text("type")?;
     if kind == "message" {
-        let data = event.object("data").filter(|data| data.text("type").as_deref() == Some(HINT))?;
+        let data =
+            event.object("data").filter(|data| data.text("type").as_deref() == Some(HINT))?;
         let released = data.flag("released") == Some(true);
-        return (data.number("v") == Some(1.0)).then(|| Input::Hint { keys: strings(&field(&data, "keys")), released });
+        return (data.number("v") == Some(1.0))
+            .then(|| Input::Hint { keys: strings(&field(&data, "keys")), released });
     }
     let hidden = hidden(&field(&driver.settings.platform, "document"));
     let persisted = event.flag("persisted") == Some(true);
@@ -169,7 +197,9 @@ impl Driver {
         const NONE: JsValue = JsValue::UNDEFINED;
         let (kind, n, a, b): (&str, u32, JsValue, JsValue) = match action {
             Action::Open { n } => ("open", n, self.settings.named("").into(), NONE),
-            Action::Read { n, keys } => ("read", n, keys.map_or(NONE, |keys| to_js(keys).into()), SHOWN.into()),
+            Action::Read { n, keys } => {
+                ("read", n, keys.map_or(NONE, |keys| to_js(keys).into()), SHOWN.into())
+            }
             Action::Feed { n, until, locks } => ("feed", n, until.into(), locks.into()),
             Action::Purge { n, now } => ("purge", n, now.into(), NONE),
             Action::Write { n, keys, by_id } => ("write", n, to_js(keys).into(), by_id.into()),
@@ -181,21 +211,28 @@ impl Driver {
                 });
                 ("apply", n, records.collect::<Array>().into(), NONE)
             }
-            Action::Insert { n, entry } => ("insert", n, record::write::<Object>(&entry).into(), NONE),
+            Action::Insert { n, entry } => {
+                ("insert", n, record::write::<Object>(&entry).into(), NONE)
+            }
             Action::Lock { tab } => {
-                let id = if tab { ["/tab/", &self.tab.borrow().id].concat() } else { String::new() };
+                let id =
+                    if tab { ["/tab/", &self.tab.borrow().id].concat() } else { String::new() };
                 ("lock", u32::from(tab), self.settings.named(&id).into(), NONE)
             }
             Action::Release { tab } => ("release", u32::from(tab), NONE, NONE),
             Action::Post { keys, released } => {
                 let hint = Object::new();
-                (set(&hint, "type", HINT), set(&hint, "v", 1), set(&hint, "keys", to_js(keys)));
+                set(&hint, "type", HINT);
+                set(&hint, "v", 1);
+                set(&hint, "keys", to_js(keys));
                 if released {
                     set(&hint, "released", true);
                 }
                 ("post", 0, hint.into(), NONE)
             }
-            Action::Arm { at } => ("arm", 0, at.map(|at| (at - Date::now()).clamp(0.0, 2_147_483_647.0)).into(), NONE),
+            Action::Arm { at } => {
+                ("arm", 0, at.map(|at| (at - Date::now()).clamp(0.0, 2_147_483_647.0)).into(), NONE)
+            }
             Action::Changed { key } => ("changed", 0, self.changed(&key), NONE),
             Action::Closed { why } => ("closed", 0, why.into(), NONE),
             Action::Abandon => ("abandon", 0, NONE, NONE),

@@ -781,13 +781,10 @@ impl Sim {
                     "plant {id} said rejected, but the server created it: {entry:?}"
                 ));
             }
-            if self.server.honours && self.server.forgets.is_none() {
-                if created != 1 || entry.state != State::Created {
-                    return Err(format!(
-                        "plant {id} created {created} times, its entry {:?}",
-                        entry.state
-                    ));
-                }
+            let once = self.server.honours && self.server.forgets.is_none();
+            if once && (created != 1 || entry.state != State::Created) {
+                let state = entry.state;
+                return Err(format!("plant {id} created {created} times, its entry {state:?}"));
             }
             if !self.server.refuses && created > 1 {
                 return Err(format!("plant {id} created {created} times: {entry:?}"));

@@ -82,6 +82,7 @@ pub(crate) enum Action<V> {
 
 /// What a write puts in place of a record it read.
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)] // a write's few
 pub(crate) enum Put {
     Keep,
     Entry(Entry),
@@ -91,6 +92,7 @@ pub(crate) enum Put {
 /// What an app's call resolves to, or why it fails (a `config` error): the outbox could not do
 /// `what` (the platform's `failure`), or refused.
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)] // one lives at a time
 pub(crate) enum Answer<V> {
     Done,
     Entry(Option<Entry>),
@@ -108,7 +110,9 @@ pub(crate) struct Failure<V> {
 /// Where the page stands: hidden, it leaves the sending to the visible tabs until `.0`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) enum Page {
-    Opening { hidden: bool },
+    Opening {
+        hidden: bool,
+    },
     #[default]
     Shown,
     Hidden(f64),
@@ -229,7 +233,9 @@ impl<V: Clone> Tab<V> {
                 self.timer = None;
                 self.ask(Plan::default());
             }
-            Input::Event { kind, persisted, hidden, id } => self.event(&kind, persisted, hidden, id),
+            Input::Event { kind, persisted, hidden, id } => {
+                self.event(&kind, persisted, hidden, id)
+            }
             Input::Hint { keys, released } => {
                 self.read(None, Some(keys));
                 if released {
@@ -308,9 +314,7 @@ impl<V: Clone> Tab<V> {
         self.warn(&message);
         if !tab {
             self.locks = false;
-            if let Round::Asking(plan) = core::mem::take(&mut self.round) {
-                self.begin(plan);
-            }
+            self.granted();
         }
     }
 
@@ -440,8 +444,11 @@ impl<V: Clone> Tab<V> {
     /// What the table reads of the world now.
     pub(crate) fn context(&mut self) -> Context<'_> {
         // xorshift64*: the backoffs' jitter, the same for a seed.
-        (self.seed ^= self.seed >> 12, self.seed ^= self.seed << 25, self.seed ^= self.seed >> 27);
-        let random = (self.seed.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64;
+        self.seed ^= self.seed >> 12;
+        self.seed ^= self.seed << 25;
+        self.seed ^= self.seed >> 27;
+        let random =
+            (self.seed.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64;
         Context {
             now: self.now,
             random,
@@ -451,5 +458,347 @@ impl<V: Clone> Tab<V> {
             tab: self.alive.then_some(self.id.as_str()),
             live: &self.live,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outbox::entry::State;
+    use crate::outbox::table::docs_table;
+    use alloc::format;
+    use alloc::string::ToString;
+    use plant_store_model::{NewPlant, Plant};
+
+    const RULES: Rules = Rules {
+        concurrency: 4,
+        send_ms: 11_000.0,
+        retention_ms: 1e9,
+        key_lifetime_ms: f64::INFINITY,
+    };
+
+    /// A tab and a store of its own that answers at once, but for the actions held: what a test
+    /// drives a tab through.
+    struct Harness {
+        tab: Tab<()>,
+        store: Vec<Entry>,
+        now: f64,
+        /// The actions not answered while held (by their word: "lock", "write 1", "purge"), and
+        /// those waiting; the calls out; the replies given.
+        hold: Vec<&'static str>,
+        waiting: Vec<Action<()>>,
+        calls: Vec<(u32, Entry)>,
+        replied: Vec<u32>,
+        /// The actions of the last input, before the store answered any, in the table's words.
+        said: Vec<String>,
+    }
+
+    impl Harness {
+        /// An open tab, shown and online, whose store holds an entry due for each of `keys`.
+        fn new(keys: &[&str], hold: &[&'static str]) -> Harness {
+            let store = keys.iter().enumerate().map(|(i, key)| entry(key, i as i64)).collect();
+            let tab = Tab::new(RULES.clone(), true, true, false, 7);
+            let (hold, waiting, calls, replied, said) =
+                (hold.to_vec(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            let mut h = Harness { tab, store, now: 1_000.0, hold, waiting, calls, replied, said };
+            h.tell(Input::Open { reply: 1, id: "me".into() });
+            h
+        }
+
+        /// Tells the tab `input`; the store answers what it asks, until nothing is left.
+        fn tell(&mut self, input: Input<()>) -> &mut Self {
+            let actions = self.tab.handle(input, self.now);
+            self.said = actions.iter().map(word).filter(|w| !w.is_empty()).collect();
+            self.run(actions);
+            self
+        }
+
+        /// Answers the actions held as `word` from now on.
+        fn go(&mut self, word: &str) -> &mut Self {
+            self.hold.retain(|held| *held != word);
+            let (now, later) =
+                core::mem::take(&mut self.waiting).into_iter().partition(|a| self::word(a) == word);
+            self.waiting = later;
+            self.run(now);
+            self
+        }
+
+        fn run(&mut self, mut queue: Vec<Action<()>>) {
+            while !queue.is_empty() {
+                let action = queue.remove(0);
+                if self.hold.contains(&word(&action).as_str()) {
+                    self.waiting.push(action);
+                    continue;
+                }
+                let answer = match action {
+                    Action::Open { n } => Input::Opened { n },
+                    Action::Read { n, keys: None } => {
+                        let records = self.store.iter().map(|e| Some(Record::Entry(e.clone())));
+                        Input::Read { n, records: records.collect() }
+                    }
+                    Action::Read { n, keys: Some(keys) } => {
+                        Input::Read { n, records: keys.iter().map(|k| self.record(k)).collect() }
+                    }
+                    Action::Feed { n, until, .. } => {
+                        let due =
+                            self.store.iter().filter(|e| e.due_at().is_some_and(|at| at <= until));
+                        Input::Fed {
+                            n,
+                            keys: due.map(|e| e.key.clone()).collect(),
+                            live: Some(Vec::new()),
+                        }
+                    }
+                    Action::Purge { n, .. } => Input::Purged { n, keys: Vec::new(), next: None },
+                    Action::Insert { n, entry } => {
+                        self.store.push(entry);
+                        Input::Written { n, failures: Vec::from([None]) }
+                    }
+                    Action::Write { n, keys, .. } => {
+                        let records = keys.iter().map(|k| self.record(k)).collect();
+                        for action in self.tab.handle(Input::Read { n, records }, self.now) {
+                            let Action::Apply { puts, .. } = action else {
+                                queue.push(action);
+                                continue;
+                            };
+                            for (put, key) in puts.into_iter().zip(&keys) {
+                                if let Put::Entry(entry) = put {
+                                    self.store.retain(|e| e.key != *key);
+                                    self.store.push(entry);
+                                } else if let Put::Delete = put {
+                                    self.store.retain(|e| e.key != *key);
+                                }
+                            }
+                        }
+                        Input::Written { n, failures: keys.iter().map(|_| None).collect() }
+                    }
+                    Action::Lock { tab } => Input::Granted { tab },
+                    Action::Call { n, entry } => {
+                        self.calls.push((n, entry));
+                        continue;
+                    }
+                    Action::Reply { reply, .. } => {
+                        self.replied.push(reply);
+                        continue;
+                    }
+                    _ => continue,
+                };
+                queue.extend(self.tab.handle(answer, self.now));
+            }
+        }
+
+        fn record(&self, key: &str) -> Option<Record<()>> {
+            self.store.iter().find(|e| e.key == key).cloned().map(Record::Entry)
+        }
+
+        /// Answers the oldest call: the plant created.
+        fn answer(&mut self) -> &mut Self {
+            let (n, entry) = self.calls.remove(0);
+            self.tell(Input::Answered { n, sent: created(&entry.plant.name), left: false })
+        }
+
+        fn event(&mut self, kind: &str, hidden: bool) -> &mut Self {
+            self.tell(event(kind, hidden))
+        }
+
+        fn stored(&self, key: &str) -> &Entry {
+            self.store.iter().find(|e| e.key == key).unwrap()
+        }
+    }
+
+    fn entry(key: &str, i: i64) -> Entry {
+        Entry::new(
+            key.into(),
+            NewPlant { id: 100 + i, name: key.into(), tag: None },
+            false,
+            i as f64,
+        )
+    }
+
+    fn created(name: &str) -> Sent {
+        let plant = Plant { name: name.into(), tag: None };
+        Sent { outcome: Ok(plant), requests: 1, maybe_created: false, retry_after_ms: None }
+    }
+
+    fn event(kind: &str, hidden: bool) -> Input<()> {
+        Input::Event { kind: kind.into(), persisted: false, hidden, id: "again".into() }
+    }
+
+    /// What the tab asks, in the words of docs/outbox.md's table of the tab.
+    fn word(action: &Action<()>) -> String {
+        match action {
+            Action::Lock { tab: false } => "lock".into(),
+            Action::Lock { tab: true } => "live".into(),
+            Action::Release { tab: false } => "release".into(),
+            Action::Release { tab: true } => "unlive".into(),
+            Action::Post { released: true, .. } => "tell".into(),
+            Action::Feed { until, .. } if *until > 1e15 => "feed all".into(),
+            Action::Feed { .. } => "feed".into(),
+            Action::Write { keys, .. } => format!("write {}", keys.len()),
+            Action::Call { .. } => "call".into(),
+            Action::Insert { .. } => "insert".into(),
+            Action::Purge { .. } => "purge".into(),
+            Action::Abort => "abort".into(),
+            Action::Abandon => "abandon".into(),
+            Action::Read { keys: None, .. } => "reload".into(),
+            Action::Arm { at: Some(at) } => format!("timer {} s", at / 1_000.0),
+            Action::Arm { at: None } => "no timer".into(),
+            Action::Reply { answer: Answer::Done, .. } => "flushed".into(),
+            Action::Shut => "shut".into(),
+            _ => String::new(),
+        }
+    }
+
+    /// A tab in the situation of a column of the table, at 1 s.
+    fn situation(column: &str) -> Harness {
+        let (keys, hold): (&[&str], &[&str]) = match column {
+            "asking" => (&["a"], &["lock"]),
+            "sending" | "ending" => (&["a", "b"], &[]),
+            "purging" => (&["a"], &["purge"]),
+            _ => (&[], &[]),
+        };
+        let mut h = Harness::new(keys, hold);
+        match column {
+            "ending" | "hidden" => drop(h.event("visibilitychange", true)),
+            "purging" => drop(h.answer()),
+            "frozen" | "gone" | "offline" => {
+                let kind = match column {
+                    "frozen" => "freeze",
+                    "gone" => "pagehide",
+                    _ => "offline",
+                };
+                h.event(kind, false);
+            }
+            "paused" => drop(h.tell(Input::Paused(true))),
+            "closed" => drop(h.tell(Input::Close)),
+            _ => {}
+        }
+        h
+    }
+
+    /// The input of a row of the table.
+    fn row(name: &str, h: &Harness) -> Input<()> {
+        match name {
+            "add" => Input::Add { reply: 5, entry: entry("c", 9) },
+            "flush" => Input::Flush { reply: 6 },
+            "granted" => Input::Granted { tab: false },
+            "refused" => Input::Refused { tab: false, why: "InvalidStateError".into() },
+            "answered" => match h.calls.first() {
+                Some((n, _)) => Input::Answered { n: *n, sent: created("a"), left: false },
+                None => Input::Answered { n: 999, sent: Sent::unsent(), left: false },
+            },
+            "purged" => {
+                let purge = h.tab.ops.iter().find(|(_, op)| matches!(op, Op::Purge));
+                Input::Purged { n: purge.map_or(999, |(n, _)| *n), keys: Vec::new(), next: None }
+            }
+            "timer" => Input::Timer,
+            "hidden" => event("visibilitychange", true),
+            "shown" => event("visibilitychange", false),
+            "freeze" | "resume" | "pagehide" | "online" | "offline" => event(name, false),
+            "released" => Input::Hint { keys: Vec::new(), released: true },
+            "pause" => Input::Paused(true),
+            "resume()" => Input::Paused(false),
+            "close" => Input::Close,
+            other => panic!("a row the test does not know: {other}"),
+        }
+    }
+
+    /// docs/outbox.md's table of the tab, cell by cell, is what the tab does.
+    #[test]
+    fn the_table_of_the_tab_in_the_docs_is_the_code() {
+        let (columns, rows) = docs_table("<!-- the table of the tab");
+        for cells in &rows {
+            for (column, expected) in columns.iter().zip(cells).skip(1) {
+                let mut h = situation(column);
+                let actions = h.tab.handle(row(&cells[0], &h), h.now);
+                let words: Vec<String> =
+                    actions.iter().map(word).filter(|w| !w.is_empty()).collect();
+                let said = if words.is_empty() { "–".to_string() } else { words.join(", ") };
+                assert_eq!(said, *expected, "{} in {column}: {actions:?}", cells[0]);
+            }
+        }
+        assert_eq!((rows.len(), columns.len()), (18, 12), "every row and column of the table");
+    }
+
+    #[test]
+    fn a_hidden_pages_timer_that_fires_early_is_armed_again_for_the_end_of_its_second() {
+        let mut h = Harness::new(&[], &[]);
+        h.event("visibilitychange", true).tell(Input::Add { reply: 5, entry: entry("c", 9) });
+        assert_eq!(h.tab.timer, Some(2_000.0), "the end of its second");
+        h.now = 1_999.0; // Node's timers fire up to a millisecond early
+        h.tell(Input::Timer);
+        assert_eq!(h.said, ["timer 2 s"], "armed again, not left with nothing armed");
+        h.now = 2_000.0;
+        h.tell(Input::Timer);
+        assert_eq!(h.said, ["lock"]);
+    }
+
+    #[test]
+    fn an_entry_taken_as_its_tab_lets_go_is_given_back_with_no_try_counted() {
+        for stop in ["freeze", "close"] {
+            // The take is written, but not yet told, when the tab lets go.
+            let mut h = Harness::new(&["a"], &["write 1"]);
+            assert_eq!(h.waiting.len(), 1, "the take's write");
+            let n = h.tab.ops.iter().find(|(_, op)| matches!(op, Op::Write { .. })).unwrap().0;
+            let records = Vec::from([h.record("a")]);
+            let Some(Action::Apply { puts, .. }) =
+                h.tab.handle(Input::Read { n, records }, h.now).pop()
+            else {
+                panic!()
+            };
+            let Some(Put::Entry(taken)) = puts.into_iter().next() else { panic!() };
+            assert_eq!(taken.state, State::Sending);
+            h.store = Vec::from([taken]);
+            h.waiting.clear();
+            match stop {
+                "freeze" => drop(h.event("freeze", false)),
+                _ => drop(h.tell(Input::Close)),
+            }
+            h.hold.clear();
+            h.tell(Input::Written { n, failures: Vec::from([None]) });
+            assert!(h.calls.is_empty(), "{stop}: nothing sent");
+            if stop == "freeze" {
+                h.event("resume", false); // its answer written, then it is sent
+                assert_eq!(h.calls.len(), 1);
+            }
+            let a = h.stored("a");
+            assert_eq!((a.attempts, a.maybe_created), (0, false), "{stop}: no try counted");
+        }
+    }
+
+    #[test]
+    fn a_flush_resolves_when_its_own_round_ends_not_an_earlier_one() {
+        let mut h = Harness::new(&["a"], &["lock"]);
+        h.tell(Input::Flush { reply: 7 }); // into the round asking
+        h.go("lock");
+        h.hold.push("lock");
+        assert_eq!(h.calls.len(), 1, "the round sends `a`");
+        h.tell(Input::Flush { reply: 8 }); // the round after this one
+        h.answer();
+        assert_eq!(h.replied, [1, 7], "open's, and the first round's flush, not the next one's");
+        h.tell(Input::Flush { reply: 9 }); // into the round asking
+        h.go("lock");
+        assert_eq!(h.replied, [1, 7, 8, 9]);
+    }
+
+    #[test]
+    fn a_tab_whose_own_lock_is_refused_sends_as_no_live_sender() {
+        let mut h = Harness::new(&[], &["live"]);
+        h.tell(Input::Refused { tab: true, why: "AbortError".into() });
+        h.tell(Input::Add { reply: 5, entry: entry("c", 9) });
+        let (_, taken) = h.calls.first().unwrap();
+        assert_eq!(taken.sender, None, "no sender that a check of the live tabs could call dead");
+        let until = Some(h.now + RULES.send_ms);
+        assert_eq!(taken.sending_until, until, "taken over only once its call has surely ended");
+    }
+
+    #[test]
+    fn going_offline_ends_the_sending_and_lets_the_calls_out_finish() {
+        let mut h = Harness::new(&["a", "b", "c", "d", "e", "f"], &[]);
+        assert_eq!(h.calls.len(), 4, "the concurrency");
+        h.event("offline", false);
+        assert_eq!(h.said, ["release", "tell"]);
+        h.answer();
+        assert_eq!((h.calls.len(), h.stored("a").state), (3, State::Created), "no take after it");
+        assert_eq!(h.stored("e").state, State::Pending);
     }
 }
