@@ -20,6 +20,7 @@ export function open(core, platform) {
   return core.input('open', 0, shell).then(() => outbox);
 }
 
+/** The app's outbox: each method a bound function, that calls Rust's `core`. */
 export class PlantOutbox extends EventTarget {
   #core;
   #listeners;
@@ -31,53 +32,22 @@ export class PlantOutbox extends EventTarget {
     [this.#core, this.#listeners] = [core, listeners];
   }
 
-  add(plant) {
-    return this.#core.input('add', 0, plant);
-  }
-
+  add = (plant) => this.#core.input('add', 0, plant);
   entries = () => this.#core.entries();
-
   subscribe = (listener) => {
     const subscription = { listener };
     this.#listeners.add(subscription);
     return () => this.#listeners.delete(subscription);
   };
-
-  get(key) {
-    return this.#core.input('get', 0, String(key));
-  }
-
-  unreadable() {
-    return this.#core.unreadable();
-  }
-
-  flush() {
-    return this.#core.input('flush');
-  }
-
-  retry(key) {
-    return this.#core.input('retry', 0, String(key));
-  }
-
-  markCreated(key) {
-    return this.#core.input('markCreated', 0, String(key));
-  }
-
-  remove(key) {
-    return this.#core.input('remove', 0, String(key));
-  }
-
-  pause() {
-    this.#core.input('pause');
-  }
-
-  resume() {
-    this.#core.input('resume');
-  }
-
-  close() {
-    this.#core.input('close');
-  }
+  get = (key) => this.#core.input('get', 0, String(key));
+  unreadable = () => this.#core.unreadable();
+  flush = () => this.#core.input('flush');
+  retry = (key) => this.#core.input('retry', 0, String(key));
+  markCreated = (key) => this.#core.input('markCreated', 0, String(key));
+  remove = (key) => this.#core.input('remove', 0, String(key));
+  pause = () => void this.#core.input('pause');
+  resume = () => void this.#core.input('resume');
+  close = () => void this.#core.input('close');
 }
 
 /** An entry changed, or was removed (`detail`), or a record was set aside (none): the app is told. */
@@ -219,31 +189,31 @@ class Shell {
     }
   }
 
-  /** Reads each record a write names (by key, or an add's by plant id) and tells them; `apply` puts what Rust makes of them. */
+  /** Reads each record a write names (by key, or an add's by plant id) and tells them: `apply` puts what Rust makes of them. */
   #write(n, keys, byId) {
     try {
       const [entries, done] = this.#transaction('readwrite', byId ? 'strict' : 'relaxed');
-      const [failures, records] = [keys.map(() => undefined), []];
-      this.#writes.set(n, { entries, failures, records });
-      let left = keys.length;
-      for (const [i, key] of keys.entries()) {
-        const request = (byId ? entries.index('id') : entries).get(key);
-        request.onsuccess = () => {
-          records[i] = request.result;
-          if (--left === 0) this.#tell('read', n, records);
-        };
-      }
-      done
-        .then(
-          () => this.#tell('written', n, failures),
-          (cause) =>
-            this.#tell(
-              'written',
-              n,
-              keys.map(() => cause),
-            ),
-        )
-        .finally(() => this.#writes.delete(n));
+      const source = byId ? entries.index('id') : entries;
+      const write = { entries, failures: keys.map(() => undefined) };
+      this.#writes.set(n, write);
+      // A read that fails is the write's failure, told when the transaction ends.
+      Promise.all(keys.map((key) => ask(source.get(key)))).then(
+        (records) => {
+          write.records = records;
+          this.#tell('read', n, records);
+        },
+        () => {},
+      );
+      done.then(
+        () => this.#tell('written', n, write.failures),
+        (cause) =>
+          this.#tell(
+            'written',
+            n,
+            keys.map(() => cause),
+          ),
+      );
+      done.finally(() => this.#writes.delete(n)).catch(() => {});
     } catch (cause) {
       this.#tell('failed', n, cause);
     }

@@ -14,7 +14,7 @@ use alloc::string::String;
 use serde::{Deserialize, Deserializer, Serialize};
 
 /// The request body of plant creation: a Plant plus its `id`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NewPlant {
     /// Identification number of the plant (int64; written to JSON with all its digits).

@@ -5,8 +5,9 @@
 
 use super::config::Settings;
 use super::entry::{Entry, Sent};
+use super::record::set;
 use super::record::{self, Fields};
-use super::seam::{said, set};
+use super::seam::said;
 use super::tab::{Answer, Input, Tab};
 use crate::error::Draft;
 use crate::redact::theirs;

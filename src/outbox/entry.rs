@@ -5,18 +5,17 @@ use crate::{Error, Kind};
 use alloc::string::String;
 use plant_store_model::{NewPlant, Plant};
 
-/// Where an entry stands (its `state` for JavaScript).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Where an entry stands (its `state` for JavaScript): waiting to be sent; a request with its key
+/// out, or out when its tab let go; created (removed after the retention); refused, no request
+/// having created it; refused after a request that may have created it. The last two are never
+/// sent again on their own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) enum State {
-    /// Waiting to be sent, now or at its `next_attempt_at`.
+    #[default]
     Pending,
-    /// A request with its key is out, or was when its tab let go.
     Sending,
-    /// The store created it; removed after the retention.
     Created,
-    /// The store refused it and no request may have created it. Never sent again on its own.
     Rejected,
-    /// A request may have created it and a later one was refused: the plant most likely exists.
     Uncertain,
 }
 
@@ -25,18 +24,11 @@ impl State {
         [State::Pending, State::Sending, State::Created, State::Rejected, State::Uncertain];
 
     pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            State::Pending => "pending",
-            State::Sending => "sending",
-            State::Created => "created",
-            State::Rejected => "rejected",
-            State::Uncertain => "uncertain",
-        }
+        ["pending", "sending", "created", "rejected", "uncertain"][self as usize]
     }
 }
 
-/// What an entry keeps of its last failed attempt: never the token (the message is redacted) nor
-/// the cause.
+/// What an entry keeps of its last failed attempt: never the token (its message is redacted).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct EntryError {
     pub(crate) kind: Kind,
@@ -46,7 +38,7 @@ pub(crate) struct EntryError {
 }
 
 /// One plant in the outbox. Times are whole milliseconds since the epoch.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Entry {
     /// A UUID v4, the `Idempotency-Key` of its requests (unless a retry drew `sent_key`).
     pub(crate) key: String,
@@ -67,12 +59,11 @@ pub(crate) struct Entry {
     pub(crate) not_before: Option<f64>,
     pub(crate) error: Option<EntryError>,
     pub(crate) created: Option<Plant>,
-    /// While sending: when its call has surely ended (a tab without the lock takes it again then).
+    /// While sending: when its call has surely ended, and the tab sending it (while that tab's own
+    /// lock is held, no round takes it).
     pub(crate) sending_until: Option<f64>,
-    /// While sending: the tab sending it, which no tab takes it from while that tab's lock is held.
     pub(crate) sender: Option<String>,
-    /// When a request with its key may first have reached the store: the key's lifetime counts
-    /// from then.
+    /// When a request with its key may first have reached the store: its lifetime counts from then.
     pub(crate) first_sent_at: Option<f64>,
     /// The key its requests carry since a retry drew a new one.
     pub(crate) sent_key: Option<String>,
@@ -91,21 +82,10 @@ impl Entry {
             key,
             plant,
             bigint,
-            state: State::Pending,
             revision: 1,
-            attempts: 0,
-            maybe_created: false,
             added_at: now,
             updated_at: now,
-            next_attempt_at: None,
-            not_before: None,
-            error: None,
-            created: None,
-            sending_until: None,
-            sender: None,
-            first_sent_at: None,
-            sent_key: None,
-            expires_at: None,
+            ..Entry::default()
         }
     }
 
@@ -117,11 +97,9 @@ impl Entry {
     /// the server's wait, a sending one from when it was taken, [`NEVER`] for one refused, none
     /// for a created one.
     pub(crate) fn due_at(&self) -> Option<f64> {
+        let at = self.next_attempt_at.unwrap_or(self.added_at);
         match self.state {
-            State::Pending => {
-                let at = self.next_attempt_at.unwrap_or(self.added_at);
-                Some(self.not_before.map_or(at, |asked| asked.max(at)))
-            }
+            State::Pending => Some(self.not_before.map_or(at, |asked| asked.max(at))),
             State::Sending => Some(self.updated_at),
             State::Rejected | State::Uncertain => Some(NEVER),
             State::Created => None,
@@ -130,7 +108,7 @@ impl Entry {
 }
 
 /// What a store holds under a key, as read: an entry, or a record the outbox cannot read (set
-/// aside: why, and the record as it is, `V`, for the app to see).
+/// aside: why, and the record as it is, for the app to see).
 #[derive(Clone, Debug)]
 #[allow(clippy::large_enum_variant)] // one lives at a time
 pub(crate) enum Record<V> {
@@ -147,43 +125,40 @@ impl<V> Record<V> {
     }
 }
 
-/// What one call told of an entry.
+/// What one call told of an entry: the Plant or the error, the requests it sent, whether one may
+/// have created the plant unseen, the wait the last answer's `Retry-After` asked for.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Sent {
-    /// The Plant, or the error's summary.
     pub(crate) outcome: Result<Plant, EntryError>,
-    /// The requests the call sent.
     pub(crate) requests: u32,
-    /// One of them may have created the plant unseen.
     pub(crate) maybe_created: bool,
     pub(crate) retry_after_ms: Option<u32>,
 }
 
 impl Sent {
+    /// What the client's call `outcome` tells, its requests counted by the call's after hook.
+    pub(crate) fn of(outcome: Result<Plant, Error>, requests: u32) -> Sent {
+        let e = match outcome {
+            Ok(plant) => {
+                return Sent {
+                    outcome: Ok(plant),
+                    requests,
+                    maybe_created: false,
+                    retry_after_ms: None,
+                }
+            }
+            Err(e) => e,
+        };
+        let (kind, status, code, message) = (e.kind(), e.status(), e.code(), e.message().into());
+        let outcome = Err(EntryError { kind, status, code, message });
+        let (maybe_created, retry_after_ms) = (e.maybe_created(), e.retry_after_ms());
+        Sent { outcome, requests: requests.max(e.attempts()), maybe_created, retry_after_ms }
+    }
+
     /// A call cut short before its request went out.
     pub(crate) fn unsent() -> Sent {
         let message = "not sent: its tab let go first".into();
         let error = EntryError { kind: Kind::Aborted, status: None, code: None, message };
         Sent { outcome: Err(error), requests: 0, maybe_created: false, retry_after_ms: None }
-    }
-
-    /// What the client's call `outcome` tells, its requests counted by the call's after hook.
-    pub(crate) fn of(outcome: Result<Plant, Error>, requests: u32) -> Sent {
-        match outcome {
-            Ok(plant) => {
-                Sent { outcome: Ok(plant), requests, maybe_created: false, retry_after_ms: None }
-            }
-            Err(e) => Sent {
-                requests: requests.max(e.attempts()),
-                maybe_created: e.maybe_created(),
-                retry_after_ms: e.retry_after_ms(),
-                outcome: Err(EntryError {
-                    kind: e.kind(),
-                    status: e.status(),
-                    code: e.code(),
-                    message: e.message().into(),
-                }),
-            },
-        }
     }
 }

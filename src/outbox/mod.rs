@@ -15,10 +15,11 @@ mod config;
 mod driver;
 mod entry;
 mod held;
+mod page;
 mod record;
 mod round;
 mod seam;
-#[cfg(test)]
 mod sim;
+mod store;
 mod tab;
 mod table;

@@ -19,7 +19,9 @@ use super::entry::{Entry, EntryError, Record, State};
 use crate::error::decimal;
 use crate::Kind;
 use alloc::string::String;
+use js_sys::{Object, Reflect};
 use plant_store_model::{NewPlant, Plant};
+use wasm_bindgen::JsValue;
 
 /// The schema this release writes.
 pub(crate) const SCHEMA: f64 = 1.0;
@@ -198,6 +200,61 @@ fn read_plant<F: Fields>(plant: &F) -> Option<Plant> {
 /// `n` when it is an integer that a JS number holds exactly.
 fn whole(n: f64) -> Option<i64> {
     ((n as i64) as f64 == n && n.abs() <= 9.007_199_254_740_991e15).then_some(n as i64)
+}
+
+/// The fields of a JS object, read and written as they are.
+pub(crate) fn set(object: &Object, name: &str, value: impl Into<JsValue>) {
+    let _ = Reflect::set(object, &name.into(), &value.into());
+}
+
+/// The field `name` of `value` (undefined when it has none, or reading it threw).
+pub(crate) fn field(value: &JsValue, name: &str) -> JsValue {
+    match value.is_object() {
+        true => Reflect::get(value, &name.into()).unwrap_or_default(),
+        false => JsValue::UNDEFINED,
+    }
+}
+
+impl Fields for JsValue {
+    fn text(&self, name: &str) -> Option<String> {
+        field(self, name).as_string()
+    }
+    fn number(&self, name: &str) -> Option<f64> {
+        field(self, name).as_f64()
+    }
+    fn flag(&self, name: &str) -> Option<bool> {
+        field(self, name).as_bool()
+    }
+    fn object(&self, name: &str) -> Option<JsValue> {
+        Some(field(self, name)).filter(JsValue::is_object)
+    }
+    fn has(&self, name: &str) -> bool {
+        !field(self, name).is_undefined()
+    }
+}
+
+impl Sink for Object {
+    fn new() -> Object {
+        Object::new()
+    }
+    fn text(&mut self, name: &str, value: &str) {
+        set(self, name, value);
+    }
+    fn number(&mut self, name: &str, value: f64) {
+        set(self, name, value);
+    }
+    fn flag(&mut self, name: &str, value: bool) {
+        set(self, name, value);
+    }
+    fn id(&mut self, name: &str, id: i64, bigint: bool) {
+        match bigint {
+            true => set(self, name, id),
+            false => set(self, name, id as f64),
+        }
+    }
+    fn object(&mut self, name: &str, value: Object) {
+        set(self, name, value);
+    }
 }
 
 #[cfg(test)]

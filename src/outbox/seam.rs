@@ -7,7 +7,7 @@
 use super::config::settings;
 use super::driver::{Driver, Shell};
 use super::entry::{Entry, Record};
-use super::record::{self, Fields, Sink};
+use super::record::{self, field, set, Fields};
 use super::tab::{Action, Failure, Input, Put, Tab};
 use super::table::Event;
 use crate::config::uuid;
@@ -17,7 +17,7 @@ use crate::Error;
 use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
-use js_sys::{Array, Date, Object, Promise, Reflect};
+use js_sys::{Array, Date, Object, Promise};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -289,60 +289,6 @@ fn strings(value: &JsValue) -> Vec<String> {
 
 fn to_js(keys: Vec<String>) -> Array {
     keys.into_iter().map(JsValue::from).collect()
-}
-
-pub(crate) fn set(object: &Object, name: &str, value: impl Into<JsValue>) {
-    let _ = Reflect::set(object, &name.into(), &value.into());
-}
-
-/// The field `name` of `value` (undefined when it has none, or reading it threw).
-pub(crate) fn field(value: &JsValue, name: &str) -> JsValue {
-    match value.is_object() {
-        true => Reflect::get(value, &name.into()).unwrap_or_default(),
-        false => JsValue::UNDEFINED,
-    }
-}
-
-impl Fields for JsValue {
-    fn text(&self, name: &str) -> Option<String> {
-        field(self, name).as_string()
-    }
-    fn number(&self, name: &str) -> Option<f64> {
-        field(self, name).as_f64()
-    }
-    fn flag(&self, name: &str) -> Option<bool> {
-        field(self, name).as_bool()
-    }
-    fn object(&self, name: &str) -> Option<JsValue> {
-        Some(field(self, name)).filter(JsValue::is_object)
-    }
-    fn has(&self, name: &str) -> bool {
-        !field(self, name).is_undefined()
-    }
-}
-
-impl Sink for Object {
-    fn new() -> Object {
-        Object::new()
-    }
-    fn text(&mut self, name: &str, value: &str) {
-        set(self, name, value);
-    }
-    fn number(&mut self, name: &str, value: f64) {
-        set(self, name, value);
-    }
-    fn flag(&mut self, name: &str, value: bool) {
-        set(self, name, value);
-    }
-    fn id(&mut self, name: &str, id: i64, bigint: bool) {
-        match bigint {
-            true => set(self, name, id),
-            false => set(self, name, id as f64),
-        }
-    }
-    fn object(&mut self, name: &str, value: Object) {
-        set(self, name, value);
-    }
 }
 
 #[wasm_bindgen(module = "/js/outbox/outbox.js")]

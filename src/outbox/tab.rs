@@ -107,19 +107,17 @@ pub(crate) struct Failure<V> {
     pub(crate) cause: Option<V>,
 }
 
-/// Where the page stands: hidden, it leaves the sending to the visible tabs until `.0`.
+/// Where the page stands: hidden, it leaves the sending to the visible tabs until `.0`; `Shut`:
+/// closed, its store shut.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) enum Page {
-    Opening {
-        hidden: bool,
-    },
+    Opening(bool),
     #[default]
     Shown,
     Hidden(f64),
     Frozen,
     Gone,
     Closed,
-    /// Closed, its store shut.
     Shut,
 }
 
@@ -197,7 +195,7 @@ impl<V: Clone> Tab<V> {
     where
         V: Default,
     {
-        let page = Page::Opening { hidden };
+        let page = Page::Opening(hidden);
         Tab { rules, page, online, locks, seed: seed | 1, ..Default::default() }
     }
 
@@ -247,168 +245,6 @@ impl<V: Clone> Tab<V> {
         }
         self.arm();
         core::mem::take(&mut self.out)
-    }
-
-    /// What an event means: the page hid or was shown, froze (or went into the back/forward
-    /// cache), came back, or left for good; the network came or went; the store closed under it.
-    fn event(&mut self, kind: &str, persisted: bool, hidden: bool, id: String) {
-        let kind = match (kind, persisted) {
-            ("pagehide", true) => "freeze",
-            ("pageshow", true) => "resume",
-            (kind, _) => kind,
-        };
-        match (kind, self.page) {
-            ("visibilitychange", Page::Shown) if hidden => {
-                self.page = Page::Hidden(self.now + YIELD_MS);
-                self.stop();
-            }
-            ("visibilitychange", Page::Hidden(_)) if !hidden => {
-                self.page = Page::Shown;
-                self.ask(Plan::default());
-            }
-            ("freeze", Page::Shown | Page::Hidden(_)) => {
-                self.page = Page::Frozen;
-                self.let_go();
-            }
-            ("resume", Page::Frozen) => {
-                (self.page, self.id) = (Page::Shown, id);
-                self.out.push(Action::Lock { tab: true });
-                let left = core::mem::take(&mut self.left);
-                if !left.is_empty() {
-                    self.write(Why::Left, left);
-                }
-                self.read(None, None);
-            }
-            // The store's transactions end, so that an add made as the page goes is written at
-            // once; the calls out finish, their answers written if the page lives on.
-            ("pagehide", Page::Shown | Page::Hidden(_)) => {
-                self.page = Page::Gone;
-                self.stop();
-                self.out.push(Action::Abandon);
-            }
-            ("online", _) => {
-                self.online = true;
-                self.ask(Plan { force: true, flushes: Vec::new() });
-            }
-            ("offline", _) => {
-                self.online = false;
-                self.stop();
-            }
-            ("versionchange", _) => {
-                self.close(Some("another page opened a newer version of the outbox's database"))
-            }
-            ("close", _) => self.close(Some(
-                "the browser closed the outbox's database (storage cleared, or a disk error)",
-            )),
-            _ => {}
-        }
-    }
-
-    /// A request for a Web Lock failed: without the lock of rounds every tab sends; without its
-    /// own, what this tab sends is taken over only once its call has surely ended.
-    fn refused(&mut self, tab: bool, why: &str) {
-        let message = match tab {
-            true => ["its tab's own Web Lock was refused (", why, ")"].concat(),
-            false => ["a request for its Web Lock failed (", why, ")"].concat(),
-        };
-        self.warn(&message);
-        if !tab {
-            self.locks = false;
-            self.granted();
-        }
-    }
-
-    /// A round may begin now.
-    pub(crate) fn sends(&self) -> bool {
-        let page = match self.page {
-            Page::Shown => true,
-            Page::Hidden(until) => until <= self.now,
-            _ => false,
-        };
-        page && !self.paused && self.online
-    }
-
-    /// What a closed tab still does: its writes end, its calls' answers are written, the store
-    /// shuts once none is under way; an app's call is refused.
-    fn closed(&mut self, input: Input<V>) {
-        let refused = match input {
-            Input::Add { reply, .. } => Some((reply, "add")),
-            Input::Get { reply, .. } => Some((reply, "get")),
-            Input::Act { reply, name, .. } => Some((reply, name)),
-            Input::Flush { reply } => return self.reply(reply, Answer::Done),
-            Input::Answered { n, sent, left } => {
-                self.answered(n, sent, left);
-                None
-            }
-            input => {
-                self.store(input);
-                None
-            }
-        };
-        if let Some((reply, name)) = refused {
-            let message = ["outbox.", name, ": the outbox is closed"].concat();
-            self.reply(reply, Answer::Refused(message));
-        }
-        self.shut();
-    }
-
-    /// Closes the tab: its round dropped, its calls aborted (their answers written), its locks
-    /// given back, the store shut once its writes are over; at once when it closed on its own
-    /// (`why`, told to the app).
-    pub(crate) fn close(&mut self, why: Option<&'static str>) {
-        if matches!(self.page, Page::Closed | Page::Shut) {
-            return;
-        }
-        if !matches!(self.page, Page::Opening { .. } | Page::Frozen) {
-            self.let_go();
-        }
-        self.page = Page::Closed;
-        let wanted = self.wanted.take();
-        self.flushed(wanted);
-        if let Some(why) = why {
-            self.out.push(Action::Closed { why });
-            self.ops.retain(|(_, op)| !matches!(op, Op::Write { .. } | Op::Call { .. }));
-        }
-        self.shut();
-    }
-
-    fn shut(&mut self) {
-        let busy = |(_, op): &(u32, Op)| matches!(op, Op::Write { .. } | Op::Call { .. });
-        if self.page == Page::Closed && !self.ops.iter().any(busy) {
-            self.page = Page::Shut;
-            self.out.push(Action::Shut);
-        }
-    }
-
-    /// A frozen or closing page lets go: its calls aborted, the lock of rounds and its own, the
-    /// store's transactions but inserts; another tab takes over what it was sending.
-    fn let_go(&mut self) {
-        self.out.push(Action::Abort);
-        self.stop();
-        self.out.push(Action::Abandon);
-        self.alive = false;
-        self.out.push(Action::Release { tab: true });
-    }
-
-    /// Arms the timer for the next round, when none runs and one may: at the earliest entry due or
-    /// created entry expiring (one due already, a second on: a round left it, or another tab is
-    /// sending it), and on a hidden page not before the end of its second.
-    fn arm(&mut self) {
-        let may = matches!(self.page, Page::Shown | Page::Hidden(_)) && !self.paused && self.online;
-        let at = match (&self.round, self.held.next_due(), self.page) {
-            (Round::Idle, Some(at), Page::Hidden(until)) if may => Some(at.max(until)),
-            (Round::Idle, at, _) if may => at,
-            _ => None,
-        };
-        let at = match (at, self.timer) {
-            (Some(at), Some(armed)) if at <= self.now && armed > self.now => Some(armed),
-            (Some(at), _) if at <= self.now => Some(self.now + AGAIN_MS),
-            (at, _) => at,
-        };
-        if at != self.timer {
-            self.timer = at;
-            self.out.push(Action::Arm { at });
-        }
     }
 
     /// Says once, in the console, that every tab sends, and why.

@@ -16,44 +16,31 @@ use crate::Kind;
 use alloc::string::String;
 use plant_store_model::Plant;
 
-/// What happens to a record.
+/// What happens to a record: a plant is added (this new entry, offered to what the store holds
+/// under its plant's id); a round offers it to be sent (`lock`: the round holds the Web Lock;
+/// `force`: for `flush()` and `online`, whatever its wait but the server's); the call that took it
+/// at revision `taken` ended (`left`: its tab cut it short); the app's `retry` (with `key`, drawn
+/// for it, if its own key's lifetime is over), `markCreated`, `remove`.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
+#[allow(clippy::large_enum_variant)] // one lives at a time
 pub(crate) enum Event {
-    /// A plant is added: this new entry, offered to what the store holds under its plant's id.
     Add(Entry),
-    /// A round offers it to be sent: `lock` when the round holds the Web Lock, `force` for
-    /// `flush()` and `online` (whatever its wait but the server's).
-    Take {
-        lock: bool,
-        force: bool,
-    },
-    /// The call that took it at revision `taken` ended; `left` when its tab cut it short.
-    Settled {
-        taken: u32,
-        left: bool,
-        sent: Sent,
-    },
-    /// The app's: send it again now (with `key`, drawn for it, if its own key's lifetime is over);
-    /// it is there (`markCreated`); remove it.
-    Retry {
-        key: String,
-    },
+    Take { lock: bool, force: bool },
+    Settled { taken: u32, left: bool, sent: Sent },
+    Retry { key: String },
     Resolve,
     Remove,
 }
 
-/// What [`apply`] makes of a record and an event.
+/// What [`apply`] makes of a record and an event: the entry as it now is, to write; as the store
+/// holds it, unchanged (a plant added again); the record leaves the store; or the event does not
+/// apply to the record as it is (why, for the caller who asked).
 #[derive(Clone, Debug, PartialEq)]
-#[allow(clippy::large_enum_variant)]
+#[allow(clippy::large_enum_variant)] // one lives at a time
 pub(crate) enum Step {
-    /// The entry as it now is, to write.
     Put(Entry),
-    /// The entry as the store holds it, unchanged (a plant added again).
     Keep(Entry),
-    /// The record leaves the store.
     Delete,
-    /// The event does not apply to the record as it is: why, for the caller who asked.
     Refused(String),
 }
 
