@@ -59,9 +59,11 @@ export interface Shell {
   perform(...action: OutboxAction): void;
 }
 
-/** Rust's side, as the shell and the app hold it. */
+/** Rust's side, as the shell and the app hold it (`openOutbox(options)` checks the options and makes it). */
 export interface OutboxCore {
   input(...input: OutboxInput): Promise<unknown> | undefined;
+  /** The object whose platform APIs the shell uses: `options.platform`, else `globalThis`. */
+  readonly platform: object;
   entries(): readonly object[];
   unreadable(): object[];
 }

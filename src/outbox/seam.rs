@@ -26,13 +26,10 @@ const TYPES: &str = include_str!("../js/outbox.d.ts");
 /// How many created entries a load reads, newest first (the others are read by key).
 const SHOWN: u32 = 100;
 
-/// Opens the outbox `options` describe: the promise of its `PlantOutbox`.
+/// The outbox `options` describe, checked (a `config` error), for its shell to open.
 #[wasm_bindgen(js_name = openOutbox, skip_typescript)]
-pub fn open_outbox(options: JsValue) -> Promise {
-    let settings = match settings(&options) {
-        Ok(settings) => settings,
-        Err(error) => return Promise::reject(&error.to_js()),
-    };
+pub fn open_outbox(options: JsValue) -> Result<OutboxCore, JsValue> {
+    let settings = settings(&options).map_err(|error| error.to_js())?;
     let platform = settings.platform.clone();
     let document = field(&platform, "document");
     let locks = !field(&field(&platform, "navigator"), "locks").is_undefined();
@@ -43,7 +40,7 @@ pub fn open_outbox(options: JsValue) -> Promise {
     if !locks && !document.is_undefined() {
         tab.warn("this browser has no Web Locks API");
     }
-    open(OutboxCore(Driver::new(settings, tab)), &platform)
+    Ok(OutboxCore(Driver::new(settings, tab)))
 }
 
 /// One open outbox, as its JS shell holds it.
@@ -73,6 +70,12 @@ impl OutboxCore {
             Err(error) => return Promise::reject(&error.to_js()).into(),
         }
         JsValue::UNDEFINED
+    }
+
+    /// The object whose platform APIs the shell uses: `options.platform`, else `globalThis`.
+    #[wasm_bindgen(getter)]
+    pub fn platform(&self) -> JsValue {
+        self.0.settings.platform.clone()
     }
 
     /// The entries this tab holds, in the order they were added: the same frozen array until one
@@ -289,15 +292,4 @@ fn strings(value: &JsValue) -> Vec<String> {
 
 fn to_js(keys: Vec<String>) -> Array {
     keys.into_iter().map(JsValue::from).collect()
-}
-
-#[wasm_bindgen(module = "/js/outbox/outbox.js")]
-extern "C" {
-    /// `open(core, platform)`: the shell over `core`, opened: the promise of its `PlantOutbox`.
-    fn open(core: OutboxCore, platform: &JsValue) -> Promise;
-
-    /// `PlantOutbox`, the shell's class, re-exported by the generated module under its name (the
-    /// class is declared in `outbox.d.ts`).
-    #[wasm_bindgen(reexport, skip_typescript, js_name = PlantOutbox)]
-    fn plant_outbox_class();
 }

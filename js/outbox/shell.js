@@ -1,0 +1,284 @@
+// The outbox's shell: it does what Rust asks (src/outbox/seam.rs), one action at a time through
+// `perform(type, n, a, b)`, telling Rust what came of it through `core.input(type, n, a, b)` (both
+// typed in seam.d.ts). It holds what the platform gives (the database, the Web Locks, the channel,
+// the timer, the listeners) and no rule: when to send, what to take, what a record becomes and
+// what the app sees are Rust's.
+
+/** What the platform does for Rust: `perform(type, n, a, b)` does one `OutboxAction`. */
+export class Shell {
+  #core;
+  #platform;
+  #told;
+  #db;
+  /** The writes under way, by number; the transactions `abandon` aborts; the Web Locks, by `tab`. */
+  #writes = new Map();
+  #open = new Set();
+  #locks = [];
+  #channel;
+  #timer;
+  #listening = [];
+
+  constructor(core, told) {
+    [this.#core, this.#platform, this.#told] = [core, core.platform, told];
+  }
+
+  #tell = (type, n, a, b) => this.#core.input(type, n, a, b);
+
+  perform(type, n, a, b) {
+    const { IDBKeyRange: range, navigator } = this.#platform;
+    switch (type) {
+      case 'open':
+        return this.#openDatabase(n, a);
+      case 'read':
+        return this.#read(n, 'read', (entries) => [
+          a ? Promise.all(a.map((key) => ask(entries.get(key)))) : load(entries, b),
+        ]);
+      case 'feed':
+        return this.#read(n, 'fed', (entries) => [
+          entries.index('due').getAllKeys(range.upperBound(a)),
+          b ? navigator.locks.query().then(({ held }) => held.map((lock) => lock.name)) : undefined,
+        ]);
+      case 'purge':
+        return this.#read(n, 'purged', (entries) => purge(entries, range, a), 'readwrite');
+      case 'write':
+        return this.#write(n, a, b);
+      case 'apply':
+        return this.#apply(this.#writes.get(n), a);
+      case 'insert':
+        return this.#insert(n, a);
+      case 'abandon':
+        for (const tx of this.#open) abort(tx);
+        return;
+      case 'shut':
+        return this.#shut();
+      case 'lock':
+        this.#locks[n] = lock(navigator?.locks, a, n, this.#tell);
+        return;
+      case 'release':
+        return this.#locks[n]?.();
+      case 'post':
+        return this.#channel?.postMessage(a);
+      case 'arm':
+        clearTimeout(this.#timer);
+        if (a !== undefined) this.#timer = setTimeout(() => this.#tell('timer'), a);
+        return;
+      default:
+        return this.#told(type, a); // 'changed', 'closed'
+    }
+  }
+
+  #openDatabase(n, name) {
+    const request = this.#platform.indexedDB?.open(name, 1);
+    if (!request) return this.#tell('failed', n);
+    request.onupgradeneeded = () => {
+      const entries = request.result.createObjectStore('entries', { keyPath: 'key' });
+      entries.createIndex('id', 'id', { unique: true });
+      entries.createIndex('due', 'dueAt');
+      entries.createIndex('expires', 'expiresAt');
+    };
+    request.onsuccess = () => {
+      this.#db = request.result;
+      this.#db.onversionchange = this.#db.onclose = this.#event;
+      this.#listen();
+      this.#tell('opened', n);
+    };
+    request.onerror = () => this.#tell('failed', n, request.error);
+    request.onblocked = (event) => {
+      // A blocked upgrade stays queued: what it opens once the other page lets go is closed at once.
+      request.onsuccess = () => request.result.close();
+      this.#tell('failed', n, event);
+    };
+  }
+
+  /** Runs `work(entries, done)` in a transaction (`abandon` aborts it unless it is an insert's); a failure to begin is told. */
+  #transaction(n, mode, durability, work, insert) {
+    try {
+      const tx = this.#db.transaction('entries', mode, { durability });
+      const done = new Promise((resolve, reject) => {
+        tx.oncomplete = resolve;
+        tx.onabort = () => reject(tx.error ?? new DOMException('the page let go', 'AbortError'));
+      });
+      if (!insert) this.#open.add(tx);
+      done.catch(() => {}).finally(() => this.#open.delete(tx));
+      work(tx.objectStore('entries'), done, tx);
+    } catch (cause) {
+      this.#tell(insert ? 'written' : 'failed', n, insert ? [cause] : cause);
+    }
+  }
+
+  /** Asks in one transaction what `work` asks (requests or promises), then tells `type` with what each gave. */
+  #read(n, type, work, mode = 'readonly') {
+    this.#transaction(n, mode, 'relaxed', (entries, done) => {
+      const asked = work(entries).map((each) => (each?.then ? each : ask(each)));
+      Promise.all([Promise.all(asked), done]).then(
+        ([results]) => this.#tell(type, n, ...results),
+        (cause) => this.#tell('failed', n, cause),
+      );
+    });
+  }
+
+  /** Reads each record a write names (by key, or an add's by plant id) and tells them: `apply` puts what Rust makes of them. */
+  #write(n, keys, byId) {
+    this.#transaction(n, 'readwrite', byId ? 'strict' : 'relaxed', (entries, done) => {
+      const write = { entries, failures: keys.map(() => undefined) };
+      this.#writes.set(n, write);
+      // A read that fails is the write's failure, told when the transaction ends.
+      const reads = keys.map((key) => ask((byId ? entries.index('id') : entries).get(key)));
+      Promise.all(reads).then((records) => {
+        write.records = records;
+        this.#tell('read', n, records);
+      }, noop);
+      const failed = (cause) => keys.map(() => cause);
+      done
+        .then(() => write.failures, failed)
+        .then((failures) => {
+          this.#writes.delete(n);
+          this.#tell('written', n, failures);
+        });
+    });
+  }
+
+  /** Puts what Rust made of the records a write read: a record, null to delete it, undefined to leave it. */
+  #apply({ entries, failures, records: read }, records) {
+    for (const [i, record] of records.entries()) {
+      if (record === undefined) continue;
+      try {
+        const request = record === null ? entries.delete(read[i].key) : entries.put(record);
+        request.onerror = (event) => {
+          event.preventDefault(); // a request that fails fails its record alone
+          failures[i] = request.error;
+        };
+      } catch (cause) {
+        failures[i] = cause;
+      }
+    }
+  }
+
+  /** A new record, written and committed as it is made: `abandon` never aborts it (a page that leaves keeps it). */
+  #insert(n, record) {
+    this.#transaction(
+      n,
+      'readwrite',
+      'strict',
+      (entries, done, tx) => {
+        const request = entries.add(record);
+        request.onerror = (event) => event.preventDefault();
+        tx.commit?.();
+        done
+          .then(
+            () => request.error ?? undefined,
+            (cause) => cause ?? request.error,
+          )
+          .then((failure) => this.#tell('written', n, [failure]));
+      },
+      true,
+    );
+  }
+
+  /** Listens to the page, the network and the other tabs: what each event means is Rust's. */
+  #listen() {
+    const { document, BroadcastChannel } = this.#platform;
+    for (const [target, types] of [
+      [document, ['visibilitychange', 'freeze', 'resume']],
+      [this.#platform, ['pagehide', 'pageshow', 'online', 'offline']],
+    ]) {
+      for (const type of typeof target?.addEventListener === 'function' ? types : []) {
+        target.addEventListener(type, this.#event);
+        this.#listening.push([target, type]);
+      }
+    }
+    if (typeof BroadcastChannel === 'function') {
+      this.#channel = new BroadcastChannel(this.#db.name);
+      this.#channel.onmessage = this.#event;
+    }
+  }
+
+  #event = (event) => this.#tell('event', 0, event);
+
+  /** Lets go of everything: the listeners, the channel, the locks, the timer, the database. */
+  #shut() {
+    for (const [target, type] of this.#listening) target.removeEventListener(type, this.#event);
+    this.#channel?.close();
+    for (const release of this.#locks) release?.();
+    clearTimeout(this.#timer);
+    this.#db?.close();
+  }
+}
+
+const noop = () => {};
+
+/** The result of an IndexedDB `request` (none: undefined); one that fails fails alone, not its transaction. */
+function ask(request) {
+  return new Promise((resolve, reject) => {
+    if (!request) return resolve();
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = (event) => {
+      event.preventDefault();
+      reject(request.error);
+    };
+  });
+}
+
+/** Every record not created, then the newest `created` created ones. */
+function load(entries, created) {
+  const newest = [];
+  const walked = walk(entries.index('expires').openCursor(null, 'prev'), (cursor) => {
+    newest.push(cursor.value);
+    return newest.length < created;
+  });
+  const active = ask(entries.index('due').getAll());
+  return Promise.all([active, walked]).then(([active]) => active.concat(newest));
+}
+
+/** Deletes the records whose expiry is `now` or before: their keys, and the next expiry. */
+function purge(entries, range, now) {
+  const [expires, keys] = [entries.index('expires'), []];
+  const walked = walk(expires.openCursor(range.upperBound(now)), (cursor) => {
+    keys.push(cursor.primaryKey);
+    cursor.delete();
+    return true;
+  });
+  const next = walked.then(() => ask(expires.openKeyCursor(range.lowerBound(now, true))));
+  return [walked.then(() => keys), next.then((cursor) => cursor?.key)];
+}
+
+/** Walks `request`'s cursor while `each(cursor)` says to go on. */
+function walk(request, each) {
+  return new Promise((resolve, reject) => {
+    request.onerror = () => reject(request.error);
+    request.onsuccess = () =>
+      request.result && each(request.result) ? request.result.continue() : resolve();
+  });
+}
+
+function abort(tx) {
+  try {
+    tx.abort();
+  } catch {
+    // it had ended
+  }
+}
+
+/**
+ * Asks `locks` (a LockManager) for the Web Lock `name` (`tab`: 1 for this tab's own), telling
+ * `granted` once it is held, `refused` if the request fails. Gives what lets it go, or drops the
+ * request.
+ */
+function lock(locks, name, tab, tell) {
+  if (!locks) return undefined;
+  const asked = new AbortController();
+  let release;
+  const held = () =>
+    new Promise((resolve) => {
+      release = resolve;
+      if (asked.signal.aborted) resolve();
+      else tell('granted', tab);
+    });
+  locks.request(name, { signal: asked.signal }, held).catch((cause) => {
+    if (!asked.signal.aborted) tell('refused', tab, cause);
+  });
+  return () => {
+    asked.abort();
+    release?.();
+  };
+}
