@@ -60,7 +60,7 @@ impl<V> Held<V> {
     }
 
     /// Takes what the store holds under `key` now (none: gone): true when it changed what is held.
-    pub(crate) fn take(&mut self, key: &str, record: Option<Record<V>>) -> bool {
+    pub(crate) fn hold(&mut self, key: &str, record: Option<Record<V>>) -> bool {
         if let Some(Record::Entry(new)) = &record {
             if let Ok(at) = self.position(new) {
                 self.entries[at].load = self.loads;

@@ -145,7 +145,7 @@ impl<V: Clone> Tab<V> {
         self.out.push(Action::Abort);
         self.stop();
         self.out.push(Action::Abandon);
-        self.alive = false;
+        self.own_lock = false;
         self.out.push(Action::Release { tab: true });
     }
 

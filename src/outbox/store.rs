@@ -34,7 +34,7 @@ impl<V: Clone> Tab<V> {
                     self.held.aside.drain(..).map(|(key, ..)| key).collect();
                 for record in records.into_iter().flatten() {
                     unseen.retain(|key| key != record.key());
-                    self.took(&String::from(record.key()), Some(record));
+                    self.told(&String::from(record.key()), Some(record));
                 }
                 let loads = self.held.loads;
                 let old = self.held.entries.iter().filter(|kept| kept.load != loads);
@@ -56,7 +56,7 @@ impl<V: Clone> Tab<V> {
             }
             (Op::Read { keys: Some(keys), .. }, Input::Read { records, .. }) => {
                 for (key, record) in keys.iter().zip(records) {
-                    self.took(key, record);
+                    self.told(key, record);
                 }
             }
             (Op::Write { why, events, mut steps }, Input::Read { records, .. }) => {
@@ -80,7 +80,7 @@ impl<V: Clone> Tab<V> {
             (Op::Purge, Input::Purged { keys, next, .. }) => {
                 self.held.expiry = next;
                 for key in &keys {
-                    self.took(key, None);
+                    self.told(key, None);
                 }
                 if !keys.is_empty() {
                     self.out.push(Action::Post { keys, released: false });
@@ -172,11 +172,11 @@ impl<V: Clone> Tab<V> {
                     if matches!(event, Event::Take { .. }) && entry.state == State::Sending {
                         taken = Some(entry.clone());
                     }
-                    if self.took(&entry.key, Some(Record::Entry(entry.clone()))) {
+                    if self.told(&entry.key, Some(Record::Entry(entry.clone()))) {
                         hinted.push(entry.key.clone());
                     }
                 }
-                Step::Delete if self.took(&key, None) => hinted.push(key),
+                Step::Delete if self.told(&key, None) => hinted.push(key),
                 _ => {}
             }
             outcome = Some(Ok(step));
@@ -231,8 +231,8 @@ impl<V: Clone> Tab<V> {
     }
 
     /// Holds what the store holds under `key` now, and tells the app when it changed.
-    fn took(&mut self, key: &str, record: Option<Record<V>>) -> bool {
-        let changed = self.held.take(key, record);
+    fn told(&mut self, key: &str, record: Option<Record<V>>) -> bool {
+        let changed = self.held.hold(key, record);
         if changed {
             self.out.push(Action::Changed { key: key.into() });
         }

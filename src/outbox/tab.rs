@@ -171,7 +171,7 @@ pub(crate) struct Tab<V> {
     /// This tab's id; whether its own Web Lock is held (the other tabs see it alive); the other
     /// tabs alive, as the last feed read them.
     pub(crate) id: String,
-    pub(crate) alive: bool,
+    pub(crate) own_lock: bool,
     pub(crate) live: Vec<String>,
     pub(crate) round: Round,
     /// A round asked for while one runs (`flush()`, `online`): it begins when that one ends.
@@ -224,7 +224,7 @@ impl<V: Clone> Tab<V> {
                 self.paused = false;
                 self.ask(Plan::default());
             }
-            Input::Granted { tab: true } => self.alive = true,
+            Input::Granted { tab: true } => self.own_lock = true,
             Input::Granted { tab: false } => self.granted(),
             Input::Refused { tab, why } => self.refused(tab, &why),
             Input::Timer => {
@@ -291,7 +291,7 @@ impl<V: Clone> Tab<V> {
             send_ms: self.rules.send_ms,
             retention_ms: self.rules.retention_ms,
             key_lifetime_ms: self.rules.key_lifetime_ms,
-            tab: self.alive.then_some(self.id.as_str()),
+            tab: self.own_lock.then_some(self.id.as_str()),
             live: &self.live,
         }
     }

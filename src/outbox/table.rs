@@ -122,7 +122,7 @@ pub(crate) fn apply<V>(held: Option<Record<V>>, event: Event, cx: &Context<'_>) 
             if !due {
                 return refused("it is not due");
             }
-            take(&mut next, cx);
+            sent_by(&mut next, cx);
         }
         (Sending, Event::Take { lock, .. }) => {
             // With the lock: once its sender is gone (closed, frozen, cached, crashed); without
@@ -134,7 +134,7 @@ pub(crate) fn apply<V>(held: Option<Record<V>>, event: Event, cx: &Context<'_>) 
             }
             (next.attempts, next.maybe_created) = (entry.attempts.saturating_add(1), true);
             next.first_sent_at.get_or_insert(entry.updated_at);
-            take(&mut next, cx);
+            sent_by(&mut next, cx);
         }
         (_, Event::Take { .. }) => return refused("it was refused"),
         (Sending, Event::Settled { taken, left: true, sent }) if taken == entry.revision => {
@@ -167,7 +167,7 @@ pub(crate) fn apply<V>(held: Option<Record<V>>, event: Event, cx: &Context<'_>) 
 
 /// The entry is taken by this tab: sent now, unless its key may be gone from the server, which
 /// could then create the plant twice: `uncertain`, for the app to look.
-fn take(entry: &mut Entry, cx: &Context<'_>) {
+fn sent_by(entry: &mut Entry, cx: &Context<'_>) {
     if expired(entry, cx) {
         let why = "not sent again: its Idempotency-Key is older than keyLifetimeMs, and the \
                    server may have forgotten it; look for the plant, then markCreated, retry \
