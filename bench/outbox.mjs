@@ -8,8 +8,8 @@
 // - open, then one round (a flush with nothing due), with 100 and with 10,000 created entries kept
 //   in IndexedDB (written there directly, as the retention keeps them): the median of 5 each.
 //   node bench/outbox.mjs [PKG_DIR]   (bench/run prints it with the rest)
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import http from 'node:http';
 import { once } from 'node:events';
 import { startServer } from '../tests/js/support/server.mjs';
@@ -79,6 +79,31 @@ export const addsWhileDraining = async ({ base, token }) => {
 };
 
 /**
+ * `entries()` right after a change, with `count` entries held (added while paused), in Node on
+ * fake-indexeddb: the time of each of 50 calls, each after one entry's removal (issue 59: the list
+ * is made again only after a change, in the order held, linear in what is held).
+ */
+export async function entriesAfterChange(pkg, count) {
+  const { PlantOutbox } = await import(pathToFileURL(join(pkg, 'outbox/node.mjs')));
+  const { origin } = await import('../tests/js/support/platform.mjs');
+  const fetch = async () => Response.json({ name: 'Held' });
+  const options = { baseUrl: 'https://plants.test', token: TOKEN, fetch, name: `entries-${count}` };
+  const outbox = await PlantOutbox.open({ ...options, platform: origin().tab().platform });
+  outbox.pause();
+  await Promise.all(Array.from({ length: count }, (_, id) => outbox.add({ id, name: 'Held' })));
+  const took = [];
+  const stop = outbox.subscribe(() => {
+    const t = performance.now();
+    outbox.entries();
+    took.push(performance.now() - t);
+  });
+  for (const { key } of outbox.entries().slice(0, 50)) await outbox.remove(key);
+  stop();
+  outbox.close();
+  return took;
+}
+
+/**
  * Runs `work({ page, server })` in a Chromium page whose module script is `script` (it sets
  * `window.ready`), with the package `pkg` under /pkg/, beside the reference server; then stops them.
  */
@@ -116,6 +141,10 @@ export const outboxRows = (pkg) =>
     drain.drained = await page.evaluate(drained);
     const adds = await page.evaluate(addsWhileDraining, { base, token: TOKEN });
     const [first, last] = [adds.slice(0, 100), adds.slice(-100)];
+    const entries = {
+      300: await entriesAfterChange(pkg, 300),
+      3000: await entriesAfterChange(pkg, 3_000),
+    };
 
     const kept = async (count) =>
       page.evaluate(
@@ -130,7 +159,7 @@ export const outboxRows = (pkg) =>
               const now = Date.now();
               for (let i = 0; i < count; i++) {
                 tx.objectStore('entries').put({
-                  v: 3,
+                  v: 1,
                   key: `kept-${i}`,
                   id: String(i),
                   plant: { id: String(i), name: `Kept ${i}` },
@@ -181,6 +210,11 @@ export const outboxRows = (pkg) =>
         section,
         '1,000 adds while it sends (20 ms, 4 at once): the median add, first 100 / last 100',
         `${median(first).toFixed(2)} ms / ${median(last).toFixed(2)} ms = ${ratio(last, first)}`,
+      ],
+      [
+        section,
+        'entries() after a change, 300 / 3,000 entries held, Node on fake-indexeddb (median of 50; linear: 10x)',
+        `${median(entries[300]).toFixed(3)} ms / ${median(entries[3000]).toFixed(3)} ms = ${ratio(entries[3000], entries[300])}`,
       ],
       [
         section,
