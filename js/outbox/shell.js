@@ -1,10 +1,9 @@
-// The outbox's shell: it does what Rust asks (src/outbox/seam.rs), one action at a time through
-// `perform(type, n, a, b)`, telling Rust what came of it through `core.input(type, n, a, b)` (both
-// typed in seam.d.ts). It holds what the platform gives (the database, the Web Locks, the channel,
-// the timer, the listeners) and no rule: when to send, what to take, what a record becomes and
-// what the app sees are Rust's.
+// The outbox's shell: it does what Rust asks (src/outbox/seam.rs) through `perform(type, n, a, b)`
+// and tells what came of it through `core.input(type, n, a, b)` (both typed in seam.d.ts). It holds
+// what the platform gives (the database, the Web Locks, the channel, the timer, the listeners) and
+// no rule: when to send, what to take, what a record becomes and what the app sees are Rust's.
 
-/** What the platform does for Rust: `perform(type, n, a, b)` does one `OutboxAction`. */
+/** `perform(type, n, a, b)` does one `OutboxAction` on the platform Rust resolved (`core.platform`). */
 export class Shell {
   #core;
   #platform;
@@ -25,7 +24,7 @@ export class Shell {
   #tell = (type, n, a, b) => this.#core.input(type, n, a, b);
 
   perform(type, n, a, b) {
-    const { IDBKeyRange: range, navigator } = this.#platform;
+    const { navigator } = this.#platform;
     switch (type) {
       case 'open':
         return this.#openDatabase(n, a);
@@ -35,11 +34,11 @@ export class Shell {
         ]);
       case 'feed':
         return this.#read(n, 'fed', (entries) => [
-          entries.index('due').getAllKeys(range.upperBound(a)),
+          upTo(entries.index('due'), a),
           b ? navigator.locks.query().then(({ held }) => held.map((lock) => lock.name)) : undefined,
         ]);
       case 'purge':
-        return this.#read(n, 'purged', (entries) => purge(entries, range, a), 'readwrite');
+        return this.#read(n, 'purged', (entries) => purge(entries, a), 'readwrite');
       case 'write':
         return this.#write(n, a, b);
       case 'apply':
@@ -60,7 +59,9 @@ export class Shell {
         return this.#channel?.postMessage(a);
       case 'arm':
         clearTimeout(this.#timer);
-        if (a !== undefined) this.#timer = setTimeout(() => this.#tell('timer'), a);
+        if (a === undefined) return;
+        this.#timer = setTimeout(() => this.#tell('timer'), a);
+        this.#timer.unref?.(); // in Node, a timer of the outbox keeps no process alive on its own
         return;
       default:
         return this.#told(type, a); // 'changed', 'closed'
@@ -177,10 +178,10 @@ export class Shell {
 
   /** Listens to the page, the network and the other tabs: what each event means is Rust's. */
   #listen() {
-    const { document, BroadcastChannel } = this.#platform;
+    const { document, events, BroadcastChannel } = this.#platform;
     for (const [target, types] of [
       [document, ['visibilitychange', 'freeze', 'resume']],
-      [this.#platform, ['pagehide', 'pageshow', 'online', 'offline']],
+      [events, ['pagehide', 'pageshow', 'online', 'offline']],
     ]) {
       for (const type of typeof target?.addEventListener === 'function' ? types : []) {
         target.addEventListener(type, this.#event);
@@ -230,16 +231,31 @@ function load(entries, created) {
   return Promise.all([active, walked]).then(([active]) => active.concat(newest));
 }
 
+/** The keys of `index` up to `until`, in its order (a cursor: no IDBKeyRange needed). */
+function upTo(index, until) {
+  const keys = [];
+  const walked = walk(index.openKeyCursor(), (cursor) => {
+    if (cursor.key > until) return false;
+    keys.push(cursor.primaryKey);
+    return true;
+  });
+  return walked.then(() => keys);
+}
+
 /** Deletes the records whose expiry is `now` or before: their keys, and the next expiry. */
-function purge(entries, range, now) {
-  const [expires, keys] = [entries.index('expires'), []];
-  const walked = walk(expires.openCursor(range.upperBound(now)), (cursor) => {
+function purge(entries, now) {
+  const keys = [];
+  let next;
+  const walked = walk(entries.index('expires').openCursor(), (cursor) => {
+    if (cursor.key > now) {
+      next = cursor.key;
+      return false;
+    }
     keys.push(cursor.primaryKey);
     cursor.delete();
     return true;
   });
-  const next = walked.then(() => ask(expires.openKeyCursor(range.lowerBound(now, true))));
-  return [walked.then(() => keys), next.then((cursor) => cursor?.key)];
+  return [walked.then(() => keys), walked.then(() => next)];
 }
 
 /** Walks `request`'s cursor while `each(cursor)` says to go on. */

@@ -60,13 +60,23 @@ export type PlantOutboxOptions = PlantStoreOptions & {
   concurrency?: number;
   /** How long a created entry is kept, in ms from when it was created (default 86400000, a day; 0: removed at once). */
   retentionMs?: number;
-  /**
-   * The platform APIs the outbox uses in place of `globalThis`'s, for tests with fakes: `indexedDB` and
-   * `IDBKeyRange`, `navigator.locks` and `navigator.onLine`, `BroadcastChannel`, `document` (its `visibilityState`
-   * and lifecycle events), and its own `pagehide`, `pageshow`, `online` and `offline` events.
-   */
-  platform?: object;
+  /** The platform APIs the outbox uses, each `globalThis`'s where left out: in Node and tests, fake-indexeddb's `indexedDB`. */
+  platform?: OutboxPlatform;
 };
+
+/**
+ * The platform APIs an outbox uses (none needs the DOM library): its IndexedDB; `navigator.locks` (the Web Locks that
+ * let tabs send by turns) and `navigator.onLine`; `BroadcastChannel` (hints between tabs); the `document` whose
+ * `visibilitychange`, `freeze` and `resume` it listens to; its own `addEventListener` for `pagehide`, `pageshow`,
+ * `online` and `offline`. A member of the wrong kind is a `config` error that names it.
+ */
+export interface OutboxPlatform {
+  indexedDB?: { open(name: string, version?: number): unknown };
+  navigator?: { locks?: unknown; onLine?: boolean };
+  BroadcastChannel?: new (name: string) => unknown;
+  document?: { visibilityState?: string; addEventListener(type: string, listener: (event: never) => void): void };
+  addEventListener?(type: string, listener: (event: never) => void): void;
+}
 
 /** A listener of any event (the DOM's `EventListenerOrEventListenerObject`, which a project without the DOM library lacks). */
 export type OutboxListener = ((event: Event) => void) | { handleEvent(event: Event): void };

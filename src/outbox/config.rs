@@ -1,6 +1,7 @@
 //! How an outbox is opened: the options of `PlantOutbox.open`, a client's and the outbox's own
 //! (`name`, `concurrency`, `retentionMs`, `platform`), checked into [`Settings`].
 
+use super::record::{field, set};
 use super::tab::Rules;
 use crate::error::Draft;
 use crate::js::api::{config, Options};
@@ -47,6 +48,7 @@ pub(crate) fn settings(options: &JsValue) -> Result<Settings, Error> {
                        2147483647 (default 86400000, a day)";
         return Err(redact(Draft::config(message)));
     }
+    let platform = resolve(platform).map_err(redact)?;
     let send_ms = f64::from(config.timeout_ms) + 1_000.0;
     let client = Client::new(config)?;
     let rules = Rules {
@@ -55,6 +57,40 @@ pub(crate) fn settings(options: &JsValue) -> Result<Settings, Error> {
         retention_ms: retention_ms.into(),
         key_lifetime_ms: client.0.key_lifetime_ms.unwrap_or(f64::INFINITY),
     };
-    let platform = platform.unwrap_or_else(|| js_sys::global().into());
     Ok(Settings { client, name, rules, platform })
+}
+
+/// The platform APIs of `options.platform`, each `globalThis`'s where left out:
+/// `{ indexedDB, navigator, BroadcastChannel, document, events }`, `events` what the page's own
+/// events (`pagehide`, `online`, …) are heard on. A member of the wrong kind is a `config` error.
+fn resolve(given: Option<JsValue>) -> Result<JsValue, Draft> {
+    let global: JsValue = js_sys::global().into();
+    let given = given.unwrap_or_default();
+    if !given.is_undefined() && !given.is_object() {
+        return Err(Draft::config("options.platform must be an object of platform APIs"));
+    }
+    let out = js_sys::Object::new();
+    let kinds = [
+        ("indexedDB", "an IDBFactory (with open())", "open"),
+        ("navigator", "an object (its locks and onLine)", ""),
+        ("BroadcastChannel", "a class", ""),
+        ("document", "an EventTarget with a visibilityState", "addEventListener"),
+    ];
+    for (name, kind, method) in kinds {
+        let own = field(&given, name);
+        let value = if own.is_undefined() { field(&global, name) } else { own.clone() };
+        let fits = match name {
+            "BroadcastChannel" => value.is_function(),
+            _ => value.is_object() && (method.is_empty() || field(&value, method).is_function()),
+        };
+        if !own.is_undefined() && !fits {
+            let message = ["options.platform.", name, " must be ", kind, ", or left out"];
+            return Err(Draft::config(message.concat()));
+        }
+        set(&out, name, if fits { value } else { JsValue::UNDEFINED });
+    }
+    let events =
+        [&given, &global].into_iter().find(|on| field(on, "addEventListener").is_function());
+    set(&out, "events", events.cloned().unwrap_or_default());
+    Ok(out.into())
 }
