@@ -2,18 +2,15 @@
 // same plain calls). bench/outbox.mjs's drain, in headless Chromium against the reference server on
 // loopback, with a CPU profile (the DevTools protocol's sampling profiler) of each side: the 1,000
 // plain createPlant calls, 4 at a time, then the 1,000 entries of a resumed outbox, concurrency 4.
-// The page loads the outbox build's unminified glue (`outbox/plant_store_client.js` and its
-// snippets, what every entry bundles and minifies) so that each sample names its file. Self time is
+// The page loads the outbox entry (`outbox/index.js`: the glue and the outbox's JS, minified). Self time is
 // summed by what ran: a file of the package, a browser function called from it (fetch, IndexedDB,
 // BroadcastChannel), the .wasm, idle. A figure, not a test.   node bench/outbox-profile.mjs [PKG_DIR]
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inPage, TOKEN, plainCalls, queued, drained } from './outbox.mjs';
 
-const SCRIPT = `import init, * as api from '/pkg/outbox/plant_store_client.js';
-  await init();
+const SCRIPT = `import * as api from '/pkg/outbox/index.js';
   Object.assign(window, api);
-  PlantOutbox.open = openOutbox; // as the entry adds it, for bench/outbox.mjs's steps
   window.ready = true;`;
 /** IndexedDB's functions and getters, as the profiler names them. */
 const IDB = new Set([

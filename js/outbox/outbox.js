@@ -51,7 +51,7 @@ export class PlantOutbox extends EventTarget {
   };
   get = (key) => this.#core.input('get', 0, String(key));
   unreadable = () => this.#core.unreadable();
-  flush = () => this.#core.input('flush');
+  flush = () => this.#core.input('flush').then(() => {});
   retry = (key) => this.#core.input('retry', 0, String(key));
   markCreated = (key) => this.#core.input('markCreated', 0, String(key));
   remove = (key) => this.#core.input('remove', 0, String(key));

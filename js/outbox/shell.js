@@ -57,6 +57,11 @@ export class Shell {
         return this.#locks[n]?.();
       case 'post':
         return this.#channel?.postMessage(a);
+      case 'sync': // the page's service worker, where one is registered, delivers (Background Sync)
+        return navigator?.serviceWorker
+          ?.getRegistration?.()
+          .then((registration) => registration?.sync?.register(a))
+          .catch(noop);
       case 'arm':
         clearTimeout(this.#timer);
         if (a === undefined) return;

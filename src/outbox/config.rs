@@ -56,6 +56,7 @@ pub(crate) fn settings(options: &JsValue) -> Result<Settings, Error> {
         send_ms,
         retention_ms: retention_ms.into(),
         key_lifetime_ms: client.0.key_lifetime_ms.unwrap_or(f64::INFINITY),
+        worker: false,
     };
     Ok(Settings { client, name, rules, platform })
 }

@@ -146,6 +146,7 @@ impl Driver {
         drop(replies);
         let value = match answer {
             Answer::Done => Ok(JsValue::UNDEFINED),
+            Answer::Flushed(waiting) => Ok((waiting as u32).into()),
             Answer::Entry(entry) => Ok(entry.map_or(JsValue::UNDEFINED, |entry| self.view(&entry))),
             Answer::Refused(message) => Err(Draft::config(message)),
             Answer::Failed { what: "open", failure } => Err(opening(failure.cause)),

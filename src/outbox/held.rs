@@ -2,7 +2,7 @@
 //! says changes it (`store.rs`), a read older than what is held is passed over, and an entry leaves
 //! only once the store says it is gone.
 
-use super::entry::{Entry, Record, NEVER};
+use super::entry::{Entry, Record, State, NEVER};
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::cell::Cell;
@@ -40,6 +40,12 @@ impl<V> Default for Held<V> {
 impl<V> Held<V> {
     pub(crate) fn get(&self, key: &str) -> Option<&Entry> {
         self.entries.iter().map(|kept| &kept.entry).find(|entry| entry.key == key)
+    }
+
+    /// How many entries wait to be sent (pending or sending).
+    pub(crate) fn waiting(&self) -> usize {
+        let waiting = |kept: &&Kept<V>| matches!(kept.entry.state, State::Pending | State::Sending);
+        self.entries.iter().filter(waiting).count()
     }
 
     /// When something held is next due: an entry, or the next created one's expiry.

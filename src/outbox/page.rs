@@ -94,7 +94,9 @@ impl<V: Clone> Tab<V> {
             Input::Add { reply, .. } => Some((reply, "add")),
             Input::Get { reply, .. } => Some((reply, "get")),
             Input::Act { reply, name, .. } => Some((reply, name)),
-            Input::Flush { reply } => return self.reply(reply, Answer::Done),
+            Input::Flush { reply } => {
+                return self.reply(reply, Answer::Flushed(self.held.waiting()))
+            }
             Input::Answered { n, sent, left } => {
                 self.answered(n, sent, left);
                 None
@@ -168,5 +170,11 @@ impl<V: Clone> Tab<V> {
             self.timer = at;
             self.out.push(Action::Arm { at });
         }
+        // A page asks its service worker to deliver once while entries wait.
+        let waiting = self.held.waiting() > 0;
+        if waiting && !self.synced && !self.rules.worker {
+            self.out.push(Action::Sync);
+        }
+        self.synced = waiting;
     }
 }

@@ -6,6 +6,7 @@
 use super::entry::{Entry, Sent, NEVER};
 use super::tab::{Action, Answer, Op, Page, Tab, Why};
 use super::table::Event;
+use crate::Kind;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -162,8 +163,12 @@ impl<V: Clone> Tab<V> {
         }
     }
 
-    /// Call number `n` ended: its answer is written with the sender's next take.
+    /// Call number `n` ended: its answer is written with the sender's next take. In a worker, a
+    /// call that sent nothing for want of a token leaves the entry to the pages, counting no try.
     pub(crate) fn answered(&mut self, n: u32, sent: Sent, left: bool) {
+        let tokenless =
+            matches!(&sent.outcome, Err(e) if e.kind == Kind::Config) && sent.requests == 0;
+        let left = left || (self.rules.worker && tokenless);
         if let Some(Op::Call { key, taken }) = self.done(n) {
             self.give_back(key, Event::Settled { taken, left, sent });
         }
@@ -241,7 +246,7 @@ impl<V: Clone> Tab<V> {
     /// Answers the `flush()` calls of `plan`.
     pub(crate) fn flushed(&mut self, plan: Option<Plan>) {
         for reply in plan.into_iter().flat_map(|plan| plan.flushes) {
-            self.reply(reply, Answer::Done);
+            self.reply(reply, Answer::Flushed(self.held.waiting()));
         }
     }
 }

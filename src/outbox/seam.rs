@@ -236,6 +236,7 @@ impl Driver {
             Action::Arm { at } => {
                 ("arm", 0, at.map(|at| (at - Date::now()).clamp(0.0, 2_147_483_647.0)).into(), NONE)
             }
+            Action::Sync => ("sync", 0, self.settings.named("").into(), NONE),
             Action::Changed { key } => ("changed", 0, self.changed(&key), NONE),
             Action::Closed { why } => ("closed", 0, why.into(), NONE),
             Action::Abandon => ("abandon", 0, NONE, NONE),

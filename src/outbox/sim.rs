@@ -78,6 +78,8 @@ mod tests {
         After503,
         TooMany,
         Late,
+        /// The token source failed: no request went out.
+        NoToken,
     }
 
     /// A transaction waiting to run: tab `t`'s action.
@@ -112,6 +114,9 @@ mod tests {
         adds: BTreeMap<u32, i64>,
         /// Its calls out: n → key, until each ended.
         calls: BTreeMap<u32, String>,
+        /// A service worker's tab, woken by Background Sync: no page life; it ends once its round
+        /// has delivered what it could, or the browser stops it.
+        worker: bool,
     }
 
     struct Sim {
@@ -136,6 +141,8 @@ mod tests {
         added: BTreeMap<i64, NewPlant>,
         next_id: i64,
         calm: bool,
+        /// A page asked for Background Sync: a worker wakes to deliver.
+        sync: bool,
         rules: Rules,
         keys_out: BTreeMap<String, usize>,
     }
@@ -160,6 +167,7 @@ mod tests {
                 send_ms: TIMEOUT_MS + 1_000.0,
                 retention_ms: 86_400_000.0,
                 key_lifetime_ms,
+                worker: false,
             };
             let mut sim = Sim {
                 rng,
@@ -180,12 +188,13 @@ mod tests {
                 added: BTreeMap::new(),
                 next_id: 1,
                 calm: false,
+                sync: false,
                 rules,
                 keys_out: BTreeMap::new(),
             };
             sim.locks = sim.rng.chance(80);
             for _ in 0..1 + sim.rng.below(3) {
-                sim.open_tab();
+                sim.open_tab(false);
             }
             for _ in 0..40 {
                 let at = sim.rng.ms(0, 60_000);
@@ -204,10 +213,11 @@ mod tests {
             self.at(after, Ev::Input { t, life, input });
         }
 
-        fn open_tab(&mut self) {
+        fn open_tab(&mut self, worker: bool) {
             let t = self.tabs.len();
             let seed = self.rng.next();
-            let tab = Tab::new(self.rules.clone(), self.locks, true, false, seed);
+            let rules = Rules { worker, ..self.rules.clone() };
+            let tab = Tab::new(rules, self.locks, true, false, seed);
             let state = Life::Open;
             let (waiting, adds, calls) = (Vec::new(), BTreeMap::new(), BTreeMap::new());
             let sim = SimTab {
@@ -221,6 +231,7 @@ mod tests {
                 replies: 0,
                 adds,
                 calls,
+                worker,
             };
             self.tabs.push(sim);
             let id = format!("tab-{t}-{}", self.rng.next() % 1000);
@@ -274,6 +285,9 @@ mod tests {
             }
             let actions = self.tabs[t].tab.handle(input, self.now);
             for action in actions {
+                if self.tabs[t].state == Life::Dead {
+                    break; // its page went as it worked: nothing more of it runs
+                }
                 self.perform(t, action);
             }
         }
@@ -374,6 +388,18 @@ mod tests {
                     }
                 }
                 Action::Changed { .. } | Action::Closed { .. } | Action::Warn(_) => {}
+                Action::Sync => self.sync = true,
+                // A worker, once open, delivers; once its round is over, it ends (and the browser
+                // fires the sync again later when entries still wait).
+                Action::Reply { reply: 0, .. } if self.tabs[t].worker => {
+                    self.deliver(t, Input::Flush { reply: 1 })
+                }
+                Action::Reply { reply: 1, answer: Answer::Flushed(waiting) }
+                    if self.tabs[t].worker =>
+                {
+                    self.sync |= waiting > 0;
+                    self.die(t);
+                }
                 Action::Reply { reply, answer } => {
                     if let Some(id) = self.tabs[t].adds.remove(&reply) {
                         if let Answer::Entry(Some(entry)) = answer {
@@ -543,9 +569,21 @@ mod tests {
                     4 => Fault::After503,
                     5 => Fault::TooMany,
                     6 => Fault::Late,
+                    7 => Fault::NoToken,
                     _ => Fault::None,
                 }
             };
+            if fault == Fault::NoToken {
+                let message = "getToken failed".into();
+                let error = EntryError { kind: Kind::Config, status: None, code: None, message };
+                let sent = Sent {
+                    outcome: Err(error),
+                    requests: 0,
+                    maybe_created: false,
+                    retry_after_ms: None,
+                };
+                return self.tell(t, 1.0, Input::Answered { n, sent, left: false });
+            }
             let life = self.tabs[t].life;
             let after = self.rng.ms(1, 300);
             self.at(after, Ev::Arrive { t, life, n, entry, fault });
@@ -650,9 +688,20 @@ mod tests {
             let t = self.rng.below(self.tabs.len() as u64) as usize;
             let after = self.rng.ms(5_000, 20_000);
             self.at(after, Ev::World);
+            if self.sync && !self.tabs.iter().any(|s| s.worker && s.state == Life::Open) {
+                self.sync = false;
+                return self.open_tab(true);
+            }
             if matches!(self.tabs[t].state, Life::Dead | Life::Closed) {
                 if self.rng.chance(50) {
-                    self.open_tab();
+                    self.open_tab(false);
+                }
+                return;
+            }
+            if self.tabs[t].worker {
+                // The browser stops a worker whose event runs too long, at any moment.
+                if self.rng.chance(40) {
+                    self.die(t);
                 }
                 return;
             }
@@ -739,8 +788,9 @@ mod tests {
 
         /// At least one tab sends.
         fn sender(&mut self) {
-            if !self.tabs.iter().any(|s| matches!(s.state, Life::Open | Life::Frozen)) {
-                self.open_tab();
+            let page = |s: &SimTab| !s.worker && matches!(s.state, Life::Open | Life::Frozen);
+            if !self.tabs.iter().any(page) {
+                self.open_tab(false);
             }
         }
 

@@ -66,8 +66,10 @@ pub(crate) enum Action<V> {
     // A Web Lock (`tab`: this tab's own, while it lives; else the one of rounds) asked, given back.
     Lock { tab: bool },
     Release { tab: bool },
-    // Tell the other tabs: these records changed, or this tab let go of the lock.
+    // Tell the other tabs: these records changed, or this tab let go of the lock. Ask the page's
+    // service worker to deliver (Background Sync), where one does.
     Post { keys: Vec<String>, released: bool },
+    Sync,
     Arm { at: Option<f64> },
     // Send `entry` with its key (`Answered` tells the end of call `n`); abort every call.
     Call { n: u32, entry: Entry },
@@ -89,13 +91,15 @@ pub(crate) enum Put {
     Delete,
 }
 
-/// What an app's call resolves to, or why it fails (a `config` error): the outbox could not do
-/// `what` (the platform's `failure`), or refused.
+/// What an app's call resolves to, or why it fails (a `config` error): done, an entry, a flush done
+/// with so many entries still waiting; or refused, or the outbox could not do `what` (the
+/// platform's `failure`).
 #[derive(Debug)]
 #[allow(clippy::large_enum_variant)] // one lives at a time
 pub(crate) enum Answer<V> {
     Done,
     Entry(Option<Entry>),
+    Flushed(usize),
     Refused(String),
     Failed { what: &'static str, failure: Failure<V> },
 }
@@ -121,13 +125,15 @@ pub(crate) enum Page {
     Shut,
 }
 
-/// A tab's settings.
+/// A tab's settings; `worker`: a service worker's, with no page life, that leaves to the pages an
+/// entry it cannot send for want of a token.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Rules {
     pub(crate) concurrency: usize,
     pub(crate) send_ms: f64,
     pub(crate) retention_ms: f64,
     pub(crate) key_lifetime_ms: f64,
+    pub(crate) worker: bool,
 }
 
 /// How long a page that hid leaves the sending to the visible tabs.
@@ -185,6 +191,8 @@ pub(crate) struct Tab<V> {
     pub(crate) now: f64,
     seed: u64,
     warned: bool,
+    /// Background Sync was asked for while entries wait.
+    pub(crate) synced: bool,
     pub(crate) out: Vec<Action<V>>,
 }
 
@@ -235,7 +243,9 @@ impl<V: Clone> Tab<V> {
                 self.event(&kind, persisted, hidden, id)
             }
             Input::Hint { keys, released } => {
-                self.read(None, Some(keys));
+                if !keys.is_empty() {
+                    self.read(None, Some(keys));
+                }
                 if released {
                     self.ask(Plan::default());
                 }
@@ -311,6 +321,7 @@ mod tests {
         send_ms: 11_000.0,
         retention_ms: 1e9,
         key_lifetime_ms: f64::INFINITY,
+        worker: false,
     };
 
     /// A tab and a store of its own that answers at once, but for the actions held: what a test
@@ -478,8 +489,9 @@ mod tests {
             Action::Read { keys: None, .. } => "reload".into(),
             Action::Arm { at: Some(at) } => format!("timer {} s", at / 1_000.0),
             Action::Arm { at: None } => "no timer".into(),
-            Action::Reply { answer: Answer::Done, .. } => "flushed".into(),
+            Action::Reply { answer: Answer::Flushed(_), .. } => "flushed".into(),
             Action::Shut => "shut".into(),
+            Action::Sync => "sync".into(),
             _ => String::new(),
         }
     }
