@@ -82,7 +82,10 @@ impl Driver {
         if self.working.replace(true) {
             return;
         }
-        while let Some(input) = self.inputs.borrow_mut().pop_front() {
+        loop {
+            // Neither the queue nor the tab is borrowed while an action runs: the app's listeners
+            // may call the outbox then.
+            let Some(input) = self.inputs.borrow_mut().pop_front() else { break };
             let actions = self.tab.borrow_mut().handle(input, Date::now());
             actions.into_iter().for_each(|action| self.perform(action));
         }

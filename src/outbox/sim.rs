@@ -334,6 +334,10 @@ mod tests {
                     }
                 }
                 Action::Shut => {}
+                // A tab's own lock is refused now and then (a document no longer fully active).
+                Action::Lock { tab: true } if self.locks && self.rng.chance(10) => {
+                    self.tell(t, 0.0, Input::Refused { tab: true, why: "InvalidStateError".into() })
+                }
                 Action::Lock { tab: true } if self.locks => {
                     self.tab_locks.insert(self.tabs[t].tab.id.clone());
                     self.tell(t, 0.0, Input::Granted { tab: true });

@@ -125,11 +125,14 @@ pub(crate) fn apply<V>(held: Option<Record<V>>, event: Event, cx: &Context<'_>) 
             sent_by(&mut next, cx);
         }
         (Sending, Event::Take { lock, .. }) => {
-            // With the lock: once its sender is gone (closed, frozen, cached, crashed); without
-            // it, once its call has surely ended. That send counts one request, which may have
-            // created the plant.
-            let alive = entry.sender.as_ref().is_some_and(|tab| cx.live.contains(tab));
-            if (lock && alive) || (!lock && entry.sending_until.is_some_and(|at| at > cx.now)) {
+            // With the lock, once its sender's own lock is gone (closed, frozen, cached, crashed);
+            // without the lock, or with no sender named (its tab's own lock was refused), once its
+            // call has surely ended. That send counts one request, which may have created the plant.
+            let busy = match (&entry.sender, lock) {
+                (Some(tab), true) => cx.live.contains(tab),
+                _ => entry.sending_until.is_some_and(|at| at > cx.now),
+            };
+            if busy {
                 return refused("it is being sent");
             }
             (next.attempts, next.maybe_created) = (entry.attempts.saturating_add(1), true);
@@ -285,8 +288,11 @@ mod tests {
         (e.state, e.attempts, e.updated_at, e.revision) = (state, 1, 10.0, 3);
         match state {
             State::Created => (e.created, e.expires_at) = (Some(fern()), Some(20.0)),
-            // Its call has not ended by LATER: only a round with the lock takes it.
-            State::Sending => e.sending_until = Some(NOW + DAY + 1_000.0),
+            // Its call has not ended by LATER, and its sender's own lock is gone: only a round with
+            // the lock takes it.
+            State::Sending => {
+                (e.sending_until, e.sender) = (Some(NOW + DAY + 1_000.0), Some("gone".into()))
+            }
             _ => {}
         }
         e
@@ -320,6 +326,11 @@ mod tests {
             "sending, its sender alive" => {
                 let mut e = entry(State::Sending);
                 e.sender = Some("alive".into());
+                held_entry(e)
+            }
+            "sending, no sender" => {
+                let mut e = entry(State::Sending);
+                e.sender = None;
                 held_entry(e)
             }
             "sending, its time up" => {
@@ -400,7 +411,7 @@ mod tests {
                 checked += 1;
             }
         }
-        assert_eq!(checked, 10 * 11, "every row and column of the table");
+        assert_eq!(checked, 11 * 11, "every row and column of the table");
     }
 
     fn put(step: Step) -> Entry {
