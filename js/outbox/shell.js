@@ -2,6 +2,7 @@
 // and tells what came of it through `core.input(type, n, a, b)` (both typed in seam.d.ts). It holds
 // what the platform gives (the database, the Web Locks, the channel, the timer, the listeners) and
 // no rule: when to send, what to take, what a record becomes and what the app sees are Rust's.
+import { abort, ask, load, noop, purge, upTo } from './idb.js';
 
 /** `perform(type, n, a, b)` does one `OutboxAction` on the platform Rust resolved (`core.platform`). */
 export class Shell {
@@ -74,7 +75,12 @@ export class Shell {
   }
 
   #openDatabase(n, name) {
-    const request = this.#platform.indexedDB?.open(name, 1);
+    let request;
+    try {
+      request = this.#platform.indexedDB?.open(name, 1);
+    } catch (cause) {
+      return this.#tell('failed', n, cause); // a SecurityError, in a sandboxed frame
+    }
     if (!request) return this.#tell('failed', n);
     request.onupgradeneeded = () => {
       const entries = request.result.createObjectStore('entries', { keyPath: 'key' });
@@ -97,7 +103,7 @@ export class Shell {
   }
 
   /** Runs `work(entries, done)` in a transaction (`abandon` aborts it unless it is an insert's); a failure to begin is told. */
-  #transaction(n, mode, durability, work, insert) {
+  #transaction(n, mode, durability, insert, work) {
     try {
       const tx = this.#db.transaction('entries', mode, { durability });
       const done = new Promise((resolve, reject) => {
@@ -114,7 +120,7 @@ export class Shell {
 
   /** Asks in one transaction what `work` asks (requests or promises), then tells `type` with what each gave. */
   #read(n, type, work, mode = 'readonly') {
-    this.#transaction(n, mode, 'relaxed', (entries, done) => {
+    this.#transaction(n, mode, 'relaxed', false, (entries, done) => {
       const asked = work(entries).map((each) => (each?.then ? each : ask(each)));
       Promise.all([Promise.all(asked), done]).then(
         ([results]) => this.#tell(type, n, ...results),
@@ -125,7 +131,7 @@ export class Shell {
 
   /** Reads each record a write names (by key, or an add's by plant id) and tells them: `apply` puts what Rust makes of them. */
   #write(n, keys, byId) {
-    this.#transaction(n, 'readwrite', byId ? 'strict' : 'relaxed', (entries, done) => {
+    this.#transaction(n, 'readwrite', byId ? 'strict' : 'relaxed', false, (entries, done) => {
       const write = { entries, failures: keys.map(() => undefined) };
       this.#writes.set(n, write);
       // A read that fails is the write's failure, told when the transaction ends.
@@ -162,23 +168,18 @@ export class Shell {
 
   /** A new record, written and committed as it is made: `abandon` never aborts it (a page that leaves keeps it). */
   #insert(n, record) {
-    this.#transaction(
-      n,
-      'readwrite',
-      'strict',
-      (entries, done, tx) => {
-        const request = entries.add(record);
-        request.onerror = (event) => event.preventDefault();
-        tx.commit?.();
-        done
-          .then(
-            () => request.error ?? undefined,
-            (cause) => cause ?? request.error,
-          )
-          .then((failure) => this.#tell('written', n, [failure]));
-      },
-      true,
-    );
+    this.#transaction(n, 'readwrite', 'strict', true, (entries, done, tx) => {
+      const request = entries.add(record);
+      request.onerror = (event) => event.preventDefault();
+      tx.commit?.();
+      // Chromium aborts an add that breaks the id's index with an UnknownError: the request's own
+      // error says why.
+      const failure = done.then(
+        () => request.error ?? undefined,
+        (cause) => request.error ?? cause,
+      );
+      failure.then((failure) => this.#tell('written', n, [failure]));
+    });
   }
 
   /** Listens to the page, the network and the other tabs: what each event means is Rust's. */
@@ -208,75 +209,6 @@ export class Shell {
     for (const release of this.#locks) release?.();
     clearTimeout(this.#timer);
     this.#db?.close();
-  }
-}
-
-const noop = () => {};
-
-/** The result of an IndexedDB `request` (none: undefined); one that fails fails alone, not its transaction. */
-function ask(request) {
-  return new Promise((resolve, reject) => {
-    if (!request) return resolve();
-    request.onsuccess = () => resolve(request.result);
-    request.onerror = (event) => {
-      event.preventDefault();
-      reject(request.error);
-    };
-  });
-}
-
-/** Every record not created, then the newest `created` created ones. */
-function load(entries, created) {
-  const newest = [];
-  const walked = walk(entries.index('expires').openCursor(null, 'prev'), (cursor) => {
-    newest.push(cursor.value);
-    return newest.length < created;
-  });
-  const active = ask(entries.index('due').getAll());
-  return Promise.all([active, walked]).then(([active]) => active.concat(newest));
-}
-
-/** The keys of `index` up to `until`, in its order (a cursor: no IDBKeyRange needed). */
-function upTo(index, until) {
-  const keys = [];
-  const walked = walk(index.openKeyCursor(), (cursor) => {
-    if (cursor.key > until) return false;
-    keys.push(cursor.primaryKey);
-    return true;
-  });
-  return walked.then(() => keys);
-}
-
-/** Deletes the records whose expiry is `now` or before: their keys, and the next expiry. */
-function purge(entries, now) {
-  const keys = [];
-  let next;
-  const walked = walk(entries.index('expires').openCursor(), (cursor) => {
-    if (cursor.key > now) {
-      next = cursor.key;
-      return false;
-    }
-    keys.push(cursor.primaryKey);
-    cursor.delete();
-    return true;
-  });
-  return [walked.then(() => keys), walked.then(() => next)];
-}
-
-/** Walks `request`'s cursor while `each(cursor)` says to go on. */
-function walk(request, each) {
-  return new Promise((resolve, reject) => {
-    request.onerror = () => reject(request.error);
-    request.onsuccess = () =>
-      request.result && each(request.result) ? request.result.continue() : resolve();
-  });
-}
-
-function abort(tx) {
-  try {
-    tx.abort();
-  } catch {
-    // it had ended
   }
 }
 

@@ -27,7 +27,7 @@ impl<V: Clone> Tab<V> {
             }
             ("freeze", Page::Shown | Page::Hidden(_)) => {
                 self.page = Page::Frozen;
-                self.let_go();
+                self.let_go(true);
             }
             ("resume", Page::Frozen) => {
                 (self.page, self.id) = (Page::Shown, id);
@@ -66,15 +66,18 @@ impl<V: Clone> Tab<V> {
     /// A request for a Web Lock failed: without the lock of rounds every tab sends; without its
     /// own, what this tab sends is taken over only once its call has surely ended.
     pub(crate) fn refused(&mut self, tab: bool, why: &str) {
-        let message = match tab {
-            true => ["its tab's own Web Lock was refused (", why, ")"].concat(),
-            false => ["a request for its Web Lock failed (", why, ")"].concat(),
-        };
-        self.warn(&message);
-        if !tab {
-            self.locks = false;
-            self.granted();
+        if tab {
+            let message = [
+                "plant-store-client/outbox: this tab's own Web Lock was refused (",
+                why,
+                "): what it is sending is sent again by another tab only once its call has surely \
+                 ended, with the same Idempotency-Key",
+            ];
+            return self.out.push(Action::Warn(message.concat()));
         }
+        self.warn(&["a request for its Web Lock failed (", why, ")"].concat());
+        self.locks = false;
+        self.granted();
     }
 
     /// A round may begin now.
@@ -121,7 +124,8 @@ impl<V: Clone> Tab<V> {
             return;
         }
         if !matches!(self.page, Page::Opening(_) | Page::Frozen) {
-            self.let_go();
+            // The app's own writes under way end before the store shuts; the calls do not.
+            self.let_go(false);
         }
         self.page = Page::Closed;
         let wanted = self.wanted.take();
@@ -141,12 +145,15 @@ impl<V: Clone> Tab<V> {
         }
     }
 
-    /// A frozen or closing page lets go: its calls aborted, the lock of rounds and its own, the
-    /// store's transactions but inserts; another tab takes over what it was sending.
-    fn let_go(&mut self) {
+    /// A frozen (`abandon`) or closing page lets go: its calls aborted, the lock of rounds and its
+    /// own, and when frozen the store's transactions but inserts; another tab takes over what it was
+    /// sending.
+    fn let_go(&mut self, abandon: bool) {
         self.out.push(Action::Abort);
         self.stop();
-        self.out.push(Action::Abandon);
+        if abandon {
+            self.out.push(Action::Abandon);
+        }
         self.own_lock = false;
         self.out.push(Action::Release { tab: true });
     }
