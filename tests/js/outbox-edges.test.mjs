@@ -41,19 +41,15 @@ function patch(object, name, make) {
   };
 }
 
-/** Runs `work(store)` on the store `entries` of database `name` of `site`, in one transaction. */
-function inStore(site, name, mode, work) {
+/** Puts `records` as they are in the database of the outbox `name` of `site`. */
+function put(site, name, records) {
   return new Promise((resolve, reject) => {
     const request = site.indexedDB.open(`plant-store-outbox:${name}`);
     request.onerror = () => reject(request.error);
     request.onsuccess = () => {
-      const db = request.result;
-      const tx = db.transaction('entries', mode);
-      const result = work(tx.objectStore('entries'));
-      tx.oncomplete = () => {
-        db.close();
-        resolve(result?.result);
-      };
+      const tx = request.result.transaction('entries', 'readwrite');
+      for (const record of records) tx.objectStore('entries').put(record);
+      tx.oncomplete = () => resolve(request.result.close());
       tx.onabort = () => reject(tx.error);
     };
   });
@@ -87,16 +83,13 @@ describe('the outbox at its edges, in Node on fake-indexeddb', { timeout: 120_00
     });
     const changes = [];
     outbox.addEventListener('change', (e) => changes.push(e.detail));
-    const records = () => inStore(site, name, 'readonly', (entries) => entries.getAll());
-    return { outbox, tab, changes, records };
+    return { outbox, tab, changes, records: () => site.records(name) };
   }
   /** An origin whose outbox `name` holds `records`, put in its database as they are. */
   async function seeded(records) {
     const [site, name] = [origin(), `edges-${n++}`];
     (await outboxOf('ok', { site, name })).outbox.close();
-    await inStore(site, name, 'readwrite', (entries) => {
-      for (const record of records) entries.put(record);
-    });
+    await put(site, name, records);
     return { site, name };
   }
   const only = (outbox) => {
