@@ -793,6 +793,67 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
     await next.close();
   });
 
+  it("a plant added as the page leaves while the outbox's own transaction is open is stored: the next page lists it and sends it", async () => {
+    // On the first page (`/`), once `keep` is set, each readwrite transaction of the outbox stays
+    // open until it ends otherwise (aborted, or the page gone): a request after another, each a
+    // count of 50,000 records that the outbox never reads (slow enough not to flood IndexedDB, which
+    // then drops the writes of a page that leaves, the outbox's or not).
+    const page = await chromium.tab('/', () => {
+      if (location.pathname !== '/') return;
+      const transaction = IDBDatabase.prototype.transaction;
+      window.kept = 0; // the transactions kept open now
+      IDBDatabase.prototype.transaction = function (scope, mode, ...rest) {
+        const tx = transaction.call(this, scope, mode, ...rest);
+        if (!window.keep || mode !== 'readwrite' || !this.name.startsWith('plant-store-outbox:'))
+          return tx;
+        const entries = tx.objectStore('entries');
+        const again = () => {
+          try {
+            entries.count().onsuccess = again;
+          } catch {
+            // it is committing
+          }
+        };
+        again();
+        window.kept++;
+        for (const end of ['complete', 'abort']) tx.addEventListener(end, () => window.kept--);
+        return tx;
+      };
+    });
+    await open(page, 'leave-while-open');
+    await page.evaluate(
+      () =>
+        new Promise((resolve, reject) => {
+          const request = indexedDB.open('plant-store-outbox:leave-while-open');
+          request.onsuccess = () => {
+            const tx = request.result.transaction('entries', 'readwrite');
+            for (let i = 0; i < 50_000; i++) tx.objectStore('entries').put({ key: `ballast-${i}` });
+            tx.oncomplete = () => resolve(request.result.close());
+            tx.onabort = () => reject(tx.error);
+          };
+        }),
+    );
+    await page.evaluate(() => {
+      window.addEventListener('pagehide', () => {
+        outbox.add({ id: 9937, name: 'Saved as a transaction was open' });
+      });
+      window.keep = true;
+      outbox.flush(); // a round, whose writes stay open
+    });
+    await page.waitForFunction(() => window.kept > 0);
+    await page.goto(`${ORIGIN}/tab`);
+    await page.waitForFunction(() => window.ready);
+    await open(page, 'leave-while-open');
+    assert.deepEqual(
+      (await entries(page)).map((e) => e.plant.id),
+      [9937],
+      'stored as the page left',
+    );
+    await settled(page, 1);
+    assert.equal(keysSent(9937).length, 1);
+    await page.close();
+  });
+
   it('an add or a removal followed at once by close(): each resolves, and was done', async () => {
     const page = await chromium.tab();
     await open(page, 'closed-at-once');
