@@ -256,6 +256,22 @@ describe('the outbox through a page’s life, on a platform of fakes', { timeout
     }
   });
 
+  it('a subscriber and a change listener that call the outbox as they are told: each call resolves', async () => {
+    const [site, store, name] = [origin(), plantStore(), `reentry-${n++}`];
+    const outbox = await open(site.tab(), store, name);
+    const calls = [];
+    const unsubscribe = outbox.subscribe(() => {
+      unsubscribe();
+      calls.push(outbox.flush());
+    });
+    outbox.addEventListener('change', () => calls.push(outbox.get('none')), { once: true });
+    await outbox.add({ id: 280, name: 'Told' });
+    assert.equal(calls.length, 2);
+    await Promise.all(calls);
+    await settled(outbox, 1);
+    outbox.close();
+  });
+
   it('adds while a round sends go into that round: the keys due are read a handful of times, not once an add', async () => {
     const [site, store, name] = [origin(), plantStore(), `burst-${n++}`];
     const outbox = await open(site.tab(), store, name);
