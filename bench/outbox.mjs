@@ -130,7 +130,7 @@ export const outboxRows = (pkg) =>
               const now = Date.now();
               for (let i = 0; i < count; i++) {
                 tx.objectStore('entries').put({
-                  v: 3,
+                  v: 1,
                   key: `kept-${i}`,
                   id: String(i),
                   plant: { id: String(i), name: `Kept ${i}` },
