@@ -36,7 +36,7 @@ function bucket({ functionName: name, url }) {
     return `other native (${name || 'anonymous'})`;
   }
   if (url.endsWith('.wasm')) return 'the .wasm (Rust)';
-  // A snippet (`…/snippets/plant-store-client-<hash>/js/outbox/store.js`) by its path in the crate.
+  // A snippet (`…/snippets/plant-store-client-<hash>/js/outbox/outbox.js`) by its path in the crate.
   return url.includes('/snippets/')
     ? `js/${url.split('/js/').slice(1).join('/js/')}`
     : url.split('/').pop();

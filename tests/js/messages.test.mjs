@@ -4,7 +4,8 @@
 // `Bearer ` token and a getToken's wrong result say what to do; redaction covers the server's text
 // and never the client's own sentences; a 200 carrying fields the client does not read is a Plant;
 // and an uncaught PlantStoreError prints a short, readable report in Node whose line of source and
-// first frame are the caller's (issue 39).
+// first frame are the caller's (issue 39). The outbox's option messages name the option, and in Node
+// it warns of no Web Locks API.
 //   PKG_TARBALL=artifacts/release/plant-store-client-0.1.0.tgz node --test tests/js/messages.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +14,7 @@ import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -229,6 +231,40 @@ test('a 200 with fields the client does not read is the Plant: 20 KB of metadata
   }
 });
 
+test("the outbox's options: each message names its option", async () => {
+  const { PlantOutbox } = await import(pathToFileURL(join(dir, 'package/outbox/node.mjs')).href);
+  const base = { baseUrl: server.url, token: TOKEN };
+  for (const [options, option] of [
+    [{}, 'name'],
+    [{ name: '' }, 'name'],
+    [{ name: 'n', concurrency: 0 }, 'concurrency'],
+    [{ name: 'n', concurrency: 65 }, 'concurrency'],
+    [{ name: 'n', concurrency: 1.5 }, 'concurrency'],
+    [{ name: 'n', retentionMs: -1 }, 'retentionMs'],
+    [{ name: 'n', retentionMs: 2 ** 31 }, 'retentionMs'],
+  ]) {
+    const error = await PlantOutbox.open({ ...base, ...options }).catch((e) => e);
+    assert.equal(error.kind, 'config', JSON.stringify(options));
+    assert.ok(error.message.startsWith(`options.${option} `), error.message);
+  }
+});
+
+test('in Node (no document) the outbox says nothing of the Web Locks API it lacks', async (t) => {
+  const { PlantOutbox } = await import(pathToFileURL(join(dir, 'package/outbox/node.mjs')).href);
+  const warnings = [];
+  t.mock.method(console, 'warn', (...args) => warnings.push(args.join(' ')));
+  const platform = { indexedDB: new IDBFactory(), IDBKeyRange, navigator: { onLine: true } };
+  const outbox = await PlantOutbox.open({ baseUrl: server.url, token: TOKEN, name: 'n', platform });
+  await outbox.add({ id: 33, name: 'Fern' });
+  await outbox.flush();
+  assert.deepEqual(
+    outbox.entries().map((e) => e.state),
+    ['created'],
+  );
+  outbox.close();
+  assert.deepEqual(warnings, []);
+});
+
 // Node prints an uncaught error's line of source, its stack, its fields and its cause chain. Ours is
 // the caller's: the line that called createPlant under the caret, and as the one frame; no line of
 // the package. A network error's cause is fetch's own TypeError and its cause, which Node prints
@@ -260,10 +296,10 @@ for (const { what, baseUrl, first, most, client, outbox } of [
     most: 28,
   },
   {
-    what: "the outbox's open without a store",
+    what: "the outbox's open without a platform",
     outbox: true,
     baseUrl: () => server.url,
-    first: 'PlantStoreError: this runtime has no IndexedDB; pass options.store',
+    first: 'PlantStoreError: this runtime has no IndexedDB: pass options.platform',
     most: 18,
   },
 ]) {

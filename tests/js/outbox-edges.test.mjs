@@ -1,11 +1,10 @@
 // The outbox at its edges (issue 37), each case named after the edge it holds:
-// - in Node, with the MemoryStore or a store of the test's, against the scripted store of
-//   support/scripted.mjs (which does not honour Idempotency-Key, so a resend after a lost answer
-//   meets "duplicate id");
+// - in Node, on a platform of fakes (support/platform.mjs: fake-indexeddb, its requests made to
+//   fail where a case says so), against the scripted store of support/scripted.mjs (which does not
+//   honour Idempotency-Key, so a resend after a lost answer meets "duplicate id");
 // - in headless Chromium, with IndexedDB, against the reference server: the hand-over between tabs,
-//   a removal racing a send, a database written by the previous release, a tab of that release
-//   holding the database, a newer page upgrading it, a server whose CORS forgets Idempotency-Key,
-//   and a page that loads both builds.
+//   a removal racing a send, a newer page upgrading the database, a server whose CORS forgets
+//   Idempotency-Key, and a page that loads both builds.
 // Every wait is on what a server or the outbox recorded, bounded.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,9 +14,11 @@ import vm from 'node:vm';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { IDBDatabase, IDBIndex, IDBObjectStore } from 'fake-indexeddb';
 import { startServer, PKG } from './support/server.mjs';
 import { startScripted } from './support/scripted.mjs';
 import { sendFile } from './support/static.mjs';
+import { origin } from './support/platform.mjs';
 import {
   ORIGIN,
   html,
@@ -31,7 +32,30 @@ import {
 
 const TOKEN = 'edge-token-0123';
 
-describe('the outbox at its edges, in Node with a store of its own', { timeout: 120_000 }, () => {
+/** Replaces `object[name]` with `make(original)` until the returned function puts it back. */
+function patch(object, name, make) {
+  const original = object[name];
+  object[name] = make(original);
+  return () => {
+    object[name] = original;
+  };
+}
+
+/** Puts `records` as they are in the database of the outbox `name` of `site`. */
+function put(site, name, records) {
+  return new Promise((resolve, reject) => {
+    const request = site.indexedDB.open(`plant-store-outbox:${name}`);
+    request.onerror = () => reject(request.error);
+    request.onsuccess = () => {
+      const tx = request.result.transaction('entries', 'readwrite');
+      for (const record of records) tx.objectStore('entries').put(record);
+      tx.oncomplete = () => resolve(request.result.close());
+      tx.onabort = () => reject(tx.error);
+    };
+  });
+}
+
+describe('the outbox at its edges, in Node on fake-indexeddb', { timeout: 120_000 }, () => {
   let scripted;
   let api;
   let PlantStoreError;
@@ -44,19 +68,29 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
   after(() => scripted?.stop());
 
   let n = 0;
-  /** An outbox on the MemoryStore (or `store`), its requests scripted by `steps`, its changes kept. */
-  async function outboxOf(steps, options = {}) {
-    const store = options.store ?? new api.MemoryStore();
+  /**
+   * An outbox on a tab (`tab`) of `site` (default: an origin of its own), its requests scripted by
+   * `steps`, its changes kept; `records()` reads what its database holds.
+   */
+  async function outboxOf(steps, { site = origin(), name = `edges-${n++}`, ...options } = {}) {
+    const tab = site.tab();
     const outbox = await api.PlantOutbox.open({
       baseUrl: `${scripted.url}/s/${steps}`,
       token: TOKEN,
-      name: `edges-${n++}`,
+      name,
+      platform: tab.platform,
       ...options,
-      store,
     });
     const changes = [];
     outbox.addEventListener('change', (e) => changes.push(e.detail));
-    return { outbox, store, changes };
+    return { outbox, tab, changes, records: () => site.records(name) };
+  }
+  /** An origin whose outbox `name` holds `records`, put in its database as they are. */
+  async function seeded(records) {
+    const [site, name] = [origin(), `edges-${n++}`];
+    (await outboxOf('ok', { site, name })).outbox.close();
+    await put(site, name, records);
+    return { site, name };
   }
   const only = (outbox) => {
     const all = outbox.entries();
@@ -151,7 +185,7 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
   });
 
   it('an id already in the outbox: the same plant gives its entry back, another plant is refused', async () => {
-    const { outbox, store } = await outboxOf('ok');
+    const { outbox, records } = await outboxOf('ok');
     outbox.pause();
     const first = await outbox.add({ id: 9300, name: 'Once' });
     const again = await outbox.add({ id: 9300, name: 'Once' });
@@ -169,91 +203,101 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
         err.message.includes(first.key) &&
         /remove it first/.test(err.message),
     );
-    assert.equal((await store.getAll()).length, 2);
+    assert.equal((await records()).length, 2);
     outbox.close();
   });
 
   it('created entries leave the store after the retention, each removal told', async () => {
-    const { outbox, store, changes } = await outboxOf('ok', { retentionMs: 0 });
+    const { outbox, records, changes } = await outboxOf('ok', { retentionMs: 0 });
     const { key } = await outbox.add({ id: 9400, name: 'Brief' });
     await until(() => changes.some((c) => c.key === key && c.state === 'created'), 'created');
     await outbox.flush(); // the next round removes it
     assert.equal(outbox.entries().length, 0);
-    assert.deepEqual(await store.getAll(), []);
+    assert.deepEqual(await records(), []);
     assert.deepEqual(changes.at(-1), { key, removed: true });
     // Kept a day by default.
     const kept = await outboxOf('ok');
     await kept.outbox.add({ id: 9401, name: 'Kept' });
     await kept.outbox.flush();
     await kept.outbox.flush();
-    assert.deepEqual([only(kept.outbox).state, (await kept.store.getAll()).length], ['created', 1]);
+    assert.deepEqual([only(kept.outbox).state, (await kept.records()).length], ['created', 1]);
     kept.outbox.close();
     outbox.close();
   });
 
-  it('a store that throws or gives garbage: a clear error and nothing lost; a record it cannot read is set aside', async () => {
-    const failing = {
-      getAll: async () => [],
-      put: async () => {
-        throw new Error('disk full.');
-      },
-      delete: async () => {},
-    };
-    const { outbox } = await outboxOf('ok', { store: failing });
-    await assert.rejects(outbox.add({ id: 9500, name: 'Lost?' }), {
-      kind: 'config',
-      message: 'the outbox could not store the entry: Error: disk full',
+  it('an IndexedDB whose requests throw: a clear error and nothing lost; a record it cannot read is set aside', async () => {
+    const { outbox } = await outboxOf('ok');
+    let restore = patch(IDBObjectStore.prototype, 'add', () => () => {
+      throw new Error('disk full.');
     });
+    try {
+      await assert.rejects(outbox.add({ id: 9500, name: 'Lost?' }), {
+        kind: 'config',
+        message: 'the outbox could not store the entry: Error: disk full',
+      });
+    } finally {
+      restore();
+    }
     assert.deepEqual(outbox.entries(), [], 'nothing added');
     outbox.close();
 
-    const garbage = { getAll: async () => 42, put: async () => {}, delete: async () => {} };
-    await assert.rejects(outboxOf('ok', { store: garbage }), {
-      kind: 'config',
-      message: /could not read its store: TypeError: getAll\(\) did not give an array/,
+    // The load's first request throws.
+    restore = patch(IDBIndex.prototype, 'openCursor', () => () => {
+      throw new Error('disk gone.');
     });
+    try {
+      await assert.rejects(outboxOf('ok'), {
+        kind: 'config',
+        message: 'the outbox could not read its store: Error: disk gone',
+      });
+    } finally {
+      restore();
+    }
 
-    const store = new api.MemoryStore();
-    await store.put({ key: 'junk', state: 'flying' });
-    await store.put({ v: 4, key: 'future', plant: { id: '1', name: 'x' } });
-    const opened = await outboxOf('ok', { store });
+    // A record of this schema it cannot read, and a newer release's, where a load finds them.
+    const { site, name } = await seeded([
+      { v: 1, key: 'junk', state: 'flying', dueAt: 8.64e15 },
+      { v: 4, key: 'newer', plant: { id: '1', name: 'x' }, dueAt: 8.64e15 },
+    ]);
+    const opened = await outboxOf('ok', { site, name });
     const aside = opened.outbox.unreadable();
     assert.deepEqual(
       aside.map((u) => u.key),
-      ['junk', 'future'],
+      ['junk', 'newer'],
     );
     assert.match(aside[0].reason, /^it has no|its plant/);
     assert.match(aside[1].reason, /written by a newer release of plant-store-client \(schema 4\)/);
-    assert.deepEqual(aside[0].record, { key: 'junk', state: 'flying' });
+    assert.deepEqual(aside[0].record, { v: 1, key: 'junk', state: 'flying', dueAt: 8.64e15 });
     await opened.outbox.remove('junk');
     assert.deepEqual(
       opened.outbox.unreadable().map((u) => u.key),
-      ['future'],
+      ['newer'],
     );
     assert.deepEqual(
-      (await store.getAll()).map((r) => r.key),
-      ['future'],
+      (await opened.records()).map((r) => r.key),
+      ['newer'],
       'the newer record is kept for its release',
     );
     opened.outbox.close();
   });
 
   it('a store that cannot record an answer: a warning that names the entry, and the next round sends it again', async (t) => {
-    const memory = new api.MemoryStore();
     let refusals = 1;
-    const flaky = {
-      getAll: () => memory.getAll(),
-      put: async (record) => {
-        if (record.state === 'created' && refusals-- > 0) throw new Error('disk busy.');
-        return memory.put(record);
-      },
-      delete: (key) => memory.delete(key),
-    };
+    const restore = patch(
+      IDBObjectStore.prototype,
+      'put',
+      (put) =>
+        function (record, ...rest) {
+          if (record?.state === 'created' && refusals-- > 0) throw new Error('disk busy.');
+          return put.call(this, record, ...rest);
+        },
+    );
+    t.after(restore);
     const warnings = [];
     const warn = console.warn;
     console.warn = (...args) => warnings.push(args.join(' '));
     try {
-      const { outbox } = await outboxOf('ok', { store: flaky });
+      const { outbox, records } = await outboxOf('ok');
       t.after(() => outbox.close());
       const { key } = await outbox.add({ id: 9550, name: 'Unrecorded' });
       // The add's round sends it, and the store refuses its answer: the entry stays `sending`, and
@@ -279,7 +323,7 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
       // This store ignores the key and says "duplicate id": the plant most likely exists.
       const entry = only(outbox);
       assert.deepEqual([entry.state, entry.maybeCreated, entry.error.code], ['uncertain', true, 3]);
-      assert.equal((await memory.getAll())[0].state, 'uncertain', 'recorded this time');
+      assert.equal((await records())[0].state, 'uncertain', 'recorded this time');
       outbox.close();
     } finally {
       console.warn = warn;
@@ -287,20 +331,16 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
   });
 
   it('offline, the outbox arms no timer (no round after round): the online event wakes it', async (t) => {
-    const { outbox } = await outboxOf('503');
+    const { outbox, tab } = await outboxOf('503');
     t.after(() => outbox.close());
     await outbox.add({ id: 9560, name: 'Offline' });
     await outbox.flush();
     assert.equal(only(outbox).state, 'pending', 'a 503: it waits for its next attempt');
     const sent = scripted.requests(9560).length;
-    const navigator = Object.getOwnPropertyDescriptor(globalThis, 'navigator');
     const setTimeout = globalThis.setTimeout;
     const timers = [];
-    Object.defineProperty(globalThis, 'navigator', {
-      value: { onLine: false },
-      configurable: true,
-      writable: true,
-    });
+    // Offline as navigator.onLine says, with no event: the outbox reads it at each call.
+    tab.platform.navigator.onLine = false;
     globalThis.setTimeout = (f, ms, ...args) => {
       timers.push(ms);
       return setTimeout(f, ms, ...args);
@@ -311,8 +351,7 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
       assert.equal(scripted.requests(9560).length, sent, 'nothing sent offline');
     } finally {
       globalThis.setTimeout = setTimeout;
-      if (navigator) Object.defineProperty(globalThis, 'navigator', navigator);
-      else delete globalThis.navigator;
+      tab.platform.navigator.onLine = true;
     }
     await outbox.flush(); // online again
     assert.equal(scripted.requests(9560).length, sent + 1, 'sent once online');
@@ -341,45 +380,15 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
     );
   });
 
-  it('a record of schema 1, as an older release wrote it, is read and sent, then written as schema 3', async () => {
-    const store = new api.MemoryStore();
-    const key = '6f1c1a52-2f9e-4a8e-9b1e-8d5b1c1f0a01';
-    await store.put({
-      key,
-      plant: { name: 'Old', id: '9600' },
-      state: 'sending',
-      attempts: 1,
-      maybeCreated: false,
-      // Added a minute ago: its key is within the server's lifetime (keyLifetimeMs).
-      addedAt: Date.now() - 60_000,
-      idType: 'number',
-    });
-    const { outbox } = await outboxOf('ok', { store });
-    await outbox.flush();
-    const entry = only(outbox);
-    // It was `sending` when its page closed: sent again, maybe created, its cut-short send counted.
-    assert.deepEqual(
-      [entry.key, entry.plant.id, entry.state, entry.attempts],
-      [key, 9600, 'created', 3],
-    );
-    const [record] = await store.getAll();
-    // Revision 0 (schema 1), then taken again (its cut-short send counted), then created.
-    assert.deepEqual(
-      [record.v, record.revision, record.state, typeof record.expiresAt],
-      [3, 2, 'created', 'number'],
-    );
-    outbox.close();
-  });
-
   it('a removal while the entry is being sent is not undone by its answer', async () => {
-    const { outbox, store, changes } = await outboxOf('slowok500');
+    const { outbox, records, changes } = await outboxOf('slowok500');
     const { key } = await outbox.add({ id: 9700, name: 'Removed' });
     await until(() => changes.some((c) => c.key === key && c.state === 'sending'), 'sending');
     await outbox.remove(key);
     await outbox.flush(); // resolves once the round, and so the call, is over
     assert.equal(scripted.requests(9700).length, 1, 'the request was out');
     assert.deepEqual(outbox.entries(), []);
-    assert.deepEqual(await store.getAll(), [], 'the answer wrote nothing back');
+    assert.deepEqual(await records(), [], 'the answer wrote nothing back');
     outbox.close();
   });
 
@@ -419,8 +428,8 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
     outbox.close();
   });
 
-  it('a store of its own: the retention removes a created entry on its own timer, no round asked', async () => {
-    const { outbox, store, changes } = await outboxOf('ok', { retentionMs: 5_000 });
+  it('the retention removes a created entry on its own timer, no round asked', async () => {
+    const { outbox, records, changes } = await outboxOf('ok', { retentionMs: 5_000 });
     const { key } = await outbox.add({ id: 9711, name: 'Brief' });
     await outbox.flush(); // created, and its round's purge over, which kept it
     assert.equal(only(outbox).state, 'created');
@@ -429,23 +438,24 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
       'removed by its timer',
       30_000,
     );
-    assert.deepEqual(await store.getAll(), []);
+    assert.deepEqual(await records(), []);
     outbox.close();
   });
 
-  it('a store whose get throws, or answers null for none: a config error, nothing set aside; each removal told', async () => {
-    const store = new api.MemoryStore();
-    await store.put({ key: 'junk', state: 'flying' });
-    const odd = {
-      getAll: () => store.getAll(),
-      put: (record) => store.put(record),
-      delete: (key) => store.delete(key),
-      get: async (key) => {
-        if (key === 'boom') throw new Error('disk gone.');
-        return (await store.get(key)) ?? null;
-      },
-    };
-    const { outbox } = await outboxOf('ok', { store: odd });
+  it('a get that throws: a config error, nothing set aside; each removal told', async (t) => {
+    const { site, name } = await seeded([{ key: 'junk', state: 'flying', dueAt: 8.64e15 }]);
+    const { outbox } = await outboxOf('ok', { site, name });
+    t.after(
+      patch(
+        IDBObjectStore.prototype,
+        'get',
+        (get) =>
+          function (key, ...rest) {
+            if (key === 'boom') throw new Error('disk gone.');
+            return get.call(this, key, ...rest);
+          },
+      ),
+    );
     await assert.rejects(
       outbox.get('boom'),
       (e) =>
@@ -460,7 +470,7 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
     assert.deepEqual(
       outbox.unreadable().map((u) => u.key),
       ['junk'],
-      'no record made up of a null',
+      'no record made up of a failed read',
     );
     let told = 0;
     outbox.subscribe(() => told++);
@@ -477,28 +487,27 @@ describe('the outbox at its edges, in Node with a store of its own', { timeout: 
     outbox.close();
   });
 
-  it('a record it cannot remove, its expiry passed, arms no timer: no round after round', async () => {
-    const store = new api.MemoryStore();
-    await store.put({
-      v: 4,
-      key: 'future',
-      plant: { id: '1', name: 'x' },
-      expiresAt: Date.now() - 1_000,
-    });
-    let reads = 0;
-    const counted = {
-      getAll: () => {
-        reads++;
-        return store.getAll();
-      },
-      put: (r) => store.put(r),
-      delete: (k) => store.delete(k),
-    };
-    const { outbox } = await outboxOf('ok', { store: counted });
+  it('a record it cannot read, its expiry passed, arms no timer: no round after round', async (t) => {
+    const { site, name } = await seeded([
+      { v: 4, key: 'newer', plant: { id: '1', name: 'x' }, expiresAt: Date.now() - 1_000 },
+    ]);
+    let transactions = 0;
+    t.after(
+      patch(
+        IDBDatabase.prototype,
+        'transaction',
+        (transaction) =>
+          function (...args) {
+            transactions++;
+            return transaction.apply(this, args);
+          },
+      ),
+    );
+    const { outbox } = await outboxOf('ok', { site, name });
     await outbox.flush();
-    const after = reads;
+    const after = transactions;
     await new Promise((resolve) => setTimeout(resolve, 2_500));
-    assert.equal(reads, after, 'no round ran on its own');
+    assert.equal(transactions, after, 'no round ran on its own');
     outbox.close();
   });
 });
@@ -697,126 +706,14 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
     await b.close();
   });
 
-  it('a database of an older release: its records migrated and sent, the one it cannot read set aside', async () => {
+  it('a newer page upgrading the database: the outbox closes cleanly and lets it', async () => {
     const page = await chromium.tab();
-    const key = 'a1b2c3d4-0000-4000-8000-000000000001';
-    await page.evaluate(
-      ({ key }) =>
-        new Promise((resolve, reject) => {
-          // As the previous release made it: version 1, `entries` by key and `lease`.
-          const request = indexedDB.open('plant-store-outbox:legacy', 1);
-          request.onupgradeneeded = () => {
-            request.result.createObjectStore('entries', { keyPath: 'key' });
-            request.result.createObjectStore('lease');
-          };
-          request.onsuccess = () => {
-            const tx = request.result.transaction('entries', 'readwrite');
-            const entries = tx.objectStore('entries');
-            entries.put({
-              key,
-              plant: { name: 'Legacy', id: '9820' },
-              state: 'pending',
-              attempts: 0,
-              maybeCreated: false,
-              addedAt: Date.now(),
-              idType: 'number',
-            });
-            entries.put({
-              key: 'old-created',
-              plant: { name: 'Done', id: '9821' },
-              state: 'created',
-              attempts: 1,
-              maybeCreated: false,
-              addedAt: Date.now() - 60_000,
-              idType: 'number',
-              created: { name: 'Done' },
-            });
-            entries.put({ key: 'junk', state: 'flying' });
-            tx.oncomplete = () => {
-              request.result.close();
-              resolve();
-            };
-            tx.onerror = () => reject(tx.error);
-          };
-        }),
-      { key },
-    );
-    const upgraded = Date.now();
-    await open(page, 'legacy');
-    await settled(page, 2); // the pending one sent, and the one created before, listed
-    const held = Object.fromEntries((await entries(page)).map((e) => [e.key, e]));
-    assert.deepEqual([held[key].plant.id, held[key].revision, held[key].attempts], [9820, 2, 1]);
-    assert.deepEqual(held['old-created'].created, { name: 'Done' });
-    const aside = await page.evaluate(() =>
-      outbox.unreadable().map((u) => [u.key, u.reason, u.record.state]),
-    );
-    assert.deepEqual(aside, [['junk', 'it has no plant', 'flying']]);
-    assert.equal((await server.json('/__test/plants/9820')).name, 'Legacy');
-    const stored = await page.evaluate(
-      () =>
-        new Promise((resolve) => {
-          const request = indexedDB.open('plant-store-outbox:legacy');
-          request.onsuccess = () => {
-            const db = request.result;
-            const get = db.transaction('entries').objectStore('entries').getAll();
-            get.onsuccess = () => {
-              resolve([db.version, get.result]);
-              db.close();
-            };
-          };
-        }),
-    );
-    const [version, records] = stored;
-    const record = Object.fromEntries(records.map((r) => [r.key, r]));
-    assert.equal(version, 3);
-    // Created a minute before the upgrade, with no time of its own: kept a whole retention from it.
-    assert.equal(record['old-created'].v, 3);
-    assert.ok(record['old-created'].expiresAt >= upgraded + 86_400_000, 'not removed at once');
-    assert.deepEqual(
-      record.junk,
-      { key: 'junk', state: 'flying', dueAt: 8.64e15 },
-      'kept as it was, where a load finds it',
-    );
-    await page.evaluate(() => outbox.remove('junk'));
-    assert.deepEqual(await page.evaluate(() => outbox.unreadable()), []);
-    await page.close();
-  });
-
-  it('a tab of an older release holding the database: open says so; a newer page closes the outbox cleanly', async () => {
-    const old = await chromium.tab();
-    await old.evaluate(
-      () =>
-        new Promise((resolve) => {
-          const request = indexedDB.open('plant-store-outbox:held', 1);
-          request.onupgradeneeded = () =>
-            request.result.createObjectStore('entries', { keyPath: 'key' });
-          request.onsuccess = () => {
-            window.held = request.result;
-            resolve();
-          }; // no versionchange handler
-        }),
-    );
-    const page = await chromium.tab();
-    const refused = await page.evaluate(
-      (options) =>
-        PlantOutbox.open(options).then(
-          () => 'opened',
-          (e) => [e.kind, e.message],
-        ),
-      { baseUrl: server.url, token: TOKEN, name: 'held' },
-    );
-    assert.equal(refused[0], 'config');
-    assert.match(
-      refused[1],
-      /open in another tab of an older release of this app.*close or reload that tab/,
-    );
-    await old.evaluate(() => window.held.close());
-    await open(page, 'held');
+    await open(page, 'upgraded');
     // A newer release opens the database at version 4: the outbox closes and lets it.
     const upgraded = await page.evaluate(
       () =>
         new Promise((resolve) => {
-          const request = indexedDB.open('plant-store-outbox:held', 4);
+          const request = indexedDB.open('plant-store-outbox:upgraded', 4);
           request.onsuccess = () => {
             request.result.close();
             resolve(request.result.version);
@@ -832,7 +729,6 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
       page.evaluate(() => outbox.add({ id: 1, name: 'x' })),
       /the outbox is closed/,
     );
-    await old.close();
     await page.close();
   });
 
@@ -895,6 +791,67 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
     await settled(next, 1);
     assert.deepEqual(keysSent(9936).length, 1);
     await next.close();
+  });
+
+  it("a plant added as the page leaves while the outbox's own transaction is open is stored: the next page lists it and sends it", async () => {
+    // On the first page (`/`), once `keep` is set, each readwrite transaction of the outbox stays
+    // open until it ends otherwise (aborted, or the page gone): a request after another, each a
+    // count of 50,000 records that the outbox never reads (slow enough not to flood IndexedDB, which
+    // then drops the writes of a page that leaves, the outbox's or not).
+    const page = await chromium.tab('/', () => {
+      if (location.pathname !== '/') return;
+      const transaction = IDBDatabase.prototype.transaction;
+      window.kept = 0; // the transactions kept open now
+      IDBDatabase.prototype.transaction = function (scope, mode, ...rest) {
+        const tx = transaction.call(this, scope, mode, ...rest);
+        if (!window.keep || mode !== 'readwrite' || !this.name.startsWith('plant-store-outbox:'))
+          return tx;
+        const entries = tx.objectStore('entries');
+        const again = () => {
+          try {
+            entries.count().onsuccess = again;
+          } catch {
+            // it is committing
+          }
+        };
+        again();
+        window.kept++;
+        for (const end of ['complete', 'abort']) tx.addEventListener(end, () => window.kept--);
+        return tx;
+      };
+    });
+    await open(page, 'leave-while-open');
+    await page.evaluate(
+      () =>
+        new Promise((resolve, reject) => {
+          const request = indexedDB.open('plant-store-outbox:leave-while-open');
+          request.onsuccess = () => {
+            const tx = request.result.transaction('entries', 'readwrite');
+            for (let i = 0; i < 50_000; i++) tx.objectStore('entries').put({ key: `ballast-${i}` });
+            tx.oncomplete = () => resolve(request.result.close());
+            tx.onabort = () => reject(tx.error);
+          };
+        }),
+    );
+    await page.evaluate(() => {
+      window.addEventListener('pagehide', () => {
+        outbox.add({ id: 9937, name: 'Saved as a transaction was open' });
+      });
+      window.keep = true;
+      outbox.flush(); // a round, whose writes stay open
+    });
+    await page.waitForFunction(() => window.kept > 0);
+    await page.goto(`${ORIGIN}/tab`);
+    await page.waitForFunction(() => window.ready);
+    await open(page, 'leave-while-open');
+    assert.deepEqual(
+      (await entries(page)).map((e) => e.plant.id),
+      [9937],
+      'stored as the page left',
+    );
+    await settled(page, 1);
+    assert.equal(keysSent(9937).length, 1);
+    await page.close();
   });
 
   it('an add or a removal followed at once by close(): each resolves, and was done', async () => {
@@ -1077,8 +1034,8 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
 // A page that imports PlantStoreError from the default build and the outbox from its own.
 const BOTH = html(`
   import { PlantStoreError } from '/pkg/index.js';
-  import { PlantOutbox, MemoryStore } from '/pkg/outbox/index.js';
-  const outbox = await PlantOutbox.open({ baseUrl: 'http://127.0.0.1:9', token: 't', name: 'both', store: new MemoryStore() });
+  import { PlantOutbox } from '/pkg/outbox/index.js';
+  const outbox = await PlantOutbox.open({ baseUrl: 'http://127.0.0.1:9', token: 't', name: 'both' });
   const err = await outbox.add({ id: 'x', name: 'x' }).catch((e) => e);
   window.result = { instance: err instanceof PlantStoreError, kind: err.kind };`);
 

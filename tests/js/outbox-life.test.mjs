@@ -217,6 +217,61 @@ describe('the outbox through a page’s life, on a platform of fakes', { timeout
     for (const outbox of [a, b, c, d]) outbox.close();
   });
 
+  it('a tab whose own Web Lock is refused is not seen dead: its entry is sent again only once its call has ended', async () => {
+    const [site, store, name] = [origin(), plantStore({ auto: false }), `own-lock-${n++}`];
+    const tab = site.tab();
+    const { locks } = tab.platform.navigator;
+    tab.platform.navigator.locks = {
+      query: locks.query,
+      request: (lock, options, callback) =>
+        lock.includes('/tab/')
+          ? Promise.reject(new DOMException('the lock was refused', 'InvalidStateError'))
+          : locks.request(lock, options, callback),
+    };
+    const warnings = [];
+    const warn = console.warn;
+    console.warn = (message) => warnings.push(message);
+    try {
+      // Its call ends at its timeout, as the client bounds it.
+      const a = await open(tab, store, name, { timeoutMs: 500 });
+      const { key } = await a.add({ id: 270, name: 'Unseen' });
+      const first = await store.next(); // never answered
+      tab.hide(); // the lock of rounds goes back at once; the call goes on
+      const b = await open(site.tab(), store, name, { timeoutMs: 500 });
+      const flushed = b.flush();
+      const second = await store.next();
+      assert.ok(first.request.signal.aborted, 'sent again only once the first call had ended');
+      assert.equal(second.request.headers.get('idempotency-key'), `"${key}"`);
+      second.answer();
+      await flushed;
+      await settled(b, 1);
+      assert.ok(
+        warnings.some((w) => /Web Lock.*InvalidStateError/.test(w)),
+        `the refusal is said: ${warnings.join('\n')}`,
+      );
+      a.close();
+      b.close();
+    } finally {
+      console.warn = warn;
+    }
+  });
+
+  it('a subscriber and a change listener that call the outbox as they are told: each call resolves', async () => {
+    const [site, store, name] = [origin(), plantStore(), `reentry-${n++}`];
+    const outbox = await open(site.tab(), store, name);
+    const calls = [];
+    const unsubscribe = outbox.subscribe(() => {
+      unsubscribe();
+      calls.push(outbox.flush());
+    });
+    outbox.addEventListener('change', () => calls.push(outbox.get('none')), { once: true });
+    await outbox.add({ id: 280, name: 'Told' });
+    assert.equal(calls.length, 2);
+    await Promise.all(calls);
+    await settled(outbox, 1);
+    outbox.close();
+  });
+
   it('adds while a round sends go into that round: the keys due are read a handful of times, not once an add', async () => {
     const [site, store, name] = [origin(), plantStore(), `burst-${n++}`];
     const outbox = await open(site.tab(), store, name);

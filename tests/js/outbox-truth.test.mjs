@@ -1,12 +1,15 @@
 // The outbox on one truth (issue 43): each defect it lists, held by a test that failed before its
 // fix. In headless Chromium with IndexedDB against the reference server (which honours
-// Idempotency-Key), and in Node with a store of its own. Every wait is on what a server, a store or
-// the outbox recorded and keeps, bounded; none on a state that lasts only until the next round.
+// Idempotency-Key), and in Node on fake-indexeddb (support/platform.mjs). Every wait is on what a
+// server, a store or the outbox recorded and keeps, bounded; none on a state that lasts only until
+// the next round.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { IDBObjectStore } from 'fake-indexeddb';
 import { startServer, PKG } from './support/server.mjs';
+import { origin } from './support/platform.mjs';
 import { startBrowser, openIn, entries, settled, until } from './support/outbox-page.mjs';
 
 const TOKEN = 'truth-token-0123';
@@ -270,7 +273,7 @@ describe('the outbox on one truth, in Chromium with IndexedDB', { timeout: 240_0
   });
 });
 
-describe('the outbox on one truth, in Node with a store of its own', { timeout: 60_000 }, () => {
+describe('the outbox on one truth, in Node on fake-indexeddb', { timeout: 60_000 }, () => {
   let server;
   let api;
 
@@ -280,20 +283,26 @@ describe('the outbox on one truth, in Node with a store of its own', { timeout: 
   });
   after(() => server?.stop());
 
-  it('a store whose put throws as it is called: a failure, and nothing is held', async () => {
-    const store = {
-      getAll: () => [],
-      put() {
-        throw new Error('quota exceeded');
-      },
-      delete() {},
-    };
-    const outbox = await api.PlantOutbox.open({
+  const open = (name) =>
+    api.PlantOutbox.open({
       baseUrl: server.url,
       token: TOKEN,
-      name: 'throwing',
-      store,
+      name,
+      platform: origin().tab().platform,
     });
+
+  it('an IndexedDB whose writes throw as they are called: a failure, and nothing is held', async (t) => {
+    const outbox = await open('throwing');
+    // Both ways a record is written: an add's, and a change's.
+    for (const write of ['add', 'put']) {
+      const original = IDBObjectStore.prototype[write];
+      IDBObjectStore.prototype[write] = () => {
+        throw new Error('quota exceeded');
+      };
+      t.after(() => {
+        IDBObjectStore.prototype[write] = original;
+      });
+    }
     await assert.rejects(outbox.add({ id: 9990, name: 'x' }), {
       kind: 'config',
       message: 'the outbox could not store the entry: Error: quota exceeded',
@@ -303,12 +312,7 @@ describe('the outbox on one truth, in Node with a store of its own', { timeout: 
   });
 
   it('10. entries() is the same array until something changes, and subscribe tells each change', async () => {
-    const outbox = await api.PlantOutbox.open({
-      baseUrl: server.url,
-      token: TOKEN,
-      name: 'snapshot',
-      store: new api.MemoryStore(),
-    });
+    const outbox = await open('snapshot');
     outbox.pause();
     let told = 0;
     const stop = outbox.subscribe(() => told++);

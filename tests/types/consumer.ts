@@ -34,10 +34,8 @@ import {
 import { init as manualInit, createPlant as manualCreate } from 'plant-store-client/manual';
 import {
   PlantOutbox,
-  MemoryStore,
   type OutboxEntry,
   type OutboxChange,
-  type OutboxStore,
   type PlantOutboxOptions,
   type OutboxUnreadable,
 } from 'plant-store-client/outbox';
@@ -264,11 +262,10 @@ async function wrongUses(): Promise<void> {
 
 // Issues 33, 37 and 43: the outbox.
 async function outboxes(): Promise<void> {
-  const store: OutboxStore = new MemoryStore();
   const settings: PlantOutboxOptions = {
     ...options,
     name: 'plants',
-    store,
+    platform: globalThis,
     concurrency: 2,
     retentionMs: 3_600_000,
   };
@@ -316,8 +313,8 @@ async function outboxes(): Promise<void> {
   await PlantOutbox.open({ ...options });
   // @ts-expect-error: it is opened, never constructed
   new PlantOutbox();
-  // @ts-expect-error: a store has getAll, put and delete
-  await PlantOutbox.open({ ...options, name: 'n', store: { put: async () => {} } });
+  // @ts-expect-error: no store option: the platform gives the IndexedDB
+  await PlantOutbox.open({ ...options, name: 'n', store: {} });
   // @ts-expect-error: an entry's state is one of five
   const wrong: OutboxEntry['state'] = 'lost';
   // @ts-expect-error: a change's detail is no string

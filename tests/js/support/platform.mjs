@@ -13,6 +13,18 @@ export function origin() {
   return {
     indexedDB,
     locks,
+    /** The records of the outbox `name` in the origin's IndexedDB, in the order of their keys. */
+    records: (name) =>
+      new Promise((resolve, reject) => {
+        const request = indexedDB.open(`plant-store-outbox:${name}`);
+        request.onerror = () => reject(request.error);
+        request.onsuccess = () => {
+          const all = request.result.transaction('entries').objectStore('entries').getAll();
+          all.onsuccess = () => resolve(all.result);
+          all.onerror = () => reject(all.error);
+          request.result.close();
+        };
+      }),
     /** A new tab of the origin: `platform` for the outbox, and its life. */
     tab() {
       const id = ++tabs;
