@@ -3,7 +3,8 @@
 //! how a tab lets go and closes.
 
 use super::round::{Plan, Round};
-use super::tab::{Action, Answer, Input, Op, Page, Tab, Why, AGAIN_MS, YIELD_MS};
+use super::store::{Op, Why};
+use super::tab::{Action, Answer, Input, Page, Tab, AGAIN_MS, YIELD_MS};
 use alloc::string::String;
 use alloc::vec::Vec;
 

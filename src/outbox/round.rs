@@ -4,7 +4,8 @@
 //! offline end it early: it takes nothing more and gives the lock back; its calls finish.
 
 use super::entry::{Entry, Sent, NEVER};
-use super::tab::{Action, Answer, Op, Page, Tab, Why};
+use super::store::{Op, Why};
+use super::tab::{Action, Answer, Page, Tab};
 use super::table::Event;
 use crate::Kind;
 use alloc::string::String;

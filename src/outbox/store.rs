@@ -3,10 +3,34 @@
 //! and what it was for), an add written at once, the purge; and what the tab makes of a failure.
 
 use super::entry::{Entry, Record, State};
-use super::tab::{Action, Answer, Failure, Input, Op, Page, Put, Tab, Why, YIELD_MS};
+use super::tab::{Action, Answer, Failure, Input, Page, Put, Tab, YIELD_MS};
 use super::table::{apply, Event, Step};
 use alloc::string::String;
 use alloc::vec::Vec;
+
+/// What an action under way is for.
+#[derive(Debug)]
+pub(crate) enum Op {
+    Open { reply: u32 },
+    Read { reply: Option<u32>, keys: Option<Vec<String>> },
+    // A write: why, its events by key (an add's, by plant id), what the table made of each.
+    Write { why: Why, events: Vec<(String, Event)>, steps: Vec<Option<Step>> },
+    Call { key: String, taken: u32 },
+    Feed,
+    Purge,
+}
+
+/// What a write is for: an add (inserted at once, or applied to the record of its plant's id the
+/// store holds), an app's call, a sender's (its last answer and its next take), the answers a
+/// frozen page could not write.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Why {
+    Insert(u32),
+    Add(u32),
+    Act(u32, &'static str),
+    Send,
+    Left,
+}
 
 impl<V: Clone> Tab<V> {
     /// What the store said of an action this tab asked for.

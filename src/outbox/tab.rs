@@ -10,7 +10,8 @@
 use super::entry::{Entry, Record, Sent};
 use super::held::Held;
 use super::round::{Plan, Round};
-use super::table::{Context, Event, Step};
+use super::store::{Op, Why};
+use super::table::{Context, Event};
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -140,30 +141,6 @@ pub(crate) struct Rules {
 pub(crate) const YIELD_MS: f64 = 1_000.0;
 /// The least wait for an entry due already: a round left it, or another tab is sending it.
 pub(crate) const AGAIN_MS: f64 = 1_000.0;
-
-/// What an action under way is for.
-#[derive(Debug)]
-pub(crate) enum Op {
-    Open { reply: u32 },
-    Read { reply: Option<u32>, keys: Option<Vec<String>> },
-    // A write: why, its events by key (an add's, by plant id), what the table made of each.
-    Write { why: Why, events: Vec<(String, Event)>, steps: Vec<Option<Step>> },
-    Call { key: String, taken: u32 },
-    Feed,
-    Purge,
-}
-
-/// What a write is for: an add (inserted at once, or applied to the record of its plant's id the
-/// store holds), an app's call, a sender's (its last answer and its next take), the answers a
-/// frozen page could not write.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum Why {
-    Insert(u32),
-    Add(u32),
-    Act(u32, &'static str),
-    Send,
-    Left,
-}
 
 /// One tab.
 #[derive(Debug, Default)]
