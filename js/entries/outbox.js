@@ -13,7 +13,7 @@ import { PlantOutbox, start } from '../outbox/outbox.js';
 PlantOutbox.open = function open(options) {
   const opened = fromCall(
     open,
-    init().then(() => start(openOutbox(options))),
+    init().then(() => start(openOutbox(options, false))),
   );
   return opened; // not a tail call: fromCall needs this frame (JavaScriptCore drops it from one)
 };

@@ -26,10 +26,12 @@ const TYPES: &str = include_str!("../js/outbox.d.ts");
 /// How many created entries a load reads, newest first (the others are read by key).
 const SHOWN: u32 = 100;
 
-/// The outbox `options` describe, checked (a `config` error), for its shell to open.
+/// The outbox `options` describe, checked (a `config` error), for its shell to open; `worker`: a
+/// service worker's, with no page life.
 #[wasm_bindgen(js_name = openOutbox, skip_typescript)]
-pub fn open_outbox(options: JsValue) -> Result<OutboxCore, JsValue> {
-    let settings = settings(&options).map_err(|error| error.to_js())?;
+pub fn open_outbox(options: JsValue, worker: bool) -> Result<OutboxCore, JsValue> {
+    let mut settings = settings(&options).map_err(|error| error.to_js())?;
+    settings.rules.worker = worker;
     let platform = settings.platform.clone();
     let document = field(&platform, "document");
     let locks = !field(&field(&platform, "navigator"), "locks").is_undefined();
@@ -72,10 +74,16 @@ impl OutboxCore {
         JsValue::UNDEFINED
     }
 
-    /// The object whose platform APIs the shell uses: `options.platform`, else `globalThis`.
+    /// The platform APIs the shell uses: `options.platform`'s, else `globalThis`'s.
     #[wasm_bindgen(getter)]
     pub fn platform(&self) -> JsValue {
         self.0.settings.platform.clone()
+    }
+
+    /// The outbox's Background Sync tag: `plant-store-outbox:<name>`.
+    #[wasm_bindgen(getter)]
+    pub fn tag(&self) -> String {
+        self.0.settings.named("")
     }
 
     /// The entries this tab holds, in the order they were added: the same frozen array until one

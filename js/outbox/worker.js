@@ -1,0 +1,36 @@
+// `deliverPlants(options)`, for an app's service worker: the outbox's pages deliver, and so does
+// the worker, with no page open. It answers Background Sync's `sync` (the tag its pages' outbox
+// registers), `periodicsync` where the app was granted it, and a page's message (the tag, posted to
+// it), each by a round of the same outbox inside the event's `waitUntil`: the same machine in Rust,
+// as a tab with no page life (src/outbox/), over the same store, Web Locks and channel.
+import { start } from './outbox.js';
+
+/**
+ * Makes the worker deliver the plants of the outbox `options` describe (a `config` error for a
+ * wrong option, thrown at once). `open(options, worker)` is the glue's `openOutbox`.
+ */
+export function delivering(open, options) {
+  let core = open(options, true);
+  const { tag } = core;
+  let opening;
+  const deliver = async (last) => {
+    // An open that failed (the store refused) is tried again, by a new core, at the next event.
+    opening ??= start(core).catch((error) => {
+      [opening, core] = [undefined, open(options, true)];
+      throw error;
+    });
+    await opening;
+    const waiting = await core.input('flush');
+    // Entries still due: the browser fires the sync again later, unless this was its last chance,
+    // which leaves them to the pages.
+    if (waiting > 0 && !last)
+      throw new Error(`plant-store-client/outbox: ${waiting} entries still wait to be sent`);
+  };
+  const on = (type, last) =>
+    globalThis.addEventListener(type, (event) => {
+      if ((event.tag ?? event.data) === tag) event.waitUntil(deliver(last(event)));
+    });
+  on('sync', (event) => event.lastChance);
+  on('periodicsync', () => true);
+  on('message', () => true);
+}
