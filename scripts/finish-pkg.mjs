@@ -1,12 +1,12 @@
 // Turns wasm-pack's `--target web` output in pkg/ (and the outbox's build in pkg/outbox/) into the
 // npm package: one JavaScript file per kind of runtime, each a thin loader bundled with the
-// wasm-bindgen glue (so a browser fetches the .wasm after one JS request, not after a chain of
-// imports), one .d.ts per export, and a package.json.
+// wasm-bindgen glue and, for browsers, bundlers and the server runtimes, the .wasm itself (one
+// request, nothing for a bundler to emit or copy), one .d.ts per export, and a package.json.
 //   node scripts/finish-pkg.mjs [pkg-dir]
 //
 // The API in every entry is js/entries/api.js over the glue's exports (createPlant,
 // PlantStoreClient, validateNewPlant, PlantStoreError, and `init`); an entry only loads the .wasm
-// its runtime's way. The entries' sources are js/entries/. The outbox's entries
+// its runtime's way (docs/runtimes.md). The entries' sources are js/entries/. The outbox's entries
 // (`plant-store-client/outbox`) are the same sources over the outbox's glue and .wasm, in
 // pkg/outbox/, each with js/entries/outbox.js's exports added.
 import { readFileSync, writeFileSync, copyFileSync } from 'node:fs';
@@ -23,22 +23,41 @@ const glue = './plant_store_client.js';
 // if they sat next to the glue: './plant_store_client.js' is the glue, './plant_store_client_bg.wasm'
 // the module.
 const ENTRIES_DIR = join(root, 'js/entries');
-const ENTRIES = ['index.js', 'manual.js', 'node.mjs', 'deno.js', 'workerd.js', 'edge-light.js'];
-const BROWSER = ['index.js', 'manual.js'];
+const ENTRIES = ['index.js', 'node.mjs', 'workerd.js', 'edge-light.js'];
+const BROWSER = ['index.js'];
 // The builds: the default one, and the outbox's (cargo feature `outbox`), with the entries of each.
 const BUILDS = [
   { pkg: top, entries: ENTRIES, extra: '' },
   {
     pkg: join(top, 'outbox'),
-    entries: ENTRIES.filter((name) => name !== 'manual.js'),
+    entries: ENTRIES,
     extra: "export { PlantOutbox, MemoryStore } from './outbox.js';\n",
   },
 ];
-// An import of the .wasm is kept as written, on top of the bundle: the bundler would drop the
-// `source` phase of Deno's import, and cannot load a .wasm (nor `?module`, Vercel's). Cut from the
-// source, the name it binds is a free one that the minifier leaves alone.
-const WASM_IMPORT =
-  /^import (?:source )?\w+ from '\.\/plant_store_client_bg\.wasm(?:\?module)?';\n/gm;
+// An import of the .wasm is kept as written, on top of the bundle: the bundler cannot load a .wasm
+// (nor `?module`, Vercel's). Cut from the source, the name it binds is a free one that the minifier
+// leaves alone.
+const WASM_IMPORT = /^import \w+ from '\.\/plant_store_client_bg\.wasm(?:\?module)?';\n/gm;
+// The free name in js/entries/wasm.js that the .wasm's bytes, as a string literal, replace once the
+// entry is bundled and minified (a minifier may rewrite a literal's characters: esbuild's escapes
+// every one above U+007F).
+const WASM_TEXT = '__PLANT_STORE_CLIENT_WASM__';
+
+/**
+ * The bytes of `wasm` as a JS string literal of one character per byte (code points 0 to 255,
+ * written as UTF-8), ended by U+00FF (js/entries/wasm.js). Only the quote, the backslash and the
+ * line breaks are escaped; NUL and the other control characters are valid in a string literal.
+ * Hand-written, as it is the decoder's other half (five lines each).
+ */
+function wasmLiteral(wasm) {
+  const escapes = { '"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r' };
+  let text = '"';
+  for (const byte of wasm) {
+    const char = String.fromCharCode(byte);
+    text += escapes[char] ?? char;
+  }
+  return `${text}\u00ff"`;
+}
 
 // The names of the .wasm's imports and exports (`__wbg_then_fa9ebfb9bb299695`, one per binding,
 // each with a hash that does not compress) are the largest part of its import section, and the
@@ -148,39 +167,23 @@ async function bundle(pkg, name, extra) {
   await bundle.close();
   if (output.length !== 1) throw new Error(`${name}: expected one chunk, got ${output.length}`);
   // Rolldown marks where each module starts with a comment of its path (a path on this machine).
-  const code = output[0].code.replace(/^\/\/ .*\n/gm, '');
+  let code = output[0].code.replace(/^\/\/ .*\n/gm, '');
+  const parts = code.split(WASM_TEXT);
+  if (parts.length > 2) throw new Error(`${name}: ${WASM_TEXT} ${parts.length - 1} times`);
+  if (parts.length === 2)
+    code = parts.join(wasmLiteral(readFileSync(join(pkg, 'plant_store_client_bg.wasm'))));
   writeFileSync(join(pkg, name), kept.join('') + code);
 }
 
 // The package's types: src/js/types.d.ts, the API's one declaration (also in a plain wasm-pack
-// build's .d.ts), and `init`. Not the glue's generated .d.ts, whose InitInput needs the DOM library.
-// The outbox's: the same, src/js/outbox.d.ts and js/entries/outbox.d.ts (PlantOutbox).
-const types =
-  readFileSync(join(root, 'src/js/types.d.ts'), 'utf8') +
-  `
-/** What \`init\` loads the module from: its URL, a Response, its bytes, or a WebAssembly.Module. */
-export type InitInput = string | URL | Response | ArrayBuffer | ArrayBufferView | object;
-
-/**
- * Resolves once the wasm module is loaded, the same promise each time. Every entry but
- * \`plant-store-client/manual\` starts the load on import (the default entry, for browsers and
- * bundlers, in the background: \`await init()\` before \`validateNewPlant\` at start-up);
- * \`plant-store-client/manual\` loads it here, once, from \`source\` (default: the .wasm next to the
- * entry). A .wasm whose fetch failed rejects with a \`network\` PlantStoreError, and is fetched again
- * by the next call or init(); any other failed load with a \`config\` one naming the URL, and after
- * such a load on import every export fails with it.
- */
-export function init(source?: InitInput | Promise<InitInput>): Promise<void>;
-`;
+// build's .d.ts). Not the glue's generated .d.ts, whose InitInput needs the DOM library. The
+// outbox's: the same, src/js/outbox.d.ts and js/entries/outbox.d.ts (PlantOutbox).
+const types = readFileSync(join(root, 'src/js/types.d.ts'), 'utf8');
 writeFileSync(join(top, 'index.d.ts'), types);
 const outboxTypes = ['src/js/outbox.d.ts', 'js/entries/outbox.d.ts'].map((file) =>
   readFileSync(join(root, file), 'utf8'),
 );
 writeFileSync(join(top, 'outbox/index.d.ts'), [types, ...outboxTypes].join('\n'));
-
-// \`plant-store-client/manual\` has the same API. Its own file gives it types where the exports map
-// is not read (TypeScript's node10 resolution looks for manual.d.ts next to manual.js).
-writeFileSync(join(top, 'manual.d.ts'), `export * from './index.js';\n`);
 
 // The version, description and license come from Cargo.toml (the workspace's one version), read
 // through cargo itself.
@@ -196,7 +199,6 @@ const conditions = (types, fallback, dir = '.') => ({
   types,
   workerd: `${dir}/workerd.js`,
   'edge-light': `${dir}/edge-light.js`,
-  deno: `${dir}/deno.js`,
   node: `${dir}/node.mjs`,
   default: fallback,
 });
@@ -209,16 +211,12 @@ const manifest = {
   type: 'module',
   main: './index.js',
   types: './index.d.ts',
-  // Order matters: a resolver takes the first condition it knows. Deno knows `deno` and `node`;
-  // Node's `require` of node.mjs works from Node 20.19 / 22.12 on (require of ESM).
+  // Order matters: a resolver takes the first condition it knows. Deno and Bun take `node`; Node's
+  // `require` of node.mjs works from Node 20.19 / 22.12 on (require of ESM).
   exports: {
     '.': conditions('./index.d.ts', './index.js'),
-    './manual': conditions('./manual.d.ts', './manual.js'),
     // The durable outbox: the same API and PlantOutbox, from a build of its own (pkg/outbox/).
     './outbox': conditions('./outbox/index.d.ts', './outbox/index.js', './outbox'),
-    // The .wasm itself, for a page that preloads it through its bundler:
-    // `import wasmUrl from 'plant-store-client/wasm?url'` in Vite gives its emitted URL.
-    './wasm': './plant_store_client_bg.wasm',
     './package.json': './package.json',
   },
   // The package is ESM only; Node's `require` loads it through require(esm), unflagged from Node
@@ -226,14 +224,9 @@ const manifest = {
   // and Node 24 (tests/js/support/nodes.mjs), and tests/release checks the range against that list.
   engines: { node: '^20.19.0 || >=22.12.0' },
   files: [
-    'index.js',
-    'manual.js',
-    'node.mjs',
-    'deno.js',
-    'workerd.js',
-    'edge-light.js',
+    ...ENTRIES,
     'index.d.ts',
-    'manual.d.ts',
+    // Imported as a module by workerd.js and edge-light.js; the other entries carry it inside.
     'plant_store_client_bg.wasm',
     'README.md',
     'LICENSE',
@@ -242,10 +235,9 @@ const manifest = {
     'outbox/index.d.ts',
     'outbox/plant_store_client_bg.wasm',
   ],
-  // The entries that load the wasm when imported must be kept by a bundler even when no export is
-  // used. manual.js only defines.
+  // The entries load the wasm when imported: a bundler must keep them even when no export is used.
   sideEffects: BUILDS.flatMap(({ entries }, i) =>
-    entries.filter((name) => name !== 'manual.js').map((name) => `./${i ? 'outbox/' : ''}${name}`),
+    entries.map((name) => `./${i ? 'outbox/' : ''}${name}`),
   ),
 };
 writeFileSync(join(top, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
