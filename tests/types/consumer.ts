@@ -6,7 +6,6 @@ import {
   validateNewPlant,
   PlantStoreClient,
   PlantStoreError,
-  init,
   type NewPlant,
   type Plant,
   type PlantStoreOptions,
@@ -20,7 +19,6 @@ import {
   type AttemptInfo,
   type AttemptOutcome,
   type CallOptions,
-  type InitInput,
   type ValidationError,
   type ConfigError,
   type NetworkError,
@@ -31,7 +29,6 @@ import {
   type UnexpectedStatusError,
   type InvalidResponseError,
 } from 'plant-store-client';
-import { init as manualInit, createPlant as manualCreate } from 'plant-store-client/manual';
 import {
   PlantOutbox,
   MemoryStore,
@@ -156,17 +153,10 @@ const before = (info: AttemptInfo): void => {
 };
 const after = (outcome: AttemptOutcome): number => outcome.durationMs;
 const code: ValidationIssueCode = 'unknown_field';
-const source: InitInput = new URL('https://cdn.example/plant_store_client_bg.wasm');
 
-async function loading(): Promise<void> {
-  await init();
-  await manualInit(source);
-  await manualCreate(
-    { id: 1, name: 'M' },
-    { baseUrl: 'https://h', ...auth, beforeAttempt: before, afterAttempt: (o) => void after(o) },
-  );
+function atImport(): void {
   const checked: ValidationResult = validateNewPlant({ id: 1, name: 'x' });
-  void [call, code, checked];
+  void [call, code, checked, auth, before, after];
 }
 
 // The error is a union told apart by `kind`: each check narrows it to the fields that kind has.
@@ -327,4 +317,4 @@ async function outboxes(): Promise<void> {
   void wrong;
 }
 
-export { rightUses, wrongUses, loading, narrowing, outboxes };
+export { rightUses, wrongUses, atImport, narrowing, outboxes };
