@@ -176,9 +176,21 @@ async function bundle(pkg, name, extra) {
 }
 
 // The package's types: src/js/types.d.ts, the API's one declaration (also in a plain wasm-pack
-// build's .d.ts). Not the glue's generated .d.ts, whose InitInput needs the DOM library. The
-// outbox's: the same, src/js/outbox.d.ts and js/entries/outbox.d.ts (PlantOutbox).
-const types = readFileSync(join(root, 'src/js/types.d.ts'), 'utf8');
+// build's .d.ts), and `init`. Not the glue's generated .d.ts, whose InitInput needs the DOM library.
+// The outbox's: the same, src/js/outbox.d.ts and js/entries/outbox.d.ts (PlantOutbox).
+const types =
+  readFileSync(join(root, 'src/js/types.d.ts'), 'utf8') +
+  `
+/**
+ * Resolves once the wasm module is ready: at once, but in a browser, where it is compiled in the
+ * background on import. No export needs it: one used before then compiles the module at once
+ * (\`validateNewPlant\`, \`new PlantStoreClient\`, on the main thread) or waits (\`createPlant\`).
+ * Await it before the first \`validateNewPlant\` of a page that must not block, or to learn up front
+ * of a module that cannot be compiled: it rejects with the \`config\` PlantStoreError every export
+ * then fails with (a Content-Security-Policy without 'wasm-unsafe-eval').
+ */
+export function init(): Promise<void>;
+`;
 writeFileSync(join(top, 'index.d.ts'), types);
 const outboxTypes = ['src/js/outbox.d.ts', 'js/entries/outbox.d.ts'].map((file) =>
   readFileSync(join(root, file), 'utf8'),

@@ -104,7 +104,9 @@ function now() {
 
 /**
  * Resolves once the module is instantiated, at once where it is; rejects with every export's error.
- * (The outbox's `open` waits for it: js/entries/outbox.js.)
+ * No export needs it; a page may await it before its first validateNewPlant (which would otherwise
+ * compile the module then, on the main thread) or to learn of a failure up front. The outbox's
+ * `open` waits for it (js/entries/outbox.js).
  */
 export function init() {
   if (ready || failure) return ready ? Promise.resolve() : Promise.reject(failure);

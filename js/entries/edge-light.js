@@ -12,4 +12,4 @@ if (!(__plantStoreWasm instanceof WebAssembly.Module))
   Object.setPrototypeOf(__plantStoreWasm, WebAssembly.Module.prototype);
 loaded(__plantStoreWasm);
 
-export { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError } from './api.js';
+export { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError, init } from './api.js';

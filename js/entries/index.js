@@ -8,4 +8,4 @@ import { compiling, framesOnFailure } from './api.js';
 compiling(wasmBytes());
 framesOnFailure();
 
-export { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError } from './api.js';
+export { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError, init } from './api.js';

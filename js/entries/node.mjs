@@ -6,4 +6,4 @@ import { loaded } from './api.js';
 
 loaded(wasmBytes());
 
-export { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError } from './api.js';
+export { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError, init } from './api.js';

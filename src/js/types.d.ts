@@ -1,6 +1,6 @@
 // The TypeScript declarations of the JS API, the one source of them: wasm-bindgen appends this
 // file to the .d.ts of a plain `wasm-pack build` (src/js/api.rs includes it), and the npm package's
-// index.d.ts is this file (scripts/finish-pkg.mjs). No type here needs the DOM library:
+// index.d.ts is this file and `init` (scripts/finish-pkg.mjs). No type here needs the DOM library:
 // `Headers`, `Response`, `RequestInit`, `AbortSignal` and `URL` are also in @types/node, Deno's and
 // workerd's types.
 

@@ -582,6 +582,7 @@ describe('the packed package in each bundler and framework', { timeout: 600_000 
         createPlant: { rejected: error },
         validateNewPlant: { threw: error },
         PlantStoreClient: { threw: error },
+        init: { rejected: error },
       });
       const after = await server.stats();
       assert.equal(after.requests - before.requests, 0, 'nothing was sent');

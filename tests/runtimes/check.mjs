@@ -4,6 +4,7 @@
 // Returns a plain, JSON-able summary that tests/js/support/checked.mjs checks.
 export async function check(api, { baseUrl, token, id, where }) {
   const atImport = api.validateNewPlant({ id: 1, name: 'Fern', tag: 1 });
+  await api.init();
   const options = { baseUrl, token };
   const plant = await api.createPlant({ id: BigInt(id), name: 'Fern', tag: where }, options);
 

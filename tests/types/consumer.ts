@@ -6,6 +6,7 @@ import {
   validateNewPlant,
   PlantStoreClient,
   PlantStoreError,
+  init,
   type NewPlant,
   type Plant,
   type PlantStoreOptions,
@@ -154,8 +155,11 @@ const before = (info: AttemptInfo): void => {
 const after = (outcome: AttemptOutcome): number => outcome.durationMs;
 const code: ValidationIssueCode = 'unknown_field';
 
-function atImport(): void {
+async function atImport(): Promise<void> {
   const checked: ValidationResult = validateNewPlant({ id: 1, name: 'x' });
+  await init();
+  // @ts-expect-error: init loads nothing from a source: the wasm is inside the module
+  await init(new URL('https://cdn.example/plant_store_client_bg.wasm'));
   void [call, code, checked, auth, before, after];
 }
 

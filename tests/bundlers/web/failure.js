@@ -29,6 +29,7 @@ Promise.all([
   outcome(() => api.createPlant({ id: 1n, name: 'Fern' }, options)),
   outcome(() => api.validateNewPlant({ id: 1, name: 'Fern' })),
   outcome(() => new api.PlantStoreClient(options)),
-]).then(([createPlant, validateNewPlant, PlantStoreClient]) => {
-  window.result = { createPlant, validateNewPlant, PlantStoreClient };
+  outcome(() => api.init()),
+]).then(([createPlant, validateNewPlant, PlantStoreClient, init]) => {
+  window.result = { createPlant, validateNewPlant, PlantStoreClient, init };
 });
