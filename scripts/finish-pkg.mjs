@@ -1,7 +1,8 @@
 // Turns wasm-pack's `--target web` output in pkg/ (and the outbox's build in pkg/outbox/) into the
 // npm package: one JavaScript file per kind of runtime, each a thin loader bundled with the
-// wasm-bindgen glue and, for browsers, bundlers and the server runtimes, the .wasm itself (one
-// request, nothing for a bundler to emit or copy), one .d.ts per export, and a package.json.
+// wasm-bindgen glue and, for browsers, bundlers and the server runtimes, the .wasm itself (as a
+// string: js/entries/wasm.js; one request, nothing for a bundler to emit or copy), one .d.ts per
+// export, and a package.json.
 //   node scripts/finish-pkg.mjs [pkg-dir]
 //
 // The API in every entry is js/entries/api.js over the glue's exports (createPlant,
@@ -14,6 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
+import { WASM_TEXT, wasmLiterals } from './wasm-text.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const top = process.argv[2] ?? join(root, 'pkg');
@@ -38,27 +40,6 @@ const BUILDS = [
 // (nor `?module`, Vercel's). Cut from the source, the name it binds is a free one that the minifier
 // leaves alone.
 const WASM_IMPORT = /^import \w+ from '\.\/plant_store_client_bg\.wasm(?:\?module)?';\n/gm;
-// The free name in js/entries/wasm.js that the .wasm's bytes, as a string literal, replace once the
-// entry is bundled and minified (a minifier may rewrite a literal's characters: esbuild's escapes
-// every one above U+007F).
-const WASM_TEXT = '__PLANT_STORE_CLIENT_WASM__';
-
-/**
- * The bytes of `wasm` as a JS string literal of one character per byte (code points 0 to 255,
- * written as UTF-8), ended by U+00FF (js/entries/wasm.js). Only the quote, the backslash and the
- * line breaks are escaped; NUL and the other control characters are valid in a string literal.
- * Hand-written, as it is the decoder's other half (five lines each).
- */
-function wasmLiteral(wasm) {
-  const escapes = { '"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r' };
-  let text = '"';
-  for (const byte of wasm) {
-    const char = String.fromCharCode(byte);
-    text += escapes[char] ?? char;
-  }
-  return `${text}\u00ff"`;
-}
-
 // The names of the .wasm's imports and exports (`__wbg_then_fa9ebfb9bb299695`, one per binding,
 // each with a hash that does not compress) are the largest part of its import section, and the
 // glue repeats them. binaryen renames them all to one or two letters and prints the mapping; the
@@ -168,10 +149,14 @@ async function bundle(pkg, name, extra) {
   if (output.length !== 1) throw new Error(`${name}: expected one chunk, got ${output.length}`);
   // Rolldown marks where each module starts with a comment of its path (a path on this machine).
   let code = output[0].code.replace(/^\/\/ .*\n/gm, '');
-  const parts = code.split(WASM_TEXT);
-  if (parts.length > 2) throw new Error(`${name}: ${WASM_TEXT} ${parts.length - 1} times`);
-  if (parts.length === 2)
-    code = parts.join(wasmLiteral(readFileSync(join(pkg, 'plant_store_client_bg.wasm'))));
+  if (code.includes(WASM_TEXT)) {
+    const literals = wasmLiterals(readFileSync(join(pkg, 'plant_store_client_bg.wasm')));
+    for (const [free, literal] of Object.entries(literals)) {
+      const parts = code.split(free);
+      if (parts.length !== 2) throw new Error(`${name}: ${free} ${parts.length - 1} times`);
+      code = parts.join(literal);
+    }
+  }
   writeFileSync(join(pkg, name), kept.join('') + code);
 }
 

@@ -4,10 +4,9 @@
 // - validateNewPlant and new PlantStoreClient, synchronous, compile the module then if the
 //   background compile is not done;
 // - createPlant and a client's createPlant wait for that compile.
-// A module that cannot be compiled (a Content-Security-Policy without 'wasm-unsafe-eval', a script
-// read in another encoding than UTF-8) makes every export fail with a `config` PlantStoreError that
-// names the fix: a rejected import is an unhandled rejection no try/catch can turn into a
-// PlantStoreError.
+// A module that cannot be compiled (a Content-Security-Policy without 'wasm-unsafe-eval') makes
+// every export fail with a `config` PlantStoreError that names the fix: a rejected import is an
+// unhandled rejection no try/catch can turn into a PlantStoreError.
 // Every error a call rejects with carries the frame of the line that called it (atCall).
 import {
   initSync,
@@ -67,24 +66,12 @@ function instantiate(module) {
 
 /** Server and edge runtimes: `module`, a WebAssembly.Module or its bytes, instantiated on import. */
 export function loaded(module) {
-  if (module?.length) once(module.length);
+  if (module.length) once(module.length);
   instantiate(module);
 }
 
-/**
- * Browsers: `module`'s bytes compiled in the background and instantiated once compiled; null (the
- * script read in another encoding than UTF-8: wasm.js) is every export's `config` error.
- */
+/** Browsers: `module`'s bytes compiled in the background and instantiated once compiled. */
 export function compiling(module) {
-  if (!module) {
-    failure = new PlantStoreError(
-      'config',
-      'plant-store-client carries its wasm module as UTF-8 text, and its script was read in another ' +
-        'encoding: serve the script with `Content-Type: text/javascript; charset=utf-8`, or give the ' +
-        'page that loads it <meta charset="utf-8">',
-    );
-    return;
-  }
   once(module.length);
   bytes = module;
   // In a promise, so that a runtime without WebAssembly fails here rather than the import.

@@ -1,17 +1,33 @@
-// The .wasm's bytes, inside the module: scripts/finish-pkg.mjs writes them in place of the free name
-// below as a string of one character per byte (code points 0 to 255, written as UTF-8, as
-// emscripten's single-file output does: 3 % more than the .wasm after gzip, where base64 costs
-// 28 %), ended by U+00FF. Decoded here rather than by a library: no decoder on npm takes this
-// encoding, and the loop is five lines.
+// The .wasm's bytes, inside the module: scripts/finish-pkg.mjs writes them in place of the two free
+// names below once the entry is bundled and minified. Each byte is written as one or two characters
+// of printable ASCII but `"`, `<` and `\` (92 characters): the 90 byte values most frequent in this
+// .wasm one character each, the others two (one of two prefixes, then any character). A bundler
+// leaves such a string as it is (one of UTF-8 characters, emscripten's encoding, is escaped by
+// esbuild, SWC and Bun, up to twice its size after gzip), any charset reads it alike, and gzip
+// finds in it the repeats of the .wasm, which base64 hides: bench/run prints what each costs. No
+// library encodes bytes so; the decoder is the loop below.
 
-/**
- * The bytes, or null when the script was read in another encoding than UTF-8 (a classic script
- * served without a charset, in a page without one): each character of two bytes is then two, and
- * the last one is no longer U+00FF.
- */
+const PREFIXES = 2;
+const CHARS = 92;
+
+/** The index of a character of the alphabet: printable ASCII from the space on, but `"`, `<`, `\`. */
+const index = (c) => c - 32 - (c > 34) - (c > 60) - (c > 92);
+
+/** The .wasm's bytes. */
 export function wasmBytes() {
   const text = __PLANT_STORE_CLIENT_WASM__;
-  const bytes = new Uint8Array(text.length - 1);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = text.charCodeAt(i);
-  return text.charCodeAt(bytes.length) === 255 ? bytes : null;
+  // Which byte values are one character: a bit each, four to a hex digit, the lowest bit first.
+  const singles = __PLANT_STORE_CLIENT_WASM_SINGLES__;
+  // Codes in byte order: one character 2 to 91, two characters 92 on (92 × (prefix + 1) + index).
+  const byCode = new Uint8Array(CHARS * (PREFIXES + 1));
+  for (let byte = 0, one = PREFIXES, two = CHARS; byte < 256; byte++)
+    byCode[(Number.parseInt(singles[byte >> 2], 16) >> (byte & 3)) & 1 ? one++ : two++] = byte;
+  const bytes = new Uint8Array(text.length);
+  let length = 0;
+  for (let i = 0; i < text.length; length++) {
+    const code = index(text.charCodeAt(i++));
+    bytes[length] =
+      byCode[code < PREFIXES ? CHARS * (code + 1) + index(text.charCodeAt(i++)) : code];
+  }
+  return bytes.subarray(0, length);
 }
