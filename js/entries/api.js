@@ -89,15 +89,21 @@ function now() {
   if (failure) throw failure;
 }
 
+/** What init() gives, made by its first call. */
+let readiness = null;
+
 /**
- * Resolves once the module is instantiated, at once where it is; rejects with every export's error.
- * No export needs it; a page may await it before its first validateNewPlant (which would otherwise
- * compile the module then, on the main thread) or to learn of a failure up front. The outbox's
- * `open` waits for it (js/entries/outbox.js).
+ * Resolves once the module is instantiated, at once where it is; rejects with every export's error;
+ * the same promise each time (React's `use(init())` needs it). No export needs it; a page may await
+ * it before its first validateNewPlant (which would otherwise compile the module then, on the main
+ * thread) or to learn of a failure up front. The outbox's `open` waits for it
+ * (js/entries/outbox.js).
  */
 export function init() {
-  if (ready || failure) return ready ? Promise.resolve() : Promise.reject(failure);
-  return compiled.then(init);
+  readiness ??= (compiled ?? Promise.resolve()).then(() => {
+    if (failure) throw failure;
+  });
+  return readiness;
 }
 
 /** Whether `Error.stackTraceLimit` may be set (not where Error is frozen): asked once. */

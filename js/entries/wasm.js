@@ -10,24 +10,26 @@
 const PREFIXES = 2;
 const CHARS = 92;
 
-/** The index of a character of the alphabet: printable ASCII from the space on, but `"`, `<`, `\`. */
-const index = (c) => c - 32 - (c > 34) - (c > 60) - (c > 92);
-
 /** The .wasm's bytes. */
 export function wasmBytes() {
-  const text = __PLANT_STORE_CLIENT_WASM__;
+  // The text's characters as bytes (ASCII: their codes), natively: a loop over bytes is run faster
+  // by an engine that has not compiled it yet than one over `charCodeAt`.
+  const chars = new TextEncoder().encode(__PLANT_STORE_CLIENT_WASM__);
   // Which byte values are one character: a bit each, four to a hex digit, the lowest bit first.
   const singles = __PLANT_STORE_CLIENT_WASM_SINGLES__;
   // Codes in byte order: one character 2 to 91, two characters 92 on (92 × (prefix + 1) + index).
   const byCode = new Uint8Array(CHARS * (PREFIXES + 1));
   for (let byte = 0, one = PREFIXES, two = CHARS; byte < 256; byte++)
     byCode[(Number.parseInt(singles[byte >> 2], 16) >> (byte & 3)) & 1 ? one++ : two++] = byte;
-  const bytes = new Uint8Array(text.length);
+  // The index of each character of the alphabet: printable ASCII from the space on, but `"<\`.
+  const index = new Uint8Array(128);
+  for (let char = 32, i = 0; char < 127; char++)
+    if (!'"<\\'.includes(String.fromCharCode(char))) index[char] = i++;
+  const bytes = new Uint8Array(chars.length);
   let length = 0;
-  for (let i = 0; i < text.length; length++) {
-    const code = index(text.charCodeAt(i++));
-    bytes[length] =
-      byCode[code < PREFIXES ? CHARS * (code + 1) + index(text.charCodeAt(i++)) : code];
+  for (let i = 0; i < chars.length; ) {
+    const code = index[chars[i++]];
+    bytes[length++] = byCode[code < PREFIXES ? CHARS * (code + 1) + index[chars[i++]] : code];
   }
   return bytes.subarray(0, length);
 }
