@@ -40,6 +40,7 @@ const BUILDS = [
 // (nor `?module`, Vercel's). Cut from the source, the name it binds is a free one that the minifier
 // leaves alone.
 const WASM_IMPORT = /^import \w+ from '\.\/plant_store_client_bg\.wasm(?:\?module)?';\n/gm;
+
 // The names of the .wasm's imports and exports (`__wbg_then_fa9ebfb9bb299695`, one per binding,
 // each with a hash that does not compress) are the largest part of its import section, and the
 // glue repeats them. binaryen renames them all to one or two letters and prints the mapping; the
