@@ -170,10 +170,9 @@ const types =
 /**
  * Resolves once the wasm module is ready, the same promise each time: at once, but in a browser,
  * where it is compiled in the background on import. No export needs it: one used before then
- * compiles the module at once (\`validateNewPlant\`, \`new PlantStoreClient\`, on the main thread)
- * or waits (\`createPlant\`). Await it before the first \`validateNewPlant\` of a page that must not
- * block, or to learn up front of a module that cannot be compiled: it rejects with the \`config\`
- * PlantStoreError every export then fails with (a Content-Security-Policy without
+ * compiles the module at once, on the main thread. Await it before the first call of a page that
+ * must not block, or to learn up front of a module that cannot be compiled: it rejects with the
+ * \`config\` PlantStoreError every export then fails with (a Content-Security-Policy without
  * 'wasm-unsafe-eval').
  */
 export function init(): Promise<void>;

@@ -1,9 +1,8 @@
 // The API of every entry, over the glue, and the wasm module's instance. Each entry hands over its
 // module on import: compiled in the background (compiling, the browsers' entry) or instantiated at
-// once (loaded). Every export works as the import resolves (docs/runtimes.md):
-// - validateNewPlant and new PlantStoreClient, synchronous, compile the module then if the
-//   background compile is not done;
-// - createPlant and a client's createPlant wait for that compile.
+// once (loaded). Every export works as the import resolves (docs/runtimes.md): one called before
+// the background compile is done compiles the module then, on the main thread (a call waiting for
+// it would wait longer, for the background compile's tasks); init() waits for it.
 // A module that cannot be compiled (a Content-Security-Policy without 'wasm-unsafe-eval') makes
 // every export fail with a `config` PlantStoreError that names the fix: a rejected import is an
 // unhandled rejection no try/catch can turn into a PlantStoreError.
@@ -83,10 +82,10 @@ export function compiling(module) {
   );
 }
 
-/** The module instantiated now: compiled at once if the background compile is not done; else throws. */
-function now() {
+/** Whether the module is instantiated, compiled at once if the background compile is not done. */
+function readyNow() {
   if (!ready) instantiate(bytes);
-  if (failure) throw failure;
+  return ready;
 }
 
 /** What init() gives, made by its first call. */
@@ -95,8 +94,8 @@ let readiness = null;
 /**
  * Resolves once the module is instantiated, at once where it is; rejects with every export's error;
  * the same promise each time (React's `use(init())` needs it). No export needs it; a page may await
- * it before its first validateNewPlant (which would otherwise compile the module then, on the main
- * thread) or to learn of a failure up front. The outbox's `open` waits for it
+ * it before its first call (which would otherwise compile the module then, on the main thread) or to
+ * learn of a failure up front. The outbox's `open` waits for it
  * (js/entries/outbox.js).
  */
 export function init() {
@@ -209,19 +208,19 @@ export function fromCall(fn, call) {
 
 export function createPlant(plant, options) {
   const site = atCall && callSite(createPlant);
-  const call = ready ? create(plant, options) : init().then(() => create(plant, options));
+  const call = readyNow() ? create(plant, options) : Promise.reject(failure);
   return site ? atSite(site, call) : relay(call);
 }
 
 export function validateNewPlant(plant) {
-  now();
+  if (!readyNow()) throw failure;
   return validate(plant);
 }
 
 export class PlantStoreClient {
   #client;
   constructor(options) {
-    now();
+    if (!readyNow()) throw failure;
     try {
       this.#client = new Client(options);
     } catch (error) {

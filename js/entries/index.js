@@ -1,7 +1,7 @@
 // Browsers and bundlers: the .wasm is inside this module (wasm.js), compiled in the background on
 // import, off the main thread, where compiling it synchronously would hold a page's main thread for
-// several milliseconds in Firefox (bench/run prints it per engine). Every export works at once: a
-// synchronous one used before the compile is done compiles the module then (api.js).
+// several milliseconds in Firefox (bench/run prints it per engine). Every export works at once: one
+// used before the compile is done compiles the module then (api.js).
 import { wasmBytes } from './wasm.js';
 import { compiling, framesOnFailure } from './api.js';
 
