@@ -14,7 +14,7 @@ export const WASM_SINGLES = '__PLANT_STORE_CLIENT_WASM_SINGLES__';
 export function wasmLiterals(wasm) {
   const prefixes = 2;
   const alphabet = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).filter(
-    (char) => !'"<\\'.includes(char),
+    (char) => !'"\'`<\\'.includes(char),
   );
   const count = new Array(256).fill(0);
   for (const byte of wasm) count[byte]++;
