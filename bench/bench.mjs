@@ -149,14 +149,6 @@ try {
       join(consumer, `cold/${peer.name}.js`),
       peerModule(peer, join(consumer, 'cold'), peer.node),
     );
-  // cold/steps.js for Node: the package's manual.js by path (its exports map gives Node node.mjs).
-  writeFileSync(
-    join(consumer, 'cold/steps-node.js'),
-    readFileSync(join(BENCH, 'cold/steps.js'), 'utf8').replace(
-      "'plant-store-client/manual'",
-      "'../node_modules/plant-store-client/manual.js'",
-    ),
-  );
   writeFileSync(
     join(consumer, 'package.json'),
     '{ "name": "bench-consumer", "private": true, "type": "module" }\n',
@@ -197,10 +189,10 @@ try {
   );
   cell(nodeColdFigure, 'hand-written', '0');
   stepRows(
-    `cold start, Node ${process.version}, ours step by step (cold/steps.js, manual.js), ${NODE_PAIRS} pairs of fresh processes`,
-    await abba(nodeCold('steps-node'), nodeCold('theirs'), NODE_PAIRS),
-    'import of the glue (manual.js)',
-    'read',
+    `cold start, Node ${process.version}, ours step by step (cold/steps.js), ${NODE_PAIRS} pairs of fresh processes`,
+    await abba(nodeCold('steps'), nodeCold('theirs'), NODE_PAIRS),
+    'import of the package (node.mjs: the .wasm decoded, compiled and instantiated)',
+    'node',
   );
   for (const peer of peers) {
     const pairs = await abba(nodeCold(peer.name), nodeCold('theirs'), NODE_PAIRS);
@@ -294,8 +286,8 @@ try {
   cell(FIGURES.chromium, 'ours', `${perPage.bare.ratio.toFixed(2)}x`);
 
   // 3b. Cold start, Chromium, the package unbundled: cold/ours.html (an import map sends
-  // `plant-store-client` to /pkg/index.js: glue, then the .wasm fetched and instantiated with
-  // top-level await) against cold/theirs.html, served by bench/static.mjs. Each sample in a fresh
+  // `plant-store-client` to /pkg/index.js: the .wasm inside, compiled in the background) against
+  // cold/theirs.html, served by bench/static.mjs. Each sample in a fresh
   // browser context (no shared cache); the figure is performance.now() when the first call is done,
   // i.e. ms since navigation start. Once on loopback as is, once with 20 ms before every response.
   const PAIRS = 15;
@@ -316,8 +308,8 @@ try {
       await context.close();
     }
   };
-  // Each section also times cold/preload.html: ours.html with the preload link of docs/runtimes.md for the
-  // .wasm, so that its request starts with the page's instead of after index.js has run.
+  // Each section also times cold/preload.html: ours.html with a modulepreload link for index.js, so
+  // that its request starts with the page's instead of after ours.js has run.
   const coldChromium = async (section, origin, [ours, theirs]) => {
     const figure = coldRow(
       section,
@@ -327,7 +319,7 @@ try {
     );
     coldRow(
       section,
-      'the same with <link rel="preload"> of the .wasm in the page',
+      'the same with <link rel="modulepreload"> of index.js in the page',
       await abba(coldPage(origin, '/cold/preload.html'), coldPage(origin, theirs), PAIRS),
       'called',
     );
@@ -357,21 +349,21 @@ try {
     ),
   );
   cell(FIGURES.chromiumCold20, 'hand-written', '0');
-  // The same, taken apart (cold/steps.html: manual.js, then each step on its own; see cold/steps.js).
+  // The same, taken apart (cold/steps.html: index.js, then each step on its own; see cold/steps.js).
   progress('cold start, Chromium, step by step');
   const steps = (origin) =>
     abba(coldPage(origin, '/cold/steps.html'), coldPage(origin, unbundled[1]), PAIRS);
   stepRows(
-    `cold start, Chromium, ours step by step (cold/steps.html, /pkg/manual.js), ${PAIRS} pairs of fresh contexts, loopback`,
+    `cold start, Chromium, ours step by step (cold/steps.html, /pkg/index.js), ${PAIRS} pairs of fresh contexts, loopback`,
     await steps(plain.url),
-    'the glue: manual.js fetched and run',
-    'request',
+    'the package: index.js fetched and run (the .wasm decoded, its compile started)',
+    'page',
   );
   stepRows(
-    `cold start, Chromium, ours step by step (cold/steps.html, /pkg/manual.js), ${PAIRS} pairs of fresh contexts, +20 ms per response`,
+    `cold start, Chromium, ours step by step (cold/steps.html, /pkg/index.js), ${PAIRS} pairs of fresh contexts, +20 ms per response`,
     await steps(delayed.url),
-    'the glue: manual.js fetched and run',
-    'request',
+    'the package: index.js fetched and run (the .wasm decoded, its compile started)',
+    'page',
   );
 
   // 3c. Cold start, Chromium, a Vite production build: one-page apps in the consumer, main.js =
@@ -413,11 +405,7 @@ try {
   }
   const viteSize = `size in the browser: a Vite ${viteVersion} production build, its files but index.html, each gzip -9`;
   const sizeFigure = FIGURES.size;
-  const shipped = gzip9(
-    Buffer.concat(
-      ['index.js', 'plant_store_client_bg.wasm'].map((f) => readFileSync(join(PKG, f))),
-    ),
-  );
+  const shipped = gzip9(readFileSync(join(PKG, 'index.js')));
   for (const app of Object.values(apps)) {
     const over = app.bytes.gzip - apps.theirs.bytes.gzip;
     row(
@@ -433,7 +421,7 @@ try {
       app === apps.theirs
         ? `0 (${kb(app.bytes.gzip)})`
         : app === apps.ours
-          ? `${kb(over)} (the package's index.js + .wasm: ${kb(shipped)})`
+          ? `${kb(over)} (the package's index.js, the .wasm inside: ${kb(shipped)})`
           : kb(over),
     );
   }
@@ -590,20 +578,20 @@ function coldRow(section, what, { as, bs }, key, side = 'ours') {
 }
 
 /**
- * The rows of a step-by-step cold start (cold/steps.js) against the hand-written call: the glue as the
- * median of the paired differences of when each side's module starts running, each later step as the
+ * The rows of a step-by-step cold start (cold/steps.js) against the hand-written call: the import as
+ * the median of the paired differences of when each side's module starts running, each later step as the
  * median of its own duration (the hand-written call has none of them), and the whole as the median of
  * the paired differences of when the first call is done.
  */
-function stepRows(section, { as, bs }, glue, request) {
+function stepRows(section, { as, bs }, imported, where) {
   const diff = (key) => median(as.map((a, i) => a[key] - bs[i][key]));
   const step = (key) => median(as.map((a) => a.steps[key]));
   row(
     section,
-    `${glue}: ours − hand-written module start (median of pairs)`,
+    `${imported}: ours − hand-written module start (median of pairs)`,
     signed(diff('imported')),
   );
-  if (request === 'read')
+  if (where === 'node')
     row(
       section,
       "Node's fetch globals (Response), loaded on first use (the hand-written call pays it too)",
@@ -611,11 +599,9 @@ function stepRows(section, { as, bs }, glue, request) {
     );
   row(
     section,
-    `the .wasm's bytes ${request === 'read' ? 'read from disk' : 'fetched (response and arrayBuffer)'}`,
-    ms(step('request')),
+    'init() resolved: what was left of the compile, and the instance',
+    ms(step('ready')),
   );
-  row(section, 'WebAssembly.compile', ms(step('compile')));
-  row(section, "init(module): instantiate, the glue's start", ms(step('instantiate')));
   row(
     section,
     'the first new PlantStoreClient',

@@ -1,4 +1,4 @@
-// The size measure of every figure: GNU gzip -9, as `cat index.js *.wasm | gzip -9 | wc -c` counts
+// The size measure of every figure: GNU gzip -9, as `gzip -9 < pkg/index.js | wc -c` counts
 // (the issues' targets and the before-stop check use it). Node's zlib at level 9 compresses the same
 // bytes about 2 % larger, so it is not used.
 import { execFileSync } from 'node:child_process';

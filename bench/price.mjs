@@ -2,7 +2,7 @@
 // HEAD with one variant of bench/price/make.py applied (a mechanism removed, or replaced by its plain
 // alternative; the edits are applied to HEAD as it is, so none goes stale unseen), built in a scratch
 // worktree, and measured side by side with HEAD's own build:
-// - size: gzip -9 of index.js + .wasm (the browser build), and of the .wasm alone, against HEAD's;
+// - size: gzip -9 of index.js (the browser build, the .wasm inside), and of the .wasm alone, against HEAD's;
 // - per call, in-memory fetch: the variant's createPlant against HEAD's in the same process, ABBA
 //   rounds (bench/overhead.js measureVariant), in Node (bench/price-node.mjs, two processes) and in
 //   fresh Chromium pages (the median of PAGES pages); half of the processes and pages import HEAD
@@ -71,7 +71,7 @@ function build(name) {
 function sizes(pkg) {
   const gz = (...files) => gzip9(Buffer.concat(files.map((f) => readFileSync(join(pkg, f)))));
   return {
-    browser: gz('index.js', 'plant_store_client_bg.wasm'),
+    browser: gz('index.js'),
     wasm: gz('plant_store_client_bg.wasm'),
   };
 }
@@ -170,7 +170,7 @@ console.log(
   `price list at ${head}: each variant against HEAD's build in the same process (node ${process.version}, ${browser.version()}, nproc ${cpus().length})`,
 );
 console.log(
-  `HEAD: browser build (index.js + .wasm) ${base.browser} B gzip -9, .wasm ${base.wasm} B`,
+  `HEAD: browser build (index.js, the .wasm inside) ${base.browser} B gzip -9, .wasm ${base.wasm} B`,
 );
 console.log(
   'variant'.padEnd(34),

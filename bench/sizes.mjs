@@ -1,6 +1,9 @@
 // Size figures of a built package, as table rows [section, what, value]:
 //   const rows = sizes(PKG_DIR)
 // - gzip -9 of what a user downloads: the files concatenated, GNU gzip -9 (gzip.mjs);
+// - what the .wasm costs inside index.js, by encoding: the package's (scripts/wasm-text.mjs), a
+//   UTF-8 character a byte (emscripten's single-file output), base64, against the .wasm beside
+//   index.js as a file of its own (index.js without it, and the .wasm, each gzipped);
 // - what each library adds to the .wasm: a copy of the release .wasm that keeps its function names
 //   (the same wasm-bindgen, wasm-opt -Oz and import renaming steps as scripts/build-pkg and
 //   finish-pkg.mjs, with -g), read by twiggy, its items' shallow sizes summed by the crate they come
@@ -11,6 +14,7 @@ import { join } from 'node:path';
 import { tmpdir, homedir } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { wasmLiterals, WASM_TEXT } from '../scripts/wasm-text.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WASM = 'plant_store_client_bg.wasm';
@@ -33,20 +37,14 @@ export function sizes(pkg) {
   const gz = (files) => gzip9(Buffer.concat(files.map((f) => readFileSync(join(pkg, f)))));
   const over = (files, base) => `+${kb(gz(files) - gz(base))} gzip -9 (+${gz(files) - gz(base)} B)`;
   const rows = [
-    ['size', 'browser build: index.js + .wasm', size('index.js', WASM)],
-    ['size', 'Node build: node.mjs + .wasm', size('node.mjs', WASM)],
-    ['size', '.wasm alone', size(WASM)],
+    ['size', 'browser build: index.js (the .wasm inside)', size('index.js')],
+    ['size', 'Node build: node.mjs (the .wasm inside)', size('node.mjs')],
+    ['size', '.wasm alone (imported by workerd.js and edge-light.js)', size(WASM)],
     // The outbox's entry, a build of its own (issue 33), and what it adds over the default entry.
-    [
-      'size',
-      'outbox entry: outbox/index.js + its .wasm',
-      size('outbox/index.js', `outbox/${WASM}`),
-    ],
-    [
-      'size',
-      'outbox entry over the browser build',
-      over(['outbox/index.js', `outbox/${WASM}`], ['index.js', WASM]),
-    ],
+    ['size', 'outbox entry: outbox/index.js (its .wasm inside)', size('outbox/index.js')],
+    ['size', 'outbox entry over the browser build', over(['outbox/index.js'], ['index.js'])],
+    ...encodings(pkg, ''),
+    ...encodings(pkg, 'outbox/'),
   ];
   const shipped = readFileSync(join(pkg, WASM)).length;
   const { buckets, total } = byCrate();
@@ -75,6 +73,41 @@ export function sizes(pkg) {
     `${String(total).padStart(6)} B  (the shipped .wasm: ${shipped} B)`,
   ]);
   return rows;
+}
+
+/**
+ * The rows of `dir`index.js with its .wasm in each encoding: gzip -9 of the entry, and what the
+ * .wasm costs over its own file beside the entry (the entry without it, and the .wasm, each gzipped).
+ */
+function encodings(pkg, dir) {
+  const js = readFileSync(join(pkg, dir, 'index.js'), 'utf8');
+  const wasm = readFileSync(join(pkg, dir, WASM));
+  const ours = wasmLiterals(wasm)[WASM_TEXT];
+  const at = js.indexOf(ours);
+  if (at < 0 || js.indexOf(ours, at + 1) >= 0)
+    throw new Error(`${dir}index.js: no single .wasm text`);
+  const gz = (literal) =>
+    gzip9(Buffer.from(js.slice(0, at) + literal + js.slice(at + ours.length)));
+  const apart = gz('""') + gzip9(wasm);
+  const section = `size: ${dir}index.js with its .wasm inside, by encoding (gzip -9; the cost over the .wasm as a file of its own)`;
+  const row = (what, literal) => {
+    const bytes = gz(literal);
+    const cost = bytes - apart;
+    return [section, what, `${bytes} B  +${cost} B (+${((100 * cost) / apart).toFixed(1)} %)`];
+  };
+  // One character a byte, code points 0 to 255 (emscripten's): only the quote, the backslash and
+  // the line breaks escaped.
+  const escapes = { '"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r' };
+  const utf8 = [...wasm].map((byte) => String.fromCharCode(byte)).map((c) => escapes[c] ?? c);
+  return [
+    [section, 'the .wasm as a file of its own (index.js without it + the .wasm)', `${apart} B`],
+    row(
+      "the package's: printable ASCII, a byte one or two characters (scripts/wasm-text.mjs)",
+      ours,
+    ),
+    row("UTF-8, a character a byte (emscripten's single-file output)", `"${utf8.join('')}"`),
+    row('base64', `"${wasm.toString('base64')}"`),
+  ];
 }
 
 /** Builds the named copy, runs twiggy, sums the shallow sizes by bucket. */

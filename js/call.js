@@ -18,6 +18,12 @@ const read = (get) => {
   }
 };
 
+/** The name of a typed array of any realm (its internal slot), undefined for anything else. */
+const typedArrayName = Object.getOwnPropertyDescriptor(
+  Object.getPrototypeOf(Uint8Array.prototype),
+  Symbol.toStringTag,
+).get;
+
 /** What `fn()` returns or throws, as a promise (its own when it returns a promise). */
 const settled = (fn) => {
   try {
@@ -194,7 +200,9 @@ export class Shell {
           (result) => {
             const chunk = read(() => {
               if (result.done) return null;
-              if (!(result.value instanceof Uint8Array))
+              // The typed array's own name, not `instanceof`: a chunk may come from another realm
+              // (jsdom's streams are).
+              if (typedArrayName.call(result.value) !== 'Uint8Array')
                 throw new TypeError('the body stream yielded a chunk that is not bytes');
               return result.value.subarray(0, limit - length + 1);
             });

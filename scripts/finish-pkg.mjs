@@ -1,12 +1,13 @@
 // Turns wasm-pack's `--target web` output in pkg/ (and the outbox's build in pkg/outbox/) into the
 // npm package: one JavaScript file per kind of runtime, each a thin loader bundled with the
-// wasm-bindgen glue (so a browser fetches the .wasm after one JS request, not after a chain of
-// imports), one .d.ts per export, and a package.json.
+// wasm-bindgen glue and, for browsers, bundlers and the server runtimes, the .wasm itself (as a
+// string: js/entries/wasm.js; one request, nothing for a bundler to emit or copy), one .d.ts per
+// export, and a package.json.
 //   node scripts/finish-pkg.mjs [pkg-dir]
 //
 // The API in every entry is js/entries/api.js over the glue's exports (createPlant,
 // PlantStoreClient, validateNewPlant, PlantStoreError, and `init`); an entry only loads the .wasm
-// its runtime's way. The entries' sources are js/entries/. The outbox's entries
+// its runtime's way (docs/runtimes.md). The entries' sources are js/entries/. The outbox's entries
 // (`plant-store-client/outbox`) are the same sources over the outbox's glue and .wasm, in
 // pkg/outbox/, each with js/entries/outbox.js's exports added.
 import { readFileSync, writeFileSync, copyFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
+import { WASM_TEXT, wasmLiterals } from './wasm-text.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const top = process.argv[2] ?? join(root, 'pkg');
@@ -23,22 +25,21 @@ const glue = './plant_store_client.js';
 // if they sat next to the glue: './plant_store_client.js' is the glue, './plant_store_client_bg.wasm'
 // the module.
 const ENTRIES_DIR = join(root, 'js/entries');
-const ENTRIES = ['index.js', 'manual.js', 'node.mjs', 'deno.js', 'workerd.js', 'edge-light.js'];
-const BROWSER = ['index.js', 'manual.js'];
+const ENTRIES = ['index.js', 'node.mjs', 'workerd.js', 'edge-light.js'];
+const BROWSER = ['index.js'];
 // The builds: the default one, and the outbox's (cargo feature `outbox`), with the entries of each.
 const BUILDS = [
   { pkg: top, entries: ENTRIES, extra: '' },
   {
     pkg: join(top, 'outbox'),
-    entries: ENTRIES.filter((name) => name !== 'manual.js'),
+    entries: ENTRIES,
     extra: "export { PlantOutbox } from './outbox.js';\n",
   },
 ];
-// An import of the .wasm is kept as written, on top of the bundle: the bundler would drop the
-// `source` phase of Deno's import, and cannot load a .wasm (nor `?module`, Vercel's). Cut from the
-// source, the name it binds is a free one that the minifier leaves alone.
-const WASM_IMPORT =
-  /^import (?:source )?\w+ from '\.\/plant_store_client_bg\.wasm(?:\?module)?';\n/gm;
+// An import of the .wasm is kept as written, on top of the bundle: the bundler cannot load a .wasm
+// (nor `?module`, Vercel's). Cut from the source, the name it binds is a free one that the minifier
+// leaves alone.
+const WASM_IMPORT = /^import \w+ from '\.\/plant_store_client_bg\.wasm(?:\?module)?';\n/gm;
 
 // The names of the .wasm's imports and exports (`__wbg_then_fa9ebfb9bb299695`, one per binding,
 // each with a hash that does not compress) are the largest part of its import section, and the
@@ -148,7 +149,15 @@ async function bundle(pkg, name, extra) {
   await bundle.close();
   if (output.length !== 1) throw new Error(`${name}: expected one chunk, got ${output.length}`);
   // Rolldown marks where each module starts with a comment of its path (a path on this machine).
-  const code = output[0].code.replace(/^\/\/ .*\n/gm, '');
+  let code = output[0].code.replace(/^\/\/ .*\n/gm, '');
+  if (code.includes(WASM_TEXT)) {
+    const literals = wasmLiterals(readFileSync(join(pkg, 'plant_store_client_bg.wasm')));
+    for (const [free, literal] of Object.entries(literals)) {
+      const parts = code.split(free);
+      if (parts.length !== 2) throw new Error(`${name}: ${free} ${parts.length - 1} times`);
+      code = parts.join(literal);
+    }
+  }
   writeFileSync(join(pkg, name), kept.join('') + code);
 }
 
@@ -158,29 +167,21 @@ async function bundle(pkg, name, extra) {
 const types =
   readFileSync(join(root, 'src/js/types.d.ts'), 'utf8') +
   `
-/** What \`init\` loads the module from: its URL, a Response, its bytes, or a WebAssembly.Module. */
-export type InitInput = string | URL | Response | ArrayBuffer | ArrayBufferView | object;
-
 /**
- * Resolves once the wasm module is loaded, the same promise each time. Every entry but
- * \`plant-store-client/manual\` starts the load on import (the default entry, for browsers and
- * bundlers, in the background: \`await init()\` before \`validateNewPlant\` at start-up);
- * \`plant-store-client/manual\` loads it here, once, from \`source\` (default: the .wasm next to the
- * entry). A .wasm whose fetch failed rejects with a \`network\` PlantStoreError, and is fetched again
- * by the next call or init(); any other failed load with a \`config\` one naming the URL, and after
- * such a load on import every export fails with it.
+ * Resolves once the wasm module is ready, the same promise each time: at once, but in a browser,
+ * where it is compiled in the background on import. No export needs it: one used before then
+ * compiles the module at once, on the main thread. Await it before the first call of a page that
+ * must not block, or to learn up front of a module that cannot be compiled: it rejects with the
+ * \`config\` PlantStoreError every export then fails with (a Content-Security-Policy without
+ * 'wasm-unsafe-eval').
  */
-export function init(source?: InitInput | Promise<InitInput>): Promise<void>;
+export function init(): Promise<void>;
 `;
 writeFileSync(join(top, 'index.d.ts'), types);
 const outboxTypes = ['src/js/outbox.d.ts', 'js/entries/outbox.d.ts'].map((file) =>
   readFileSync(join(root, file), 'utf8'),
 );
 writeFileSync(join(top, 'outbox/index.d.ts'), [types, ...outboxTypes].join('\n'));
-
-// \`plant-store-client/manual\` has the same API. Its own file gives it types where the exports map
-// is not read (TypeScript's node10 resolution looks for manual.d.ts next to manual.js).
-writeFileSync(join(top, 'manual.d.ts'), `export * from './index.js';\n`);
 
 // The version, description and license come from Cargo.toml (the workspace's one version), read
 // through cargo itself.
@@ -196,7 +197,6 @@ const conditions = (types, fallback, dir = '.') => ({
   types,
   workerd: `${dir}/workerd.js`,
   'edge-light': `${dir}/edge-light.js`,
-  deno: `${dir}/deno.js`,
   node: `${dir}/node.mjs`,
   default: fallback,
 });
@@ -209,16 +209,12 @@ const manifest = {
   type: 'module',
   main: './index.js',
   types: './index.d.ts',
-  // Order matters: a resolver takes the first condition it knows. Deno knows `deno` and `node`;
-  // Node's `require` of node.mjs works from Node 20.19 / 22.12 on (require of ESM).
+  // Order matters: a resolver takes the first condition it knows. Deno and Bun take `node`; Node's
+  // `require` of node.mjs works from Node 20.19 / 22.12 on (require of ESM).
   exports: {
     '.': conditions('./index.d.ts', './index.js'),
-    './manual': conditions('./manual.d.ts', './manual.js'),
     // The durable outbox: the same API and PlantOutbox, from a build of its own (pkg/outbox/).
     './outbox': conditions('./outbox/index.d.ts', './outbox/index.js', './outbox'),
-    // The .wasm itself, for a page that preloads it through its bundler:
-    // `import wasmUrl from 'plant-store-client/wasm?url'` in Vite gives its emitted URL.
-    './wasm': './plant_store_client_bg.wasm',
     './package.json': './package.json',
   },
   // The package is ESM only; Node's `require` loads it through require(esm), unflagged from Node
@@ -226,14 +222,9 @@ const manifest = {
   // and Node 24 (tests/js/support/nodes.mjs), and tests/release checks the range against that list.
   engines: { node: '^20.19.0 || >=22.12.0' },
   files: [
-    'index.js',
-    'manual.js',
-    'node.mjs',
-    'deno.js',
-    'workerd.js',
-    'edge-light.js',
+    ...ENTRIES,
     'index.d.ts',
-    'manual.d.ts',
+    // Imported as a module by workerd.js and edge-light.js; the other entries carry it inside.
     'plant_store_client_bg.wasm',
     'README.md',
     'LICENSE',
@@ -242,10 +233,9 @@ const manifest = {
     'outbox/index.d.ts',
     'outbox/plant_store_client_bg.wasm',
   ],
-  // The entries that load the wasm when imported must be kept by a bundler even when no export is
-  // used. manual.js only defines.
+  // The entries load the wasm when imported: a bundler must keep them even when no export is used.
   sideEffects: BUILDS.flatMap(({ entries }, i) =>
-    entries.filter((name) => name !== 'manual.js').map((name) => `./${i ? 'outbox/' : ''}${name}`),
+    entries.map((name) => `./${i ? 'outbox/' : ''}${name}`),
   ),
 };
 writeFileSync(join(top, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);

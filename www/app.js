@@ -52,7 +52,7 @@ let client;
 const queueEmpty = $('queue-empty');
 const placeholder = queueEmpty.textContent;
 try {
-  // The .wasm loads in the background; the form validates as soon as it is in.
+  // The wasm module compiles in the background; the form validates as soon as it is in.
   client = await loadPackage((text) => {
     formStatus.textContent = queueEmpty.textContent = text;
   });

@@ -1,21 +1,19 @@
 // Loads the package once for the whole page: plant-store-client/outbox, whose build serves both the
-// form (createPlant, validateNewPlant) and the queue (PlantOutbox), so the page fetches one .wasm.
+// form (createPlant, validateNewPlant) and the queue (PlantOutbox): one wasm module for the page.
 
 /**
  * `load()`, tried again each time the browser comes back online while it fails for the network: the
- * package and its .wasm may not have arrived when the connection dropped, the one moment an offline
- * queue matters; the package fetches its .wasm again on the next try. Any other failure (the .wasm
- * not served, or not wasm: a misconfigured build) is thrown as the package words it. `say(text)`
- * shows where it stands.
+ * package may not have arrived when the connection dropped, the one moment an offline queue
+ * matters. Any other failure (a wasm module that cannot be compiled: a Content-Security-Policy
+ * without 'wasm-unsafe-eval') is thrown as the package words it. `say(text)` shows where it stands.
  */
 export async function loadOnline(load, say) {
   for (;;) {
     try {
       return await load();
     } catch (err) {
-      // A PlantStoreError of kind `network` (the .wasm's fetch failed), or the browser's TypeError
-      // for a module script it could not fetch.
-      if (err?.kind !== 'network' && !(err instanceof TypeError)) throw err;
+      // The browser's TypeError for a module script it could not fetch.
+      if (!(err instanceof TypeError)) throw err;
       say(
         'Offline: the client’s code could not be downloaded. It loads as soon as the connection is back.',
       );
@@ -30,7 +28,7 @@ export async function loadOnline(load, say) {
   }
 }
 
-/** The package, its .wasm loaded. */
+/** The package, its wasm module compiled (in the background: the page is not held meanwhile). */
 export const loadPackage = (say) =>
   loadOnline(async () => {
     const api = await import('./pkg/outbox/index.js');

@@ -1,15 +1,11 @@
-// The API of every entry, over the glue, and the state of the .wasm's load. Each entry starts the
-// load its runtime's way: loaded() at once, loading() in the background, or manual() for init().
-// Before the load is done (docs/runtimes.md, "Before the .wasm has loaded"):
-// - init(), createPlant and a client's createPlant wait for it; new PlantStoreClient answers at
-//   once and checks its options when the load is done (its first call rejects if one is wrong).
-//   With plant-store-client/manual there is nothing to wait for until init(source) is called.
-// - validateNewPlant answers synchronously, so it throws a `config` PlantStoreError that names the
-//   fix for the entry in use.
-// A load that failed for the network (fetch rejected) is a `network` PlantStoreError, and the next
-// init() or call loads again. Any other failure on import (a 404, not wasm, a CSP) is a `config`
-// PlantStoreError naming the URL and the fix, and every export fails with it: a rejected import is
-// an unhandled rejection no try/catch can turn into a PlantStoreError.
+// The API of every entry, over the glue, and the wasm module's instance. Each entry hands over its
+// module on import: compiled in the background (compiling, the browsers' entry) or instantiated at
+// once (loaded). Every export works as the import resolves (docs/runtimes.md): one called before
+// the background compile is done compiles the module then, on the main thread (a call waiting for
+// it would wait longer, for the background compile's tasks); init() waits for it.
+// A module that cannot be compiled (a Content-Security-Policy without 'wasm-unsafe-eval') makes
+// every export fail with a `config` PlantStoreError that names the fix: a rejected import is an
+// unhandled rejection no try/catch can turn into a PlantStoreError.
 // Every error a call rejects with carries the frame of the line that called it (atCall).
 import {
   initSync,
@@ -22,133 +18,91 @@ import {
 export { PlantStoreError };
 
 let ready = false;
-/** The load under way, or done; null before one starts and after one failed. */
-let pending = null;
-/** The error of the last failed load, until one succeeds. */
+/** The error every export fails with once the module could not be compiled or instantiated. */
 let failure = null;
-/** Starts a load: from init()'s `source` (manual), or from the entry's own URL; null in the entries that load at once. */
-let start = null;
-let isManual = false;
-
-/** What the caller must do before the load is done, in the words of the entry in use. */
-const notReady = () =>
-  new PlantStoreError(
-    'config',
-    isManual
-      ? 'the wasm module is not loaded: plant-store-client/manual loads it when you call init(), so await init() first'
-      : 'the wasm module is still loading: await init() before validateNewPlant (createPlant and PlantStoreClient wait by themselves)',
-  );
-
-/** The error of a load from `url` that failed with `cause`: a misconfiguration's. */
-function failed(url, cause) {
-  return new PlantStoreError(
-    'config',
-    `plant-store-client could not load its wasm module from ${url} (${cause}). ` +
-      'Serve plant_store_client_bg.wasm there (copy it next to your bundle if your bundler did not emit it; ' +
-      "a Content-Security-Policy must allow 'wasm-unsafe-eval'), " +
-      "or import from 'plant-store-client/manual' and await init(url) with the URL where you serve it",
-    { cause },
-  );
-}
+/** The module's bytes while the background compile runs: what a synchronous export compiles. */
+let bytes = null;
+/** The background compile, settled once the module is instantiated or has failed. */
+let compiled = null;
 
 /**
- * Says once, in the console, when a page loads two builds of the package (the default one and the
- * outbox's): two .wasm modules where one does.
+ * Says once, in the console, when a page loads both builds of the package (the default one and the
+ * outbox's, told apart by the size of their module): two wasm modules where one does.
  */
-function once(url) {
+function once(size) {
   const shared = Symbol.for('plant-store-client.builds');
   globalThis[shared] ??= new Set();
   const builds = globalThis[shared];
-  builds.add(String(url));
+  builds.add(size);
   if (builds.size === 2) {
     console.warn(
-      `plant-store-client is loaded twice (${[...builds].join(' and ')}): two .wasm modules. ` +
+      "plant-store-client is loaded twice, its default build and the outbox's: two wasm modules. " +
         "Code that uses the outbox imports everything (createPlant, PlantStoreError, …) from 'plant-store-client/outbox'.",
     );
   }
 }
 
-/** The entry has the module at hand: `module()` gives it (a WebAssembly.Module or its bytes). */
-export function loaded(module, url) {
-  once(url);
+/** Every export's error once the module could not be compiled, from its `cause`. */
+const failed = (cause) =>
+  new PlantStoreError(
+    'config',
+    `plant-store-client could not compile its wasm module (${cause}): ` +
+      "a Content-Security-Policy must allow 'wasm-unsafe-eval' in script-src",
+    { cause },
+  );
+
+/** Instantiates `module` (a WebAssembly.Module, or bytes compiled now) unless that is done or failed. */
+function instantiate(module) {
+  if (ready || failure) return;
   try {
-    initSync({ module: module() });
+    initSync({ module });
     ready = true;
-    pending = Promise.resolve();
+    bytes = null;
   } catch (cause) {
-    failure = failed(url, cause);
+    failure = failed(cause);
   }
 }
 
-/**
- * The entry fetches the module with `load()`, which resolves once it is instantiated: now, and again
- * after the network failed it (fetch, or reading the body, rejects with a TypeError then).
- */
-export function loading(load, url) {
-  once(url);
-  start = () =>
-    load().catch((cause) => {
-      if (!(cause instanceof TypeError)) throw failed(url, cause);
-      throw new PlantStoreError(
-        'network',
-        `plant-store-client could not fetch its wasm module from ${url} (${cause}): ` +
-          'the connection failed; the next call or init() fetches it again',
-        { cause },
-      );
-    });
-  settle();
+/** Server and edge runtimes: `module`, a WebAssembly.Module or its bytes, instantiated on import. */
+export function loaded(module) {
+  if (module.length) once(module.length);
+  instantiate(module);
 }
 
-/** init(source) loads the module with `loader(source)`, which resolves once it is instantiated. */
-export function manual(loader) {
-  isManual = true;
-  start = (source) =>
-    loader(source).catch((cause) => {
-      const url =
-        typeof source === 'string'
-          ? source
-          : (source?.href ?? source?.url ?? 'the source given to init()');
-      throw new PlantStoreError(
-        'config',
-        `init() could not load the wasm module from ${url}: ${cause}. ` +
-          'Pass init() the URL where plant_store_client_bg.wasm is served, its bytes or a WebAssembly.Module',
-        { cause },
-      );
-    });
-}
-
-/** Starts a load from `source`; `pending` is it until it fails. */
-function settle(source) {
-  pending = start(source).then(
-    () => {
-      ready = true;
-    },
-    (error) => {
-      failure = error;
-      pending = null;
-      throw error;
+/** Browsers: `module`'s bytes compiled in the background and instantiated once compiled. */
+export function compiling(module) {
+  once(module.length);
+  bytes = module;
+  // In a promise, so that a runtime without WebAssembly fails here rather than the import.
+  compiled = new Promise((resolve) => resolve(WebAssembly.compile(module))).then(
+    instantiate,
+    (cause) => {
+      if (!ready) failure ??= failed(cause);
     },
   );
-  pending.catch(() => {}); // a load nobody awaits yet is not an unhandled rejection
-  return pending;
 }
 
-/** The load a call waits for: the one under way, or a new one after the network failed one; null when there is none. */
-function loadToWaitFor() {
-  if (!pending && start && !isManual && failure?.kind === 'network') settle();
-  return pending;
+/** Whether the module is instantiated, compiled at once if the background compile is not done. */
+function readyNow() {
+  if (!ready) instantiate(bytes);
+  return ready;
 }
 
-/** The load to wait for, or a rejection that says why there is none. */
-const whenLoaded = () => loadToWaitFor() ?? Promise.reject(failure ?? notReady());
+/** What init() gives, made by its first call. */
+let readiness = null;
 
 /**
- * Resolves once the module is loaded (the same promise each time, as React's `use(init())` needs).
- * With plant-store-client/manual it loads it, once, from `source` (see manual.js); a failed load
- * rejects with a PlantStoreError that names the URL, and may be tried again.
+ * Resolves once the module is instantiated, at once where it is; rejects with every export's error;
+ * the same promise each time (React's `use(init())` needs it). No export needs it; a page may await
+ * it before its first call (which would otherwise compile the module then, on the main thread) or to
+ * learn of a failure up front. The outbox's `open` waits for it
+ * (js/entries/outbox.js).
  */
-export function init(source) {
-  return isManual ? (pending ?? settle(source)) : whenLoaded();
+export function init() {
+  readiness ??= (compiled ?? Promise.resolve()).then(() => {
+    if (failure) throw failure;
+  });
+  return readiness;
 }
 
 /** Whether `Error.stackTraceLimit` may be set (not where Error is frozen): asked once. */
@@ -254,41 +208,32 @@ export function fromCall(fn, call) {
 
 export function createPlant(plant, options) {
   const site = atCall && callSite(createPlant);
-  const call = ready ? create(plant, options) : whenLoaded().then(() => create(plant, options));
+  const call = readyNow() ? create(plant, options) : Promise.reject(failure);
   return site ? atSite(site, call) : relay(call);
 }
 
 export function validateNewPlant(plant) {
-  if (!ready) throw failure ?? fromCaller(validateNewPlant, notReady());
+  if (!readyNow()) throw failure;
   return validate(plant);
 }
 
 export class PlantStoreClient {
   #client;
-  #made;
   constructor(options) {
-    if (ready) {
-      try {
-        this.#client = new Client(options);
-      } catch (error) {
-        throw fromCaller(PlantStoreClient, error);
-      }
-    } else if (loadToWaitFor()) {
-      this.#made = pending.then(() => {
-        this.#client = new Client(options);
-      });
-      this.#made.catch(() => {}); // its calls reject with the error
-    } else throw failure ?? fromCaller(PlantStoreClient, notReady());
+    if (!readyNow()) throw failure;
+    try {
+      this.#client = new Client(options);
+    } catch (error) {
+      throw fromCaller(PlantStoreClient, error);
+    }
   }
   createPlant(plant, options) {
     const site = atCall && callSite(PlantStoreClient.prototype.createPlant);
-    const call = this.#client
-      ? this.#client.createPlant(plant, options)
-      : this.#made.then(() => this.#client.createPlant(plant, options));
+    const call = this.#client.createPlant(plant, options);
     return site ? atSite(site, call) : relay(call);
   }
   free() {
-    this.#client?.free();
+    this.#client.free();
   }
 }
 if (Symbol.dispose) PlantStoreClient.prototype[Symbol.dispose] = PlantStoreClient.prototype.free;

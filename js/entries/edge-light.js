@@ -10,6 +10,6 @@ import { loaded } from './api.js';
 // module as bytes). WebAssembly checks the module's internal slot, not its prototype.
 if (!(__plantStoreWasm instanceof WebAssembly.Module))
   Object.setPrototypeOf(__plantStoreWasm, WebAssembly.Module.prototype);
-loaded(() => __plantStoreWasm, './plant_store_client_bg.wasm');
+loaded(__plantStoreWasm);
 
 export { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError, init } from './api.js';

@@ -1,10 +1,9 @@
-// Node (and Bun): fetch() cannot read file: URLs there, so the bytes are read from disk and the
-// module instantiated on import. A failed read or compile (a server bundle that did not copy the
-// .wasm) makes every export fail with a `config` PlantStoreError, as in index.js.
-import { readFileSync } from 'node:fs';
+// Node, Deno and Bun: the .wasm is inside this module (wasm.js), compiled and instantiated on import
+// (a server's start, where no page waits); no file to read, so no permission to ask (Deno) and
+// nothing for a server bundle to copy.
+import { wasmBytes } from './wasm.js';
 import { loaded } from './api.js';
 
-const url = new URL('./plant_store_client_bg.wasm', import.meta.url);
-loaded(() => readFileSync(url), url);
+loaded(wasmBytes());
 
 export { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError, init } from './api.js';

@@ -4,6 +4,6 @@
 import __plantStoreWasm from './plant_store_client_bg.wasm';
 import { loaded } from './api.js';
 
-loaded(() => __plantStoreWasm, './plant_store_client_bg.wasm');
+loaded(__plantStoreWasm);
 
 export { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError, init } from './api.js';

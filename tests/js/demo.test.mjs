@@ -2,7 +2,7 @@
 // serves the page, the built package and the API on one origin. Saves a screenshot of each state to
 // look at: artifacts/demo.png (a refusal), demo-401.png, demo-queue.png (paused),
 // demo-queue-refused.png (a duplicate id in the queue), demo-bad-base-url.png (ftp://x),
-// demo-queue-offline.png and demo-queue-misconfigured.png (the queue's .wasm not loaded),
+// demo-queue-offline.png (the package not loaded) and demo-queue-misconfigured.png (a CSP),
 // demo-phone.png (375 px wide). Last, `scripts/demo` itself: its first start, the package not yet
 // built, shows each step with its time before the banner; its second start, the banner alone; the
 // port it serves on (--port N, PORT=N), a port already taken, its usage.
@@ -279,12 +279,12 @@ describe('demo page (www/) in headless Chromium', { timeout: 90_000 }, () => {
   });
 });
 
-describe("the demo's queue when its .wasm does not load, and the package before its load", {
+describe("the demo's queue when the package does not load, and the package as its import resolves", {
   timeout: 90_000,
 }, () => {
   let server;
   let browser;
-  const OUTBOX_WASM = '**/pkg/outbox/plant_store_client_bg.wasm';
+  const OUTBOX = '**/pkg/outbox/index.js';
 
   before(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -307,10 +307,10 @@ describe("the demo's queue when its .wasm does not load, and the package before 
     return { context, page, errors };
   }
 
-  it("the connection drops before the page's .wasm arrives: it says so, and loads when the browser is back online", async () => {
+  it('the connection drops before the package arrives: it says so, and loads when the browser is back online', async () => {
     const { context, page, errors } = await freshPage();
     try {
-      await context.route(OUTBOX_WASM, (route) => route.abort('internetdisconnected'));
+      await context.route(OUTBOX, (route) => route.abort('internetdisconnected'));
       await page.goto(`${server.url}/`);
       const offline =
         'Offline: the client’s code could not be downloaded. It loads as soon as the connection is back.';
@@ -324,7 +324,7 @@ describe("the demo's queue when its .wasm does not load, and the package before 
       assert.equal(await page.locator('#queue-add').isDisabled(), true);
       await page.screenshot({ path: join(ARTIFACTS, 'demo-queue-offline.png'), fullPage: true });
 
-      await context.unroute(OUTBOX_WASM);
+      await context.unroute(OUTBOX);
       await context.setOffline(true);
       await context.setOffline(false); // the browser's `online` event
       await page.locator('#submit:enabled').waitFor();
@@ -336,13 +336,21 @@ describe("the demo's queue when its .wasm does not load, and the package before 
     }
   });
 
-  it("the page's .wasm is not served (a misconfigured build): the package's advice shows, and nothing is tried again", async () => {
+  it("a Content-Security-Policy without 'wasm-unsafe-eval': the package's advice shows, and nothing is tried again", async () => {
     const { context, page } = await freshPage();
     try {
+      await context.route(`${server.url}/`, async (route) => {
+        const response = await route.fetch();
+        const csp = "script-src 'self'";
+        await route.fulfill({
+          response,
+          headers: { ...response.headers(), 'content-security-policy': csp },
+        });
+      });
       let asked = 0;
-      await context.route(OUTBOX_WASM, (route) => {
+      await context.route(OUTBOX, (route) => {
         asked++;
-        return route.fulfill({ status: 404, body: 'not here' });
+        return route.continue();
       });
       await page.addInitScript(() =>
         addEventListener('online', () => {
@@ -353,12 +361,12 @@ describe("the demo's queue when its .wasm does not load, and the package before 
       const empty = page.locator('#queue-empty');
       await empty
         .getByText(
-          'The client could not be loaded: plant-store-client could not load its wasm module from',
+          'The client could not be loaded: plant-store-client could not compile its wasm module',
         )
         .waitFor();
       assert.match(
         await empty.innerText(),
-        /\(Error: 404 Not Found\)\. Serve plant_store_client_bg\.wasm there \(copy it next to your bundle/,
+        /Content Security Policy.*\): a Content-Security-Policy must allow 'wasm-unsafe-eval' in script-src$/,
       );
       await page.screenshot({
         path: join(ARTIFACTS, 'demo-queue-misconfigured.png'),
@@ -367,7 +375,7 @@ describe("the demo's queue when its .wasm does not load, and the package before 
       await context.setOffline(true);
       await context.setOffline(false);
       await page.waitForFunction(() => window.onlines === 1);
-      // A request after the `online` event: one made for the .wasm would have come before it.
+      // A request after the `online` event: one made for the package would have come before it.
       assert.equal(await page.evaluate(() => fetch('/').then((r) => r.status)), 200);
       assert.equal(asked, 1, 'fetched once');
       assert.equal(await page.locator('#submit').isDisabled(), true);
@@ -376,19 +384,15 @@ describe("the demo's queue when its .wasm does not load, and the package before 
     }
   });
 
-  it('before its .wasm has loaded, the default entry says to await init() (not the manual entry), and calls wait', async () => {
+  it('as the import of the default entry resolves, validateNewPlant answers and a call is sent, with no request but the script', async () => {
     const { context, page } = await freshPage();
     try {
       await page.goto(`${server.url}/`);
       // A module instance of its own (its own URL), imported and used at once.
       const seen = await page.evaluate(async () => {
-        const api = await import('/pkg/index.js?before-load');
-        let early;
-        try {
-          api.validateNewPlant({ id: 1, name: 'Fern' });
-        } catch (err) {
-          early = { kind: err.kind, message: err.message };
-        }
+        const start = performance.now();
+        const api = await import('/pkg/index.js?at-import');
+        const atImport = api.validateNewPlant({ id: 1, name: 'Fern' }).ok;
         const client = new api.PlantStoreClient({
           baseUrl: location.origin,
           token: 'not-the-token',
@@ -397,17 +401,17 @@ describe("the demo's queue when its .wasm does not load, and the package before 
           () => 'created',
           (err) => err.kind,
         );
-        await api.init();
-        return { early, call, after: api.validateNewPlant({ id: 1, name: 'Fern' }).ok };
+        // The requests this import and call started (the page's own may still be arriving).
+        const requested = performance
+          .getEntriesByType('resource')
+          .filter((entry) => entry.startTime >= start)
+          .map((entry) => new URL(entry.name).pathname);
+        return { atImport, call, requested };
       });
       assert.deepEqual(seen, {
-        early: {
-          kind: 'config',
-          message:
-            'the wasm module is still loading: await init() before validateNewPlant (createPlant and PlantStoreClient wait by themselves)',
-        },
-        call: 'unauthorized', // it waited for the load, then was sent
-        after: true,
+        atImport: true,
+        call: 'unauthorized', // sent, and refused for its token
+        requested: ['/pkg/index.js', '/plants'],
       });
     } finally {
       await context.close();

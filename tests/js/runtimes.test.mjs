@@ -2,7 +2,7 @@
 // into a scratch consumer (a copy of tests/runtimes/), then in each runtime one real createPlant
 // against the reference server on loopback and one validation failure (tests/runtimes/check.mjs):
 // Node (this machine's, 20.19.0, 22.12.0 and 24; import and require), Deno 2, workerd, a Vite production build in headless
-// Chromium, and module Web Workers in Chromium. Also: package.json's fields. (The types: types.test.mjs.)
+// Chromium, and a Web Worker in Chromium. Also: package.json's fields. (The types: types.test.mjs.)
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { consumers } from './support/checked.mjs';
@@ -19,7 +19,6 @@ import {
 } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
-import { pathToFileURL } from 'node:url';
 import { join, dirname, relative, normalize } from 'node:path';
 import { sendFile } from './support/static.mjs';
 import { launchChromium, openPage } from './support/browser.mjs';
@@ -120,62 +119,15 @@ describe('the packed package in each runtime', { timeout: 300_000 }, () => {
     assert.equal(manifest.type, 'module');
     const root = manifest.exports['.'];
     assert.equal(Object.keys(root)[0], 'types', 'types comes first');
-    assert.deepEqual(Object.keys(root), [
-      'types',
-      'workerd',
-      'edge-light',
-      'deno',
-      'node',
-      'default',
-    ]);
+    assert.deepEqual(Object.keys(root), ['types', 'workerd', 'edge-light', 'node', 'default']);
     const targets = (entry) =>
       typeof entry === 'string' ? [entry] : Object.values(entry).flatMap(targets);
     for (const target of targets(manifest.exports))
       assert.ok(existsSync(join(dir, target)), `${target} is packed`);
     assert.ok(existsSync(join(dir, 'README.md')), 'the README is packed');
     // Every module that loads the wasm on import is marked as having side effects.
-    for (const entry of [
-      './index.js',
-      './node.mjs',
-      './deno.js',
-      './workerd.js',
-      './edge-light.js',
-    ])
+    for (const entry of ['./index.js', './node.mjs', './workerd.js', './edge-light.js'])
       assert.ok(manifest.sideEffects.includes(entry), entry);
-  });
-
-  it('/manual before init(): createPlant rejects, new PlantStoreClient and validateNewPlant throw, a config error that says so', async () => {
-    // Imported by file: in Node, the package's /manual resolves to node.mjs, which loads on import.
-    const manual = join(consumer, 'node_modules/plant-store-client/manual.js');
-    const { stdout } = await run(process.execPath, [
-      '--input-type=module',
-      '-e',
-      `
-      const { createPlant, validateNewPlant, PlantStoreClient, PlantStoreError, init } = await import(${JSON.stringify(manual)});
-      const options = { baseUrl: 'https://plants.example', token: 't' };
-      const rejected = await createPlant({ id: 1, name: 'a' }, options).then(() => 'resolved', (e) => e);
-      let thrown, unchecked;
-      try { new PlantStoreClient(options); } catch (e) { thrown = e; }
-      try { validateNewPlant({ id: 1, name: 'a' }); } catch (e) { unchecked = e; }
-      const seen = (e) => ({ is: e instanceof PlantStoreError, kind: e.kind, message: e.message });
-      // After init(), the same module answers.
-      const { readFile } = await import('node:fs/promises');
-      await init(await readFile(new URL('plant_store_client_bg.wasm', ${JSON.stringify(pathToFileURL(manual).href)})));
-      const after = validateNewPlant({ id: 1, name: 'a' });
-      console.log(JSON.stringify({ rejected: seen(rejected), thrown: seen(thrown), unchecked: seen(unchecked), after }));`,
-    ]);
-    const expected = {
-      is: true,
-      kind: 'config',
-      message:
-        'the wasm module is not loaded: plant-store-client/manual loads it when you call init(), so await init() first',
-    };
-    assert.deepEqual(summary(stdout), {
-      rejected: expected,
-      thrown: expected,
-      unchecked: expected,
-      after: { ok: true, value: { id: 1, name: 'a' } },
-    });
   });
 
   for (const { label, path, version } of NODES) {
@@ -318,22 +270,20 @@ describe('the packed package in each runtime', { timeout: 300_000 }, () => {
       return (await openPage(browser, `${origin}/${page}?${query}`)).result;
     }
 
-    it('the built app: the wasm is an emitted asset, and the page creates a plant', async () => {
+    it('the built app: the wasm is inside the script (no asset), and the page creates a plant', async () => {
       const assets = readdirSync(join(consumer, 'vite-app/dist/assets'));
-      assert.ok(
-        assets.some((name) => name.endsWith('.wasm')),
-        `a .wasm among ${assets}`,
+      assert.deepEqual(
+        assets.filter((name) => name.endsWith('.wasm')),
+        [],
+        `no .wasm among ${assets}`,
       );
       const id = nextId();
       await assertChecked(await open('index.html', id), { id, where: 'vite', window: true });
     });
 
-    it('module Web Workers (no window): the default entry, and /manual with init()', async () => {
+    it("a Web Worker (no window), at Vite's default worker format: the default entry", async () => {
       const id = nextId();
-      nextId(); // the manual worker takes id + 1
-      const { auto, manual } = await open('worker.html', id);
-      await assertChecked(auto, { id, where: 'worker' });
-      await assertChecked(manual, { id: id + 1n, where: 'worker-manual' });
+      await assertChecked(await open('worker.html', id), { id, where: 'worker' });
     });
   });
 });

@@ -1,9 +1,10 @@
 // What every runtime's consumer does with the installed package: one real createPlant against the
-// reference server, and one NewPlant that fails validation (nothing is sent). Returns a plain,
-// JSON-able summary that tests/js/runtimes.test.mjs checks.
+// reference server, and one NewPlant that fails validation (nothing is sent), after
+// validateNewPlant, called before anything is awaited: every export works as the import resolves.
+// Returns a plain, JSON-able summary that tests/js/support/checked.mjs checks.
 export async function check(api, { baseUrl, token, id, where }) {
-  // `init` is exported by every entry and is a no-op once loaded; calling it twice at once is safe.
-  await Promise.all([api.init(), api.init()]);
+  const atImport = api.validateNewPlant({ id: 1, name: 'Fern', tag: 1 });
+  await api.init();
   const options = { baseUrl, token };
   const plant = await api.createPlant({ id: BigInt(id), name: 'Fern', tag: where }, options);
 
@@ -21,5 +22,10 @@ export async function check(api, { baseUrl, token, id, where }) {
       paths: (err.issues ?? []).map((issue) => issue.path),
     };
   }
-  return { plant, invalid, hasWindow: typeof window !== 'undefined' };
+  return {
+    atImport: atImport.issues.map((issue) => issue.path),
+    plant,
+    invalid,
+    hasWindow: typeof window !== 'undefined',
+  };
 }

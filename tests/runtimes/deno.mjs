@@ -1,4 +1,4 @@
-// Deno 2: the package from node_modules (the `deno` condition: deno.js). Needs only --allow-net.
+// Deno 2: the package from node_modules (the `node` condition: node.mjs). Needs only --allow-net.
 import * as api from 'plant-store-client';
 import { check } from './check.mjs';
 

@@ -1,18 +1,7 @@
-// The page each Vite version builds at its default configuration: the preload of the .wasm that
-// docs/runtimes.md gives, through the package's `./wasm` subpath (`?url` gives the URL Vite
-// emitted), then the same call as every bundler's page (check.mjs). `wasmUrl` is reported, to compare with the URL the
-// package loaded.
-import wasmUrl from 'plant-store-client/wasm?url';
+// The page each Vite version builds at its default configuration: the same call as every bundler's
+// page (check.mjs), and the .wasm files the page requested (none: the wasm is inside the script).
 import * as api from 'plant-store-client';
 import { check } from './check.mjs';
-
-const preload = Object.assign(document.createElement('link'), {
-  rel: 'preload',
-  as: 'fetch',
-  href: wasmUrl,
-  crossOrigin: '',
-});
-document.head.append(preload);
 
 const params = new URLSearchParams(location.search);
 check(api, {
@@ -26,7 +15,7 @@ check(api, {
       .getEntriesByType('resource')
       .map((entry) => entry.name)
       .filter((name) => name.endsWith('.wasm'));
-    window.result = { ...result, wasmUrl: new URL(wasmUrl, location.href).href, loaded };
+    window.result = { ...result, loaded };
   },
   (err) => {
     window.result = { error: String(err) };

@@ -1,5 +1,6 @@
-// The page script of the load-failure checks: how each export fails when the .wasm did not load. The
-// import itself must succeed (this module runs at all), then every export fail with the error.
+// The page script of the load-failure checks: how each export fails when the wasm module cannot be
+// compiled. The import itself must succeed (this script runs at all), then every export fail with
+// the error. No top-level await: the charset check builds it as a classic script.
 import * as api from 'plant-store-client';
 
 const params = new URLSearchParams(location.search);
@@ -24,9 +25,11 @@ function outcome(call) {
     (err) => ({ rejected: seen(err) }),
   );
 }
-window.result = {
-  createPlant: await outcome(() => api.createPlant({ id: 1n, name: 'Fern' }, options)),
-  validateNewPlant: await outcome(() => api.validateNewPlant({ id: 1, name: 'Fern' })),
-  PlantStoreClient: await outcome(() => new api.PlantStoreClient(options)),
-  init: await outcome(() => api.init()),
-};
+Promise.all([
+  outcome(() => api.createPlant({ id: 1n, name: 'Fern' }, options)),
+  outcome(() => api.validateNewPlant({ id: 1, name: 'Fern' })),
+  outcome(() => new api.PlantStoreClient(options)),
+  outcome(() => api.init()),
+]).then(([createPlant, validateNewPlant, PlantStoreClient, init]) => {
+  window.result = { createPlant, validateNewPlant, PlantStoreClient, init };
+});

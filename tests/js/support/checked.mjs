@@ -3,11 +3,13 @@
 import assert from 'node:assert/strict';
 
 /**
- * Checks a consumer's summary: the call resolved to the created Plant, an id of 1.5 was a
- * validation PlantStoreError, `window` was there or not, and the reference `server` stored the plant.
+ * Checks a consumer's summary: validateNewPlant answered as the import resolved, the call resolved
+ * to the created Plant, an id of 1.5 was a validation PlantStoreError, `window` was there or not,
+ * and the reference `server` stored the plant.
  */
 export async function assertChecked(server, result, { id, where, window }) {
   assert.equal(result.error, undefined, `the consumer failed: ${result.error}`);
+  assert.deepEqual(result.atImport, ['tag'], 'validateNewPlant answers as the import resolves');
   assert.deepEqual(
     result.plant,
     { name: 'Fern', tag: where },

@@ -1,6 +1,6 @@
 // WebKit (Safari's engine) for the JS suites: Debian's WebKitGTK WebDriver (WebKitWebDriver, which
 // drives MiniBrowser) on a virtual X display of its own (Xvfb), both installed by
-// scripts/setup-webkit. A W3C WebDriver client of the few commands the suites use, over `fetch`:
+// scripts/setup-webkit; and Firefox through geckodriver (bench/compile.mjs). A W3C WebDriver client of the few commands the suites use, over `fetch`:
 // Playwright's WebKit is a build of its own that it downloads, and the WebDriver clients on npm
 // (selenium-webdriver, webdriverio) bring dozens of packages for what is here a handful of POSTs.
 // Every command is bounded by a timeout; stop() ends every process this module started, and so does
@@ -181,6 +181,50 @@ export async function launchWebKit() {
     await stop(xvfb);
     throw err;
   }
+}
+
+/**
+ * Starts geckodriver (scripts/setup installs it) on a free loopback port, for Debian's Firefox ESR,
+ * headless, with `prefs`. Returns `{ newSession, stop }`, as launchWebKit does.
+ */
+export async function launchFirefox({ prefs = {} } = {}) {
+  const sessions = new Set();
+  let driver;
+  let url;
+  for (let tries = 1; !url; tries++) {
+    const port = await freePort();
+    driver = start('geckodriver', [`--port=${port}`, '--host=127.0.0.1'], { MOZ_HEADLESS: '1' });
+    const status = () =>
+      command(`http://127.0.0.1:${port}`, 'GET', '/status', undefined, 1_000).then(
+        (s) => s.ready,
+        () => false,
+      );
+    try {
+      await until(status, driver, 60_000, 'geckodriver');
+      url = `http://127.0.0.1:${port}`;
+    } catch (err) {
+      await stop(driver);
+      if (tries === 3) throw err;
+    }
+  }
+  return {
+    async newSession() {
+      const capabilities = {
+        alwaysMatch: {
+          'moz:firefoxOptions': { args: ['-headless'], prefs },
+          timeouts: { script: 90_000, pageLoad: 30_000, implicit: 0 },
+        },
+      };
+      const { sessionId } = await command(url, 'POST', '/session', { capabilities }, 60_000);
+      const session = new Session(url, sessionId);
+      sessions.add(session);
+      return session;
+    },
+    async stop() {
+      await Promise.allSettled([...sessions].map((s) => s.delete()));
+      await stop(driver);
+    },
+  };
 }
 
 /** Sends one WebDriver command; resolves with its `value`, or rejects after `ms`. */

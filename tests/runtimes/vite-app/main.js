@@ -1,4 +1,4 @@
-// The main thread of a Vite app: `import` of the package (the default entry, top-level await).
+// The main thread of a Vite app: `import` of the package (the default entry).
 import * as api from 'plant-store-client';
 import { check } from '../check.mjs';
 

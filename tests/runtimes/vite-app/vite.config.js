@@ -1,5 +1,6 @@
-// A Vite app using the package: index.html on the main thread, worker.html through module Workers.
-// (A plain object rather than defineConfig(): the scratch copy builds with the repository's vite.)
+// A Vite app using the package: index.html on the main thread, worker.html through a Web Worker,
+// each at Vite's defaults. (A plain object rather than defineConfig(): the scratch copy builds with
+// the repository's vite.)
 import { resolve } from 'node:path';
 
 export default {
@@ -15,6 +16,4 @@ export default {
       },
     },
   },
-  // The default entry loads the wasm with top-level await, which needs ES module workers.
-  worker: { format: 'es' },
 };

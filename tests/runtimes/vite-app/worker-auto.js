@@ -1,4 +1,4 @@
-// A module Worker importing the default entry: the wasm is loaded when the import settles.
+// A Web Worker importing the default entry: every export works as the import resolves.
 import * as api from 'plant-store-client';
 import { check } from '../check.mjs';
 

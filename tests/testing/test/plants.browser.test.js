@@ -1,0 +1,25 @@
+// The app's tests in a real browser (Vitest's browser mode), with MSW as a service worker.
+import { setupWorker } from 'msw/browser';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { issues, save } from '../src/plants.js';
+import { handlers } from './handlers.js';
+
+const worker = setupWorker(...handlers);
+beforeAll(() => worker.start({ quiet: true, onUnhandledRequest: 'bypass' }));
+afterEach(() => worker.resetHandlers());
+afterAll(() => worker.stop());
+
+it('checks the form as the user types', () => {
+  expect(issues({ id: 2, name: 'Fern' })).toEqual({});
+  expect(Object.keys(issues({ id: 2.5, name: 'Fern' }))).toEqual(['id']);
+});
+
+it('saves a plant', async () => {
+  expect(await save({ id: 2, name: 'Fern', tag: 'green' }, 'test-token')).toBe('Created Fern');
+});
+
+it("shows the store's refusal", async () => {
+  expect(await save({ id: 1, name: 'Fern' }, 'test-token')).toBe(
+    'Refused: a plant with id 1 already exists',
+  );
+});
