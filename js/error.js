@@ -40,11 +40,9 @@ export class PlantStoreError extends Error {
    * and the outbox's, when a page loads both.
    */
   static [Symbol.hasInstance](value) {
-    // biome-ignore lint/complexity/noThisInStatic: the class asked, PlantStoreError or a subclass of it
-    const asked = this;
-    return asked === PlantStoreError
+    return this === PlantStoreError
       ? PlantStoreError.is(value)
-      : Function.prototype[Symbol.hasInstance].call(asked, value);
+      : Function.prototype[Symbol.hasInstance].call(this, value);
   }
 
   toJSON() {

@@ -26,7 +26,7 @@ const glue = './plant_store_client.js';
 // the module.
 const ENTRIES_DIR = join(root, 'js/entries');
 const ENTRIES = ['index.js', 'node.mjs', 'workerd.js', 'edge-light.js'];
-const BROWSER = ['index.js'];
+const BROWSER = ['index.js', 'worker.js'];
 // The builds: the default one, and the outbox's (cargo feature `outbox`), with the entries of each.
 const BUILDS = [
   { pkg: top, entries: ENTRIES, extra: '' },
@@ -110,6 +110,8 @@ for (const { pkg, entries, extra } of BUILDS) {
   renameTrampolines(pkg);
   for (const name of entries) await bundle(pkg, name, extra);
 }
+// `plant-store-client/outbox/worker`: an app's service worker's, over the outbox's glue and .wasm.
+await bundle(BUILDS[1].pkg, 'worker.js', '');
 
 /** Bundles the entry `name` with the glue of `pkg` into `pkg/name`, `extra` added to its source. */
 async function bundle(pkg, name, extra) {
@@ -182,6 +184,7 @@ const outboxTypes = ['src/js/outbox.d.ts', 'js/entries/outbox.d.ts'].map((file) 
   readFileSync(join(root, file), 'utf8'),
 );
 writeFileSync(join(top, 'outbox/index.d.ts'), [types, ...outboxTypes].join('\n'));
+copyFileSync(join(root, 'js/entries/worker.d.ts'), join(top, 'outbox/worker.d.ts'));
 
 // The version, description and license come from Cargo.toml (the workspace's one version), read
 // through cargo itself.
@@ -215,6 +218,8 @@ const manifest = {
     '.': conditions('./index.d.ts', './index.js'),
     // The durable outbox: the same API and PlantOutbox, from a build of its own (pkg/outbox/).
     './outbox': conditions('./outbox/index.d.ts', './outbox/index.js', './outbox'),
+    // An app's service worker's: the outbox's pages deliver, and so does the worker.
+    './outbox/worker': { types: './outbox/worker.d.ts', default: './outbox/worker.js' },
     './package.json': './package.json',
   },
   // The package is ESM only; Node's `require` loads it through require(esm), unflagged from Node
@@ -232,11 +237,14 @@ const manifest = {
     ...BUILDS[1].entries.map((name) => `outbox/${name}`),
     'outbox/index.d.ts',
     'outbox/plant_store_client_bg.wasm',
+    'outbox/worker.js',
+    'outbox/worker.d.ts',
   ],
   // The entries load the wasm when imported: a bundler must keep them even when no export is used.
-  sideEffects: BUILDS.flatMap(({ entries }, i) =>
-    entries.map((name) => `./${i ? 'outbox/' : ''}${name}`),
-  ),
+  sideEffects: [
+    ...BUILDS.flatMap(({ entries }, i) => entries.map((name) => `./${i ? 'outbox/' : ''}${name}`)),
+    './outbox/worker.js',
+  ],
 };
 writeFileSync(join(top, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 for (const doc of ['README.md', 'LICENSE', 'CHANGELOG.md'])

@@ -192,7 +192,7 @@ const FIELDS = [
 ];
 
 /** `error`, new and thrown synchronously by `fn`, with the stack of the line that called `fn`. */
-function fromCaller(fn, error) {
+export function fromCaller(fn, error) {
   Error.captureStackTrace?.(error, fn);
   return error;
 }
@@ -212,15 +212,20 @@ export function createPlant(plant, options) {
   return site ? atSite(site, call) : relay(call);
 }
 
-export function validateNewPlant(plant) {
+/** Throws every export's error unless the module is instantiated (compiled now if need be). */
+export function instantiated() {
   if (!readyNow()) throw failure;
+}
+
+export function validateNewPlant(plant) {
+  instantiated();
   return validate(plant);
 }
 
 export class PlantStoreClient {
   #client;
   constructor(options) {
-    if (!readyNow()) throw failure;
+    instantiated();
     try {
       this.#client = new Client(options);
     } catch (error) {

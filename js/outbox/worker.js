@@ -1,8 +1,9 @@
 // `deliverPlants(options)`, for an app's service worker: the outbox's pages deliver, and so does
 // the worker, with no page open. It answers Background Sync's `sync` (the tag its pages' outbox
 // registers), `periodicsync` where the app was granted it, and a page's message (the tag, posted to
-// it), each by a round of the same outbox inside the event's `waitUntil`: the same machine in Rust,
-// as a tab with no page life (src/outbox/), over the same store, Web Locks and channel.
+// it), heard on the platform's events (the worker's global scope), each by a round of the same
+// outbox inside the event's `waitUntil`: the same machine in Rust, as a tab with no page life
+// (src/outbox/), over the same store, Web Locks and channel.
 import { start } from './outbox.js';
 
 /**
@@ -11,7 +12,7 @@ import { start } from './outbox.js';
  */
 export function delivering(open, options) {
   let core = open(options, true);
-  const { tag } = core;
+  const { tag, platform } = core;
   let opening;
   const deliver = async (last) => {
     // An open that failed (the store refused) is tried again, by a new core, at the next event.
@@ -27,7 +28,7 @@ export function delivering(open, options) {
       throw new Error(`plant-store-client/outbox: ${waiting} entries still wait to be sent`);
   };
   const on = (type, last) =>
-    globalThis.addEventListener(type, (event) => {
+    platform.events.addEventListener(type, (event) => {
       if ((event.tag ?? event.data) === tag) event.waitUntil(deliver(last(event)));
     });
   on('sync', (event) => event.lastChance);

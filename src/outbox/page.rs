@@ -178,11 +178,13 @@ impl<V: Clone> Tab<V> {
             self.timer = at;
             self.out.push(Action::Arm { at });
         }
-        // A page asks its service worker to deliver once while entries wait.
-        let waiting = self.held.waiting() > 0;
-        if waiting && !self.synced && !self.rules.worker {
+    }
+
+    /// A page asks its service worker to deliver (Background Sync, where one does): after an add
+    /// and a failed send, so that a plant left waiting when the page goes is sent with none open.
+    pub(crate) fn sync(&mut self) {
+        if !self.rules.worker {
             self.out.push(Action::Sync);
         }
-        self.synced = waiting;
     }
 }

@@ -37,8 +37,12 @@ pub(crate) enum Round {
 
 impl<V: Clone> Tab<V> {
     /// A round is asked for: it begins, or the one asking takes this plan in, or the one sending
-    /// reads the keys due again (once for a burst), or it comes after the one under way.
+    /// reads the keys due again (once for a burst), or it comes after the one under way. A service
+    /// worker's rounds are its events' (`flush`): the browser may end it outside them.
     pub(crate) fn ask(&mut self, plan: Plan) {
+        if self.rules.worker && plan.flushes.is_empty() {
+            return;
+        }
         if !self.sends() {
             return self.flushed(Some(plan));
         }
@@ -164,13 +168,17 @@ impl<V: Clone> Tab<V> {
         }
     }
 
-    /// Call number `n` ended: its answer is written with the sender's next take. In a worker, a
+    /// Call number `n` ended: its answer is written with the sender's next take; one that failed
+    /// asks for Background Sync (`sync`). In a worker, a
     /// call that sent nothing for want of a token leaves the entry to the pages, counting no try.
     pub(crate) fn answered(&mut self, n: u32, sent: Sent, left: bool) {
         let tokenless =
             matches!(&sent.outcome, Err(e) if e.kind == Kind::Config) && sent.requests == 0;
         let left = left || (self.rules.worker && tokenless);
         if let Some(Op::Call { key, taken }) = self.done(n) {
+            if sent.outcome.is_err() {
+                self.sync();
+            }
             self.give_back(key, Event::Settled { taken, left, sent });
         }
     }

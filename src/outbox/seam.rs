@@ -33,6 +33,12 @@ pub fn open_outbox(options: JsValue, worker: bool) -> Result<OutboxCore, JsValue
     let mut settings = settings(&options).map_err(|error| error.to_js())?;
     settings.rules.worker = worker;
     let platform = settings.platform.clone();
+    if worker && field(&platform, "events").is_undefined() {
+        let message =
+            "deliverPlants runs in a service worker, whose events it hears on the global \
+                       scope: where there is none, give options.platform.addEventListener";
+        return Err(Error::config(message).to_js());
+    }
     let document = field(&platform, "document");
     let locks = !field(&field(&platform, "navigator"), "locks").is_undefined();
     let seed = (js_sys::Math::random() * 9e15) as u64;

@@ -168,8 +168,6 @@ pub(crate) struct Tab<V> {
     pub(crate) now: f64,
     seed: u64,
     warned: bool,
-    /// Background Sync was asked for while entries wait.
-    pub(crate) synced: bool,
     pub(crate) out: Vec<Action<V>>,
 }
 
@@ -195,7 +193,10 @@ impl<V: Clone> Tab<V> {
             }
             Input::Close => self.close(None),
             input if matches!(self.page, Page::Closed | Page::Shut) => self.closed(input),
-            Input::Add { reply, entry } => self.add(reply, entry),
+            Input::Add { reply, entry } => {
+                self.add(reply, entry);
+                self.sync();
+            }
             Input::Get { reply, key } => self.read(Some(reply), Some(Vec::from([key]))),
             Input::Act { reply, key, event, name } => {
                 self.write(Why::Act(reply, name), Vec::from([(key, event)]))

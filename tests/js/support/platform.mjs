@@ -1,6 +1,6 @@
 // The outbox's platform in Node, made of fakes (its `platform` option): the tabs of one `origin()`
 // share an IndexedDB (fake-indexeddb), Web Locks (a small LockManager below) and a channel (Node's
-// own BroadcastChannel), as the tabs of one origin do; each tab has its own document and window,
+// own BroadcastChannel), as the tabs and the service worker of one origin do; each tab has its own document and window,
 // whose life a test drives (hide, show, freeze, resume, leave, go offline). A Plant Store of the
 // test's answers each request when the test says (`store.answer`), so that no wait is on the clock.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
@@ -25,6 +25,25 @@ export function origin() {
           request.result.close();
         };
       }),
+    /**
+     * A service worker of the origin: `platform` for `deliverPlants` (no document), and `fire(type,
+     * init)`, which dispatches an event as the browser does and resolves or rejects as the promise
+     * its listener gave `waitUntil` (no promise: resolves at once).
+     */
+    worker() {
+      const id = ++tabs;
+      const navigator = { locks: locks.of(id), onLine: true };
+      const platform = Object.assign(new EventTarget(), { indexedDB, BroadcastChannel, navigator });
+      const fire = async (type, init) => {
+        const waited = [];
+        const event = Object.assign(new Event(type), init, {
+          waitUntil: (promise) => waited.push(promise),
+        });
+        platform.dispatchEvent(event);
+        await Promise.all(waited);
+      };
+      return { platform, fire, crash: () => locks.crash(id) };
+    },
     /** A new tab of the origin: `platform` for the outbox, and its life. */
     tab() {
       const id = ++tabs;
@@ -145,10 +164,10 @@ export function plantStore({ keys = false, auto = true } = {}) {
   const seen = new Map(); // key → the answer sent
   const waiting = [];
   const requests = [];
-  const answered = (status, body) =>
+  const answered = (status, body, headers) =>
     new Response(JSON.stringify(body), {
       status,
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...headers },
     });
   /** The store's own answer: created, or "duplicate id" for a plant it holds. */
   const decide = (request) => {
@@ -172,10 +191,10 @@ export function plantStore({ keys = false, auto = true } = {}) {
       requests.push(request);
       const pending = {
         request,
-        /** Answers as the store would (created, or duplicate), or with `status` and `body`. */
-        answer: (status, body) => {
+        /** Answers as the store would (created, or duplicate), or with `status`, `body`, `headers`. */
+        answer: (status, body, headers) => {
           const [s, b] = status === undefined ? decide(request) : [status, body];
-          resolve(answered(s, b));
+          resolve(answered(s, b, headers));
         },
         /** The store did it, then answered `status` (a proxy's 503 after its upstream wrote). */
         after: (status) => {
