@@ -40,9 +40,11 @@ export class PlantStoreError extends Error {
    * and the outbox's, when a page loads both.
    */
   static [Symbol.hasInstance](value) {
-    return this === PlantStoreError
+    // biome-ignore lint/complexity/noThisInStatic: the class asked, PlantStoreError or a subclass of it
+    const asked = this;
+    return asked === PlantStoreError
       ? PlantStoreError.is(value)
-      : Function.prototype[Symbol.hasInstance].call(this, value);
+      : Function.prototype[Symbol.hasInstance].call(asked, value);
   }
 
   toJSON() {
