@@ -5,12 +5,15 @@
 // - in headless Chromium, a module service worker against the reference server, with the context
 //   offline and every page closed: Background Sync wakes the worker, which sends.
 // Every wait is on what a server or the outbox recorded, bounded.
-import { describe, it } from 'node:test';
+import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { PKG } from './support/server.mjs';
+import { PKG, TOKEN as SERVER_TOKEN, startServer } from './support/server.mjs';
 import { origin, plantStore, until } from './support/platform.mjs';
+import { launchChromium } from './support/browser.mjs';
 
 const { PlantOutbox } = await import(pathToFileURL(join(PKG, 'outbox/node.mjs')));
 const { deliverPlants } = await import(pathToFileURL(join(PKG, 'outbox/worker.js')));
@@ -150,5 +153,232 @@ describe('a service worker that delivers, on a platform of fakes', { timeout: 60
       () => deliverPlants({ ...options(undefined, store, 'x') }),
       (error) => error.kind === 'config' && /service worker/.test(error.message),
     );
+  });
+});
+
+// The app of the Chromium cases, served by the reference server next to its API (one origin, on
+// loopback: a secure context): a page with the outbox entry's exports on `window`, and a module
+// service worker that delivers, its options in its URL's query.
+const SW = `import { deliverPlants } from '/pkg/outbox/worker.js';
+const query = new URL(self.location.href).searchParams;
+deliverPlants({
+  baseUrl: self.location.origin + query.get('path'),
+  token: query.get('token'),
+  name: query.get('name'),
+  retry: { attempts: Number(query.get('attempts')) },
+});`;
+const PAGE = `<!doctype html><meta charset="utf-8"><script type="module">
+import * as api from '/pkg/outbox/index.js';
+Object.assign(window, api);
+window.ready = true;
+</script>`;
+
+describe('a service worker that delivers, in Chromium', { timeout: 300_000 }, () => {
+  let server;
+  let browser;
+  let www;
+  let ids = 9000;
+  before(async () => {
+    www = mkdtempSync(join(tmpdir(), 'plant-store-sw-'));
+    writeFileSync(join(www, 'sw.js'), SW);
+    writeFileSync(join(www, 'index.html'), PAGE);
+    server = await startServer({ www, pkg: PKG });
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    rmSync(www, { recursive: true, force: true });
+  });
+
+  /**
+   * A fresh profile of the app (its own storage and service worker) whose worker sends to `path`
+   * with `attempts` per call; `hideSync` takes Background Sync away from its pages. Every POST is
+   * recorded with its plant id, key, sender (`worker` or `page`), and whether it has ended.
+   */
+  async function app({ path = '', attempts = 1, hideSync = false } = {}) {
+    const context = await browser.newContext();
+    const name = `sw-${ids}`;
+    const posts = [];
+    context.on('request', (request) => {
+      if (request.method() !== 'POST' || !request.url().endsWith('/plants')) return;
+      const post = {
+        id: JSON.parse(request.postData()).id,
+        key: JSON.parse(request.headers()['idempotency-key']),
+        by: request.serviceWorker() ? 'worker' : 'page',
+        open: true,
+        overlapped: false,
+      };
+      post.overlapped = posts.some((p) => p.open && p.key === post.key);
+      posts.push(post);
+      const ended = () => {
+        post.open = false;
+      };
+      request.response().then(ended, ended);
+    });
+    context.on('requestfailed', (request) => {
+      for (const post of posts)
+        if (post.open && request.postData()?.includes(`${post.id}`)) post.open = false;
+    });
+    if (hideSync) {
+      await context.addInitScript(() => {
+        delete ServiceWorkerRegistration.prototype.sync;
+        delete globalThis.SyncManager;
+      });
+    }
+    const options = { baseUrl: server.url + path, token: SERVER_TOKEN, name };
+    /** A page of the app, its worker registered and active. */
+    const page = async () => {
+      const tab = await context.newPage();
+      await tab.goto(`${server.url}/`);
+      await tab.waitForFunction(() => window.ready);
+      const query = new URLSearchParams({ path, token: SERVER_TOKEN, name, attempts });
+      await tab.evaluate(async (query) => {
+        await navigator.serviceWorker.register(`/sw.js?${query}`, { type: 'module' });
+        await navigator.serviceWorker.ready;
+      }, `${query}`);
+      return tab;
+    };
+    /** `count` plants added offline by a page, which closes: their ids. */
+    const leaveOffline = async (count) => {
+      const tab = await page();
+      await context.setOffline(true);
+      const added = Array.from({ length: count }, () => ids++);
+      await tab.evaluate(
+        async ({ options, added }) => {
+          const outbox = await PlantOutbox.open(options);
+          for (const id of added) await outbox.add({ id, name: `Kept ${id}` });
+          outbox.close();
+        },
+        { options, added },
+      );
+      await tab.close();
+      return added;
+    };
+    /** DevTools' ServiceWorker domain, from a blank page (no page of the app). */
+    const devtools = async () => {
+      const cdp = await context.newCDPSession(await context.newPage());
+      const registrations = [];
+      cdp.on('ServiceWorker.workerRegistrationUpdated', (event) =>
+        registrations.push(...event.registrations),
+      );
+      await cdp.send('ServiceWorker.enable');
+      return {
+        stop: () => cdp.send('ServiceWorker.stopAllWorkers'),
+        /** Fires the outbox's `sync` in the worker, as the browser does when it tries again. */
+        sync: () =>
+          cdp.send('ServiceWorker.dispatchSyncEvent', {
+            origin: server.url,
+            registrationId: registrations.find((r) => !r.isDeleted).registrationId,
+            tag: `plant-store-outbox:${name}`,
+            lastChance: false,
+          }),
+      };
+    };
+    return { context, posts, options, page, leaveOffline, devtools };
+  }
+
+  /** Each of `added` stored by the server, once (the server keeps one plant an id). */
+  const stored = (added) => Promise.all(added.map((id) => server.stored(id)));
+  const keysOf = (posts) => new Map(posts.map((p) => [p.id, p.key]));
+
+  it('offline: adds, every page closed, online: each created once, by the worker', async () => {
+    const { context, posts, leaveOffline } = await app();
+    const added = await leaveOffline(3);
+    await context.setOffline(false); // no page open: Background Sync wakes the worker
+    await stored(added);
+    assert.deepEqual(
+      posts.map((p) => [p.id, p.by]),
+      added.map((id) => [id, 'worker']),
+    );
+    assert.equal(keysOf(posts).size, 3, 'one key a plant');
+    await context.close();
+  });
+
+  it('a page and the worker both sending: each created once, one key an id, never one key twice at once', async () => {
+    const { context, posts, options, page } = await app({ path: '/__test/delay/200' });
+    const tab = await page();
+    await context.setOffline(true);
+    const added = Array.from({ length: 8 }, () => ids++);
+    await tab.evaluate(
+      async ({ options, added }) => {
+        window.outbox = await PlantOutbox.open({ ...options, concurrency: 1 });
+        for (const id of added) await outbox.add({ id, name: `Both ${id}` });
+      },
+      { options, added },
+    );
+    await context.setOffline(false); // the page's round and the worker's sync at once
+    await until(() => posts.length > 0, 'a first request');
+    // The page hides mid-round: it gives the lock back, its call finishes, the worker goes on.
+    await tab.evaluate(() => {
+      Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    await stored(added);
+    for (const id of added) {
+      const keys = new Set(posts.filter((p) => p.id === id).map((p) => p.key));
+      assert.equal(keys.size, 1, `one key for ${id}`);
+    }
+    assert.ok(!posts.some((p) => p.overlapped), 'never two requests of one key at once');
+    assert.deepEqual(new Set(posts.map((p) => p.by)), new Set(['page', 'worker']), 'both sent');
+    const stats = await server.stats();
+    assert.ok(stats.plants >= added.length);
+    await context.close();
+  });
+
+  it('the worker stopped mid-send: the resend carries the same key, created once', async () => {
+    const { context, posts, leaveOffline, devtools } = await app({ path: '/__test/hold/2000' });
+    const [id] = await leaveOffline(1);
+    const tools = await devtools();
+    await context.setOffline(false);
+    await until(() => posts.length === 1, 'the worker’s request'); // created, its answer held
+    await tools.stop(); // as the browser ends a worker whose event ran too long
+    await tools.sync(); // the browser's next sync starts it again
+    await until(() => posts.length === 2, 'the resend');
+    await stored([id]);
+    assert.deepEqual(
+      posts.map((p) => [p.id, p.key, p.by]),
+      [
+        [id, posts[0].key, 'worker'],
+        [id, posts[0].key, 'worker'],
+      ],
+    );
+    await context.close();
+  });
+
+  it('a 503, then silence: the browser’s next sync sends it, created once', async () => {
+    const { context, posts, leaveOffline, devtools } = await app({
+      path: '/__test/script/503,ok',
+    });
+    const [id] = await leaveOffline(1);
+    const tools = await devtools();
+    await context.setOffline(false);
+    await until(() => posts.length === 1 && !posts[0].open, 'the 503');
+    await tools.sync();
+    await stored([id]);
+    assert.deepEqual(
+      posts.map((p) => [p.key, p.by]),
+      [
+        [posts[0].key, 'worker'],
+        [posts[0].key, 'worker'],
+      ],
+    );
+    await context.close();
+  });
+
+  it('no Background Sync (the API hidden): the pages deliver as before', async () => {
+    const { context, posts, options, page, leaveOffline } = await app({ hideSync: true });
+    const added = await leaveOffline(2);
+    await context.setOffline(false);
+    const tab = await page();
+    await tab.evaluate(async (options) => {
+      window.outbox = await PlantOutbox.open(options);
+    }, options);
+    await stored(added);
+    assert.deepEqual(
+      posts.map((p) => [p.id, p.by]),
+      added.map((id) => [id, 'page']),
+    );
+    await context.close();
   });
 });
