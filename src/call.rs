@@ -80,9 +80,9 @@ pub(crate) enum Action {
     /// Run the before hook on the attempt's headers (the client's, and this `Idempotency-Key`
     /// value), then tell what it returned.
     Before { key: Option<String> },
-    /// Send the attempt's request: the client's headers and this `Idempotency-Key` value (or the
-    /// headers the before hook was given), then `authorization`; the body; the attempt's own
-    /// deadline when it has one. Then tell the answer's head.
+    /// Send the attempt's request: the client's headers and this `Idempotency-Key` value (or a
+    /// copy of the headers the before hook was given), then `authorization`; the body; the
+    /// attempt's own deadline when it has one. Then tell the answer's head.
     Send { key: Option<String>, headers: Option<JsValue>, authorization: String, ends_at: f64 },
     /// Read the body, up to this many bytes.
     Read(usize),
