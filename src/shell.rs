@@ -10,7 +10,7 @@
 //! bindings: a Response subclass or a Proxy can throw where Web IDL says nothing throws, and a JS
 //! exception must never unwind wasm.
 
-use crate::call::{Action, Call, Head, Input, Seen, Stop, Value};
+use crate::call::{Action, Call, Head, Input, Said, Seen, Stop, Value};
 use crate::config::Settings;
 use crate::error::{Draft, Error, Kind};
 use crate::hooks::{Attempt, AttemptOutcome};
@@ -203,7 +203,7 @@ fn told() -> Told {
         Input::Settled(Value { text: value.as_string(), kind })
     });
     let threw = with(|cause| {
-        let said = said(&cause);
+        let said = Said { chain: said(&cause), offline: offline() };
         Input::Threw(cause, said)
     });
     let aborted =
@@ -306,6 +306,15 @@ pub(crate) fn said(cause: &JsValue) -> Option<Vec<(String, String)>> {
         }
     }
     Some(levels)
+}
+
+/// Whether the browser says it is offline: `navigator.onLine` is false (a page's or a worker's;
+/// where there is no `navigator.onLine`, as in Node, it does not say).
+fn offline() -> bool {
+    let navigator = GLOBAL.with(|global| Reflect::get(global, &"navigator".into()));
+    let navigator = navigator.ok().filter(JsValue::is_object);
+    let on_line = navigator.and_then(|n| Reflect::get(&n, &"onLine".into()).ok());
+    on_line.and_then(|on_line| on_line.as_bool()) == Some(false)
 }
 
 /// Whether a page or a worker (`location` has an origin) calls another origin than `url`'s: a
