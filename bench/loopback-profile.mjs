@@ -67,8 +67,9 @@ function owner({ url, functionName }, ourWasm) {
   if (url.startsWith('wasm://')) return ourWasm.has(url) ? 'this package: .wasm' : 'undici';
   if (url.startsWith(pathToFileURL(PKG).href)) return 'this package: JS';
   if (url.includes('undici')) return 'undici';
-  if (url.includes('webstreams')) return 'Node: web streams';
-  if (/abort_controller|event_target|js_transferable|node:events/.test(url))
+  // Node 20 makes each ReadableStream transferable (js_transferable): a web stream's cost.
+  if (/webstreams|js_transferable/.test(url)) return 'Node: web streams';
+  if (/abort_controller|event_target|node:events/.test(url))
     return 'Node: AbortSignal, EventTarget';
   if (url.includes('timers')) return 'Node: timers';
   if (/streams\/|node:net|stream_base|node:buffer/.test(url)) return 'Node: sockets and streams';
