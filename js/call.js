@@ -9,7 +9,7 @@
 // it awaits at once when one passes or a signal aborts, telling Rust which. Continuations, not
 // async functions: an error's async stack then holds the caller's frames, none of this file's.
 // The deadlines of the calls under way share one timer (Shell.#keep): a timer of its own for every
-// call cost Node a twentieth of a call on loopback (docs/performance.md).
+// call would cost Node a twentieth of a call on loopback (docs/performance.md).
 
 /** `get()`, as [true, value] or [false, cause]: a forgery (a Response subclass, a Proxy) may throw where Web IDL says nothing does. */
 const read = (get) => {

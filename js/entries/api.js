@@ -156,7 +156,7 @@ export function init(source) {
  * line that awaited the call: V8 captures it leaving out every frame up to `awaited`, the event
  * loop's and this package's, so the first frame is the caller's (its async frame), and Node prints
  * that line under its caret. Nothing is captured while the call succeeds: a frame captured at every
- * call cost a tenth of a call on loopback (docs/performance.md). A caller that does not await the
+ * call would cost a tenth of a call on loopback (docs/performance.md). A caller that does not await the
  * call (`.then()`), or an engine without async frames, gets an error without frames.
  */
 function atCaller(call) {

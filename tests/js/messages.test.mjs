@@ -304,7 +304,9 @@ ${call}
     const frames = lines.filter((line) => /^ {4}at /.test(line));
     assert.match(
       frames[0],
-      new RegExp(`^    at (async )?${caller.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:\\d+( \\{)?$`),
+      new RegExp(
+        `^    at (async )?${caller.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:\\d+( \\{)?$`,
+      ),
       `the first frame is the caller's:\n${output}`,
     );
     assert.ok(!output.includes(entry), `no line of the package:\n${output}`);
