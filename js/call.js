@@ -8,6 +8,8 @@
 // Rust gives, arms the call's deadline and the attempt's at the instants Rust gives, and ends what
 // it awaits at once when one passes or a signal aborts, telling Rust which. Continuations, not
 // async functions: an error's async stack then holds the caller's frames, none of this file's.
+// The deadlines of the calls under way share one timer (Shell.#keep): a timer of its own for every
+// call would cost Node a twentieth of a call on loopback (docs/performance.md).
 
 /** `get()`, as [true, value] or [false, cause]: a forgery (a Response subclass, a Proxy) may throw where Web IDL says nothing does. */
 const read = (get) => {
@@ -72,14 +74,18 @@ export class Told {
 
 /** The shell of one call: its deadline, its signals, the attempt under way, what Rust asked. */
 export class Shell {
+  /** The shells with a deadline to keep, and the one timer for them all, armed for the earliest at `#at`. */
+  static #kept = new Set();
+  static #timer;
+  static #at = Infinity;
   #told;
   #call;
   #next; // what Rust asked, done once it has returned
   #over = false;
   #turn = 0; // the number of what is awaited: what settles an older one is ignored
-  #deadline;
+  #endsAt; // the call's deadline
   #waiting; // the timer of a wait
-  #attempt; // the attempt under way: { controller, timer, body, reader, complete }
+  #attempt; // the attempt under way: { controller, endsAt, body, reader, complete }
   #signals = [];
   #onAbort; // what listens to them
   #settle;
@@ -87,7 +93,8 @@ export class Shell {
   constructor(told, call, endsAt) {
     this.#told = told;
     this.#call = call;
-    this.#deadline = setTimeout(() => this.#stop(told.timedOut), endsAt - Date.now());
+    this.#endsAt = endsAt;
+    Shell.#keep(this, endsAt);
   }
 
   listen(signal) {
@@ -134,13 +141,9 @@ export class Shell {
   send(fetch, request, body, key, prepared, authorization, endsAt) {
     this.#do(() => {
       const turn = this.#turn;
-      const attempt = { controller: new AbortController() };
+      const attempt = { controller: new AbortController(), endsAt };
       this.#attempt = attempt;
-      if (endsAt < Infinity)
-        attempt.timer = setTimeout(
-          () => this.#stop(this.#told.attemptTimedOut),
-          endsAt - Date.now(),
-        );
+      Shell.#keep(this, endsAt);
       const answer = settled(() => {
         const headers = prepared ?? this.headers(request, key);
         headers.set(request.authorization, authorization);
@@ -228,7 +231,7 @@ export class Shell {
   done(ok, value) {
     this.#do(() => {
       this.#over = true;
-      clearTimeout(this.#deadline);
+      Shell.#drop(this);
       for (const signal of this.#signals) signal.removeEventListener('abort', this.#onAbort);
       this.#settle[ok ? 0 : 1](value);
     });
@@ -270,6 +273,42 @@ export class Shell {
     );
   }
 
+  /** Keeps `shell` until it is over, and arms the timer for `at`, its deadline, if that is the earliest. */
+  static #keep(shell, at) {
+    Shell.#kept.add(shell);
+    Shell.#arm(at);
+  }
+
+  /** Arms the timer for `at` unless it is armed for as soon or sooner. */
+  static #arm(at) {
+    if (at >= Shell.#at) return;
+    clearTimeout(Shell.#timer);
+    Shell.#at = at;
+    Shell.#timer = setTimeout(Shell.#expire, at - Date.now());
+  }
+
+  /** `shell` is over; with no shell left, the timer is let go of (it must not keep a process alive). */
+  static #drop(shell) {
+    Shell.#kept.delete(shell);
+    if (Shell.#kept.size) return;
+    clearTimeout(Shell.#timer);
+    Shell.#at = Infinity;
+  }
+
+  /** The timer: each shell whose call or attempt deadline has passed stops; the timer is armed for the next. */
+  static #expire() {
+    Shell.#at = Infinity;
+    const now = Date.now();
+    for (const shell of Shell.#kept) {
+      if (shell.#endsAt <= now) shell.#stop(shell.#told.timedOut);
+      else if (shell.#attempt?.endsAt <= now) shell.#stop(shell.#told.attemptTimedOut);
+    }
+    let next = Infinity;
+    for (const shell of Shell.#kept)
+      next = Math.min(next, shell.#endsAt, shell.#attempt?.endsAt ?? next);
+    Shell.#arm(next);
+  }
+
   /** The call, or its attempt, stops now: what it awaited is let go of, and Rust is told `report`. */
   #stop(report, reason) {
     if (this.#over) return;
@@ -285,7 +324,6 @@ export class Shell {
     const attempt = this.#attempt;
     if (!attempt) return;
     this.#attempt = undefined;
-    clearTimeout(attempt.timer);
     if (attempt.complete) return;
     attempt.controller.abort(reason);
     read(() => (attempt.reader ?? attempt.body)?.cancel().catch(() => {}));

@@ -16,6 +16,7 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
 import { WASM_TEXT, wasmLiterals } from './wasm-text.mjs';
+import { packageReadme } from './package-readme.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const top = process.argv[2] ?? join(root, 'pkg');
@@ -247,6 +248,10 @@ const manifest = {
   ],
 };
 writeFileSync(join(top, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-for (const doc of ['README.md', 'LICENSE', 'CHANGELOG.md'])
-  copyFileSync(join(root, doc), join(top, doc));
+for (const doc of ['LICENSE', 'CHANGELOG.md']) copyFileSync(join(root, doc), join(top, doc));
+// The package's README: README.md with npm install first and the built entries' sizes.
+writeFileSync(
+  join(top, 'README.md'),
+  packageReadme(readFileSync(join(root, 'README.md'), 'utf8'), top),
+);
 console.log(`pkg: finished ${manifest.name}@${manifest.version} in ${top}`);

@@ -95,12 +95,20 @@ const NOT_CONNECTED: [&str; 12] = [
 ];
 
 /// The error of a call to `url` whose fetch threw or rejected with `cause`: no answer came. `why`
-/// is what the runtime said of it. For a cross-origin request in a browser, which hides why fetch
-/// failed, `preflight` lists the headers the server's CORS must allow.
-pub(crate) fn unreachable(url: &str, why: &str, cause: JsValue, preflight: Option<&str>) -> Draft {
-    let message = ["could not reach the Plant Store at ", url, ": ", &theirs(why)];
+/// is what the runtime said of it. A browser that says it is `offline` is the reason, said first.
+/// Else, for a cross-origin request in a browser, which hides why fetch failed, `preflight` lists
+/// the headers the server's CORS must allow.
+pub(crate) fn unreachable(
+    url: &str,
+    why: &str,
+    cause: JsValue,
+    offline: bool,
+    preflight: Option<&str>,
+) -> Draft {
+    let offline = if offline { "the browser is offline (navigator.onLine is false): " } else { "" };
+    let message = ["could not reach the Plant Store at ", url, ": ", offline, &theirs(why)];
     let draft = Draft::new(Kind::Network, message.concat()).with_cause(cause);
-    let Some(headers) = preflight else {
+    let Some(headers) = preflight.filter(|_| offline.is_empty()) else {
         return draft;
     };
     let hint =

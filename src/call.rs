@@ -32,8 +32,8 @@ pub(crate) enum Input {
     /// What the call asked to await (a token's promise) settled with this value.
     Settled(Value),
     /// What was called or awaited (the token source, a hook, fetch, the body's read) threw or
-    /// rejected: with what, and what the runtime said of it down its cause chain (`shell::said`).
-    Threw(JsValue, Option<Vec<(String, String)>>),
+    /// rejected: with what, and what the runtime said of it.
+    Threw(JsValue, Said),
     /// The call or its attempt stopped before what it awaited settled.
     Stopped(Stop),
     /// fetch resolved: the head of its answer.
@@ -80,9 +80,9 @@ pub(crate) enum Action {
     /// Run the before hook on the attempt's headers (the client's, and this `Idempotency-Key`
     /// value), then tell what it returned.
     Before { key: Option<String> },
-    /// Send the attempt's request: the client's headers and this `Idempotency-Key` value (or the
-    /// headers the before hook was given), then `authorization`; the body; the attempt's own
-    /// deadline when it has one. Then tell the answer's head.
+    /// Send the attempt's request: the client's headers and this `Idempotency-Key` value (or a
+    /// copy of the headers the before hook was given), then `authorization`; the body; the
+    /// attempt's own deadline when it has one. Then tell the answer's head.
     Send { key: Option<String>, headers: Option<JsValue>, authorization: String, ends_at: f64 },
     /// Read the body, up to this many bytes.
     Read(usize),
@@ -123,6 +123,15 @@ enum At {
     Wait,
     /// The call is over.
     Done,
+}
+
+/// What the runtime said as something threw (`shell::said`): the `message` and `code` down the
+/// cause chain of what it threw (`None` for a value that is not an Error), and whether the browser
+/// said it was offline (`navigator.onLine` false).
+#[derive(Default)]
+pub(crate) struct Said {
+    pub(crate) chain: Option<Vec<(String, String)>>,
+    pub(crate) offline: bool,
 }
 
 /// One call, started: step it to its Plant or its error.
@@ -253,9 +262,10 @@ impl Call {
                 self.end(hooks::threw(names.before, names.failed, cause))
             }
             (At::Fetch(token, began), Input::Threw(cause, said)) => {
-                let (why, refused) = answer::why(said.as_deref());
+                let (why, refused) = answer::why(said.chain.as_deref());
                 let preflight = self.cross_origin.then(|| self.preflight());
-                let draft = answer::unreachable(&url, &why, cause, preflight.as_deref());
+                let draft =
+                    answer::unreachable(&url, &why, cause, said.offline, preflight.as_deref());
                 let learnt = Learnt { sent: true, refused, ..Learnt::default() };
                 self.attempted(Err(draft), learnt, JsValue::UNDEFINED, token, began)
             }
@@ -292,8 +302,8 @@ impl Call {
                         answer::outcome(status, &bytes, complete, limit, (&url, base))
                     }
                     Input::Threw(cause, said) => {
-                        let (why, _) = answer::why(said.as_deref());
-                        Err(answer::unreachable(&url, &why, cause, None))
+                        let (why, _) = answer::why(said.chain.as_deref());
+                        Err(answer::unreachable(&url, &why, cause, said.offline, None))
                     }
                     Input::Stopped(stop) => {
                         learnt.timed_out = matches!(stop, Stop::AttemptTimedOut);
@@ -710,7 +720,8 @@ mod tests {
     #[test]
     fn no_answer_may_have_created_the_plant_and_a_refused_connection_did_not() {
         let said = |levels: &[(&str, &str)]| {
-            Some(levels.iter().map(|(m, c)| (m.to_string(), c.to_string())).collect())
+            let chain = levels.iter().map(|(m, c)| (m.to_string(), c.to_string())).collect();
+            Said { chain: Some(chain), offline: false }
         };
         let reset = Input::Threw(
             JsValue::UNDEFINED,
@@ -725,6 +736,26 @@ mod tests {
         );
         let steps = run(call(fixed(), &CallOptions::new()), Vec::from([Input::Start, refused]));
         assert!(steps[1].starts_with("error network 1 false: "), "{}", steps[1]);
+    }
+
+    #[test]
+    fn a_browser_offline_is_said_first_and_no_cors_is_guessed() {
+        let failed = |offline| {
+            let chain = Some(Vec::from([("Failed to fetch".to_string(), String::new())]));
+            Input::Threw(JsValue::UNDEFINED, Said { chain, offline })
+        };
+        let url = "https://plants.example/api/plants";
+        let mut cross = call(fixed(), &CallOptions::new());
+        cross.cross_origin = true;
+        let steps = run(cross, Vec::from([Input::Start, failed(false)]));
+        assert!(
+            steps[1].contains("Failed to fetch; it is on another origin: if it is up, its CORS")
+        );
+        let mut offline = call(fixed(), &CallOptions::new());
+        offline.cross_origin = true;
+        let steps = run(offline, Vec::from([Input::Start, failed(true)]));
+        let said = "could not reach the Plant Store at {url}: the browser is offline (navigator.onLine is false): Failed to fetch";
+        assert_eq!(steps[1], ["error network 1 true: ", &said.replace("{url}", url)].concat());
     }
 
     #[test]
@@ -857,8 +888,10 @@ mod tests {
         // A refresh that failed is forgotten too.
         let settings = Rc::new(source().check().unwrap());
         let mut failing = refreshing(&settings);
-        let steps =
-            run_on(&mut failing, Vec::from([returned(), Input::Threw(JsValue::UNDEFINED, None)]));
+        let steps = run_on(
+            &mut failing,
+            Vec::from([returned(), Input::Threw(JsValue::UNDEFINED, Said::default())]),
+        );
         assert!(steps[1].starts_with("error unauthorized 1 false: "), "{}", steps[1]);
         assert!(!shared(&settings, "stale-token"));
     }
@@ -879,8 +912,10 @@ mod tests {
             "error config 0 false: options.beforeAttempt may not set Authorization or change Content-Type"
         );
         let mut c = call(hooked(), &CallOptions::new());
-        let steps =
-            run_on(&mut c, Vec::from([Input::Start, Input::Threw(JsValue::UNDEFINED, None)]));
+        let steps = run_on(
+            &mut c,
+            Vec::from([Input::Start, Input::Threw(JsValue::UNDEFINED, Said::default())]),
+        );
         assert_eq!(
             steps[1],
             "error config 0 false: options.beforeAttempt threw; the call was stopped"
@@ -927,7 +962,7 @@ mod tests {
                 Input::Start,
                 answer(200.0),
                 body(FERN),
-                Input::Threw(JsValue::UNDEFINED, None),
+                Input::Threw(JsValue::UNDEFINED, Said::default()),
             ]),
         );
         assert_eq!(
@@ -979,7 +1014,7 @@ mod tests {
             Vec::from([Input::Start, Input::Hooked(None)]),
         );
         assert_eq!(steps[1], "error config 0 false: the hook of Config::before_attempt(..) may not set Authorization or change Content-Type");
-        let threw = Input::Threw(JsValue::UNDEFINED, None);
+        let threw = Input::Threw(JsValue::UNDEFINED, Said::default());
         let steps = run(call(hooked(), &CallOptions::new()), Vec::from([Input::Start, threw]));
         assert_eq!(steps[1], "error config 0 false: the hook of Config::before_attempt(..) returned an Err; the call was stopped");
         let fixed = Config::new("https://plants.example/api").token("s3cret-token");

@@ -10,7 +10,7 @@
 //! bindings: a Response subclass or a Proxy can throw where Web IDL says nothing throws, and a JS
 //! exception must never unwind wasm.
 
-use crate::call::{Action, Call, Head, Input, Seen, Stop, Value};
+use crate::call::{Action, Call, Head, Input, Said, Seen, Stop, Value};
 use crate::config::Settings;
 use crate::error::{Draft, Error, Kind};
 use crate::hooks::{Attempt, AttemptOutcome};
@@ -146,8 +146,9 @@ impl Running {
 }
 
 /// Runs the hooks call number `at` asked for, once its step has returned (the shell calls this):
-/// the after hooks, or the before hook, which gives back its headers when they keep its rules (no
-/// `Authorization`, `Content-Type` unchanged), else null; what a hook threw.
+/// the after hooks, or the before hook, which gives back a copy of its headers when the copy keeps
+/// its rules (no `Authorization`, `Content-Type` unchanged), else null; what a hook threw. The copy
+/// is what is sent, with `Authorization`: a hook that keeps its headers never holds the token.
 fn hooks(at: u32) -> Result<JsValue, JsValue> {
     let asked = CALLS.with(|calls| {
         let mut calls = calls.borrow_mut();
@@ -162,10 +163,11 @@ fn hooks(at: u32) -> Result<JsValue, JsValue> {
             if let Some(before) = &settings.config.before {
                 before.0(&Attempt { url, number, headers: &headers })?;
             }
-            let content_type = headers.get("content-type").ok().flatten();
-            let kept = !headers.has("authorization").unwrap_or(true)
+            let sent = Headers::new_with_headers(&headers)?;
+            let content_type = sent.get("content-type").ok().flatten();
+            let kept = !sent.has("authorization").unwrap_or(true)
                 && content_type.as_deref() == Some("application/json");
-            Ok(if kept { headers.into() } else { JsValue::NULL })
+            Ok(if kept { sent.into() } else { JsValue::NULL })
         }
         Hooks::After(seen) => {
             let told = AttemptOutcome {
@@ -201,7 +203,7 @@ fn told() -> Told {
         Input::Settled(Value { text: value.as_string(), kind })
     });
     let threw = with(|cause| {
-        let said = said(&cause);
+        let said = Said { chain: said(&cause), offline: offline() };
         Input::Threw(cause, said)
     });
     let aborted =
@@ -306,6 +308,15 @@ pub(crate) fn said(cause: &JsValue) -> Option<Vec<(String, String)>> {
     Some(levels)
 }
 
+/// Whether the browser says it is offline: `navigator.onLine` is false (a page's or a worker's;
+/// where there is no `navigator.onLine`, as in Node, it does not say).
+fn offline() -> bool {
+    let navigator = GLOBAL.with(|global| Reflect::get(global, &"navigator".into()));
+    let navigator = navigator.ok().filter(JsValue::is_object);
+    let on_line = navigator.and_then(|n| Reflect::get(&n, &"onLine".into()).ok());
+    on_line.and_then(|on_line| on_line.as_bool()) == Some(false)
+}
+
 /// Whether a page or a worker (`location` has an origin) calls another origin than `url`'s: a
 /// request its CORS must allow, whose refusal a browser hides behind "Failed to fetch". An opaque
 /// origin ("null": a sandboxed frame, a file: page) is never the store's.
@@ -396,8 +407,9 @@ extern "C" {
     /// [`Action::Before`] and [`Action::After`]: `Told`'s `hooks` for the call.
     #[wasm_bindgen(method)]
     fn hook(this: &Shell);
-    /// [`Action::Send`]: `fetch(url, init)` of `request` with `body`, its `key` (or the `headers`
-    /// the before hook was given), then `authorization`; the attempt times out at `ends_at`.
+    /// [`Action::Send`]: `fetch(url, init)` of `request` with `body`, its `key` (or the copy of
+    /// the `headers` the before hook was given), then `authorization`; the attempt times out at
+    /// `ends_at`.
     #[allow(clippy::too_many_arguments)]
     #[wasm_bindgen(method)]
     fn send(

@@ -147,21 +147,11 @@ VARIANTS = {
          "pub(crate) fn shown(message: &str, secrets: &[&str]) -> String {\n    hidden(message, secrets)\n}\n"
          "#[allow(dead_code)]\nfn shown_unused(message: &str, secrets: &[&str]) -> String {\n"),
     ],
-    # Issue 39: a call's error with the caller's frame (api.js: made at the call, callSite, in the
-    # server runtimes' entries; made again when it fails, relay, in the browsers'), against rejecting
-    # with the error the call's task made.
+    # Issue 39: a call's error with the caller's frame (api.js: made again when it fails, with the
+    # caller's async frame first, atCaller, in the server runtimes' entries; after an await, relay,
+    # in the browsers'), against rejecting with the error the call's task made.
     "no-caller-frame": [
-        ("js/entries/api.js", """  const { captureStackTrace, stackTraceLimit } = Error;
-  if (!captureStackTrace || !limitWritable) return new PlantStoreError('', '');
-  Error.stackTraceLimit = 0;
-  const site = new PlantStoreError('', '');
-  Error.stackTraceLimit = 1;
-  captureStackTrace(site, fn);
-  Error.stackTraceLimit = stackTraceLimit;
-  return site;""", "  return fn;"),
-        ("js/entries/api.js", """  return call.catch((error) => {
-    throw PlantStoreError.is(error) ? fields(error, site) : error;
-  });""", "  return call;"),
+        ("js/entries/api.js", "  return awaited(call.catch(reframe));", "  return call;"),
         ("js/entries/api.js", """  try {
     return await call;
   } catch (error) {

@@ -6,7 +6,7 @@
 // A module that cannot be compiled (a Content-Security-Policy without 'wasm-unsafe-eval') makes
 // every export fail with a `config` PlantStoreError that names the fix: a rejected import is an
 // unhandled rejection no try/catch can turn into a PlantStoreError.
-// Every error a call rejects with carries the frame of the line that called it (atCall).
+// Every error a call rejects with carries the frame of the line that awaited it (atCall).
 import {
   initSync,
   createPlant as create,
@@ -105,35 +105,30 @@ export function init() {
   return readiness;
 }
 
-/** Whether `Error.stackTraceLimit` may be set (not where Error is frozen): asked once. */
-const limitWritable = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit')?.writable;
-
 /**
- * A PlantStoreError made now, at the call of `fn`, whose stack is the line that called `fn`: the
- * error that call rejects with (atSite). The call itself settles in a task of its own, where only
- * the .wasm's and the event loop's frames are: Node would print the glue's line under its caret,
- * and no frame would say which call failed. Error.captureStackTrace (V8, JavaScriptCore) leaves out
- * this package's frames; `fn` must not tail-call this, or JavaScriptCore loses its frame. One frame,
- * captured once: each frame more, and the async frames V8 adds, cost every call (its price per call
- * is in docs/performance.md). Where Error is frozen, or without captureStackTrace (Firefox), the
- * stack is the one the error is made with.
+ * `call`, rejecting with its PlantStoreError made again when it fails, whose stack starts at the
+ * line that awaited the call: V8 captures it leaving out every frame up to `awaited`, the event
+ * loop's and this package's, so the first frame is the caller's (its async frame), and Node prints
+ * that line under its caret. Nothing is captured while the call succeeds: a frame captured at every
+ * call would cost a tenth of a call on loopback (docs/performance.md). A caller that does not await the
+ * call (`.then()`), or an engine without async frames, gets an error without frames.
  */
-function callSite(fn) {
-  const { captureStackTrace, stackTraceLimit } = Error;
-  if (!captureStackTrace || !limitWritable) return new PlantStoreError('', '');
-  Error.stackTraceLimit = 0;
-  const site = new PlantStoreError('', '');
-  Error.stackTraceLimit = 1;
-  captureStackTrace(site, fn);
-  Error.stackTraceLimit = stackTraceLimit;
-  return site;
+function atCaller(call) {
+  return awaited(call.catch(reframe));
 }
 
-/** `call`, a promise, rejecting with `site` (callSite) that has the fields of its PlantStoreError. */
-function atSite(site, call) {
-  return call.catch((error) => {
-    throw PlantStoreError.is(error) ? fields(error, site) : error;
-  });
+/** Awaits `call`: the frame after which `reframe`'s stack starts. */
+async function awaited(call) {
+  return await call;
+}
+
+/** Throws `error`, a PlantStoreError made again with the caller's frame (atCaller). */
+function reframe(error) {
+  if (!PlantStoreError.is(error)) throw error;
+  // Made with its message: an engine writes the stack's first line when the error is made.
+  const again = fields(error, new PlantStoreError(error.kind, error.message));
+  Error.captureStackTrace?.(again, awaited);
+  throw again;
 }
 
 /**
@@ -165,11 +160,10 @@ function fields(error, to) {
 }
 
 /**
- * How a call's error gets the frame of the line that called it. At the call (callSite), in the
- * server runtimes' entries: Node prints an uncaught error's first frame and its line of source under
- * a caret, and only a frame captured at the call is there. When the call fails (relay), in the
- * browsers' entries, where capturing a stack at every call costs a fifth of it (docs/performance.md)
- * and devtools show the async frames.
+ * How a call's error gets the frame of the line that called it, once it fails. In the server
+ * runtimes' entries, as the first frame (atCaller): Node prints an uncaught error's first frame and
+ * its line of source under a caret. In the browsers' entries, among the async frames the engine
+ * adds after an await (relay), which devtools show.
  */
 let atCall = true;
 
@@ -197,19 +191,14 @@ export function fromCaller(fn, error) {
   return error;
 }
 
-/**
- * For a call of another module (the outbox's `open`): `call`, rejecting as `createPlant` does, with
- * the frame of the line that called `fn`. Called by `fn` itself, not as its tail call (callSite).
- */
-export function fromCall(fn, call) {
-  const site = atCall && callSite(fn);
-  return site ? atSite(site, call) : relay(call);
+/** For a call of another module (the outbox's `open`): `call`, rejecting as `createPlant` does. */
+export function fromCall(call) {
+  return atCall ? atCaller(call) : relay(call);
 }
 
 export function createPlant(plant, options) {
-  const site = atCall && callSite(createPlant);
   const call = readyNow() ? create(plant, options) : Promise.reject(failure);
-  return site ? atSite(site, call) : relay(call);
+  return atCall ? atCaller(call) : relay(call);
 }
 
 /** Throws every export's error unless the module is instantiated (compiled now if need be). */
@@ -233,9 +222,8 @@ export class PlantStoreClient {
     }
   }
   createPlant(plant, options) {
-    const site = atCall && callSite(PlantStoreClient.prototype.createPlant);
     const call = this.#client.createPlant(plant, options);
-    return site ? atSite(site, call) : relay(call);
+    return atCall ? atCaller(call) : relay(call);
   }
   free() {
     this.#client.free();

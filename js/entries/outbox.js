@@ -8,14 +8,8 @@ import { PlantOutbox, start } from '../outbox/outbox.js';
 
 /**
  * Opens the outbox once the .wasm is loaded; rejects with a `config` PlantStoreError whose stack
- * has the line that called `open`, as createPlant's (fromCall).
+ * has the line that awaited `open`, as createPlant's (fromCall).
  */
-PlantOutbox.open = function open(options) {
-  const opened = fromCall(
-    open,
-    init().then(() => start(openOutbox(options, false))),
-  );
-  return opened; // not a tail call: fromCall needs this frame (JavaScriptCore drops it from one)
-};
+PlantOutbox.open = (options) => fromCall(init().then(() => start(openOutbox(options, false))));
 
 export { PlantOutbox };

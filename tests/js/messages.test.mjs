@@ -340,13 +340,48 @@ ${call}
     const frames = lines.filter((line) => /^ {4}at /.test(line));
     assert.match(
       frames[0],
-      new RegExp(`^    at ${caller.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:\\d+( \\{)?$`),
+      new RegExp(
+        `^    at (async )?${caller.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:\\d+( \\{)?$`,
+      ),
       `the first frame is the caller's:\n${output}`,
     );
     assert.ok(!output.includes(entry), `no line of the package:\n${output}`);
     assert.ok(!output.includes('[PlantStoreError]') && !output.includes('wasm-function['), output);
   });
 }
+
+test('in Chromium offline (navigator.onLine false), a failed send says the browser is offline first, and no CORS guess', async () => {
+  const page = await startPackagePage(
+    dir,
+    `
+    import { createPlant, init } from '/package/index.js';
+    await init();
+    const options = { baseUrl: '${server.url}', token: '${TOKEN}' };
+    window.send = () => createPlant({ id: 7, name: 'Fern' }, options).then(
+      () => ({ kind: 'ok' }),
+      (e) => ({ kind: e.kind, message: e.message, maybeCreated: e.maybeCreated }),
+    );
+    window.result = true;`,
+  );
+  const browser = await launchChromium();
+  try {
+    const tab = await browser.newPage();
+    await tab.goto(page.url, { timeout: 60_000 });
+    await tab.waitForFunction(() => window.result, null, { timeout: 60_000 });
+    await tab.context().setOffline(true);
+    const seen = await tab.evaluate(() => window.send());
+    assert.deepEqual(
+      [seen.kind, seen.message],
+      [
+        'network',
+        `could not reach the Plant Store at ${server.url}/plants: the browser is offline (navigator.onLine is false): Failed to fetch`,
+      ],
+    );
+  } finally {
+    await browser.close();
+    page.stop();
+  }
+});
 
 // In a browser the error is made again when the call fails, after an await, and the engine's async
 // stack goes on with the line that awaited it: a call that succeeds pays for no stack.

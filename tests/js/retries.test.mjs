@@ -381,19 +381,27 @@ const CASES = [
     },
   },
   {
-    name: 'hooks: a traceparent on every attempt, never the token; a throwing hook ends the call',
+    name: 'hooks: a traceparent on every attempt, never the token, not even in headers a hook keeps; a throwing hook ends the call',
     browser: true,
     body: `const parent = '00-' + '4bf92f3577b34da6a3ce929d0e0e4736' + '-' + '00f067aa0ba902b7' + '-01';
       const sawAuth = [];
+      const kept = [];
       const traced = await call(api, base, '503,ok', id, { retry: { baseDelayMs: 10 },
-        beforeAttempt: ({ headers }) => { sawAuth.push(headers.has('authorization')); headers.set('traceparent', parent); } });
+        beforeAttempt: ({ headers }) => { sawAuth.push(headers.has('authorization')); kept.push(headers); headers.set('traceparent', parent); } });
+      const keptAfter = kept.map((headers) => [...headers].flat().join(' '));
       const threw = await call(api, base, 'ok', id + 1, { beforeAttempt: () => { throw new Error('no trace'); } });
       const auth = await call(api, base, 'ok', id + 2, { beforeAttempt: ({ headers }) => headers.set('Authorization', 'Bearer x') });
       const after = await call(api, base, 'ok', id + 3, { afterAttempt: () => { throw new Error('log full'); } });
-      return { traced, sawAuth, threw, auth, after };`,
+      return { traced, sawAuth, keptAfter, threw, auth, after };`,
     check: (r, server, id) => {
       assert.equal(r.traced.kind, 'ok');
       assert.deepEqual(r.sawAuth, [false, false]);
+      // What the hook kept, read once both attempts were sent: its traceparent, no token.
+      assert.equal(r.keptAfter.length, 2);
+      for (const headers of r.keptAfter) {
+        assert.match(headers, /traceparent 00-4bf9/);
+        assert.doesNotMatch(headers, /authorization|bearer|fresh-token/i);
+      }
       assert.deepEqual(
         server.requests(id).map((e) => e.headers.traceparent),
         Array(2).fill('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'),

@@ -11,6 +11,7 @@ import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
 import semver from 'semver';
 import { NODES } from '../js/support/nodes.mjs';
+import { entryBytes } from '../../scripts/package-readme.mjs';
 import { packed, BIN } from './support.mjs';
 
 /** Runs attw on the tarball: its JSON report, whatever its exit code. */
@@ -110,6 +111,25 @@ describe('the packed npm package', { timeout: 180_000 }, () => {
         queue.push(...references(file, readFileSync(join(root, file), 'utf8')));
     }
     assert.deepEqual([...needed].sort(), files, 'every file in the tarball is needed');
+  });
+
+  it("its README opens with npm install and Send a plant, the checkout's commands under a heading, and the entries' sizes as packed", () => {
+    const readme = readFileSync(join(pack.root, 'README.md'), 'utf8');
+    const headings = readme.match(/^## .*/gm);
+    assert.deepEqual(headings.slice(0, 2), ['## Install', '## Send a plant'], readme);
+    assert.match(
+      readme.slice(0, readme.indexOf('## Send a plant')),
+      /```sh\nnpm install plant-store-client\n```/,
+    );
+    const checkout = readme.indexOf('## In a checkout');
+    assert.ok(
+      checkout > 0 && readme.indexOf('```sh\nscripts/demo ') > checkout,
+      'the commands under their heading',
+    );
+    assert.ok(!readme.includes('<!-- checkout'), 'no marker left');
+    const kb = (dir) => `${(entryBytes(pack.root, dir) / 1024).toFixed(1)} KB`;
+    assert.ok(readme.includes(`\`plant-store-client\` ${kb('.')}`), kb('.'));
+    assert.ok(readme.includes(`\`plant-store-client/outbox\` ${kb('outbox')}`), kb('outbox'));
   });
 
   it('engines.node admits the Node versions the tests run, each floor among them, none without require(esm)', () => {
