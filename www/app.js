@@ -301,6 +301,7 @@ openQueue({
   (queue) => {
     queueButton.disabled = false;
     baseUrlInput.addEventListener('change', () => queue.reopen());
+    tokenInput.addEventListener('change', () => queue.reopen()); // the service worker's token too
     queueButton.addEventListener('click', async () => {
       for (const field of PLANT_FIELDS) touched.add(field);
       const plant = currentPlant();

@@ -1,6 +1,6 @@
 // The queue panel: a PlantOutbox (plant-store-client/outbox) keeps each plant added to it in this
 // browser's IndexedDB and sends it, once, when the store can be reached: across reloads, tabs and a
-// lost network. "Work offline" pauses sending; the bar shows the queue draining; each entry shows
+// lost network, and in Chromium with no page open (the service worker of sw.js). "Work offline" pauses sending; the bar shows the queue draining; each entry shows
 // its state. The token is read from its input at each request, never stored.
 const $ = (id) => document.getElementById(id);
 const SHOWN = 10;
@@ -14,6 +14,22 @@ const STATE_TEXT = {
 };
 /** The service's `error` for a duplicate id: sending such an entry again can only fail again. */
 const DUPLICATE_ID = 3;
+
+/**
+ * Registers the demo's service worker (sw.js), which delivers the queue's plants to `baseUrl` with
+ * no page open where the browser has Background Sync (Chromium), with the token the page keeps for
+ * it in Cache Storage. Where it cannot, the pages deliver, as they do anyway.
+ */
+async function deliverWithNoPage(baseUrl, token) {
+  if (!navigator.serviceWorker) return;
+  try {
+    await (await caches.open('plant-store-demo')).put('token', new Response(token));
+    const query = new URLSearchParams({ baseUrl });
+    await navigator.serviceWorker.register(`./sw.js?${query}`, { type: 'module' });
+  } catch (err) {
+    console.warn('the queue is sent by its pages only:', err?.message ?? err);
+  }
+}
 
 /**
  * Opens the queue of `PlantOutbox` and draws it; `h` builds elements, `baseUrl()` and `token()` read
@@ -52,6 +68,7 @@ export async function openQueue({ PlantOutbox, h, baseUrl, token, told, failed, 
     }
     if (opening !== opened) return next.close();
     outbox = next;
+    deliverWithNoPage(settings.baseUrl, token());
     if (offline.checked) outbox.pause();
     outbox.addEventListener('change', (event) => {
       redraw();

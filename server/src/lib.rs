@@ -59,6 +59,8 @@ pub struct Config {
     pub test_routes: bool,
     /// Folders served as static files, each under its URL prefix (`("/", "www")`).
     pub static_dirs: Vec<(String, PathBuf)>,
+    /// Whether to print a line for each plant created (the demo's log).
+    pub log: bool,
 }
 
 /// The last create request, as it arrived (test routes only).
@@ -80,6 +82,7 @@ pub struct Store {
     played: Mutex<HashMap<(String, i64), usize>>,
     /// The `Idempotency-Key`s seen and their answers.
     keys: Mutex<idempotency::Keys>,
+    log: bool,
 }
 
 impl Store {
@@ -113,6 +116,7 @@ pub fn app(config: Config) -> (Router, Arc<Store>) {
         last: Mutex::new(None),
         played: Mutex::new(HashMap::new()),
         keys: Mutex::new(idempotency::Keys::default()),
+        log: config.log,
     });
     let mut router = Router::new().route("/plants", post(create));
     if config.test_routes {
@@ -207,6 +211,9 @@ fn create_plant(store: &Store, headers: &HeaderMap, body: &[u8]) -> (StatusCode,
         return (StatusCode::BAD_REQUEST, json(&ApiError { error: codes::DUPLICATE_ID, message }));
     }
     let created = Plant { name: plant.name.clone(), tag: plant.tag.clone() };
+    if store.log {
+        println!("created plant {} {:?}", plant.id, plant.name);
+    }
     plants.insert(plant.id, plant);
     (StatusCode::OK, json(&created))
 }

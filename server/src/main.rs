@@ -1,7 +1,8 @@
-//! `plant-store-server [--port N] [--token T] [--test-routes] [--www DIR] [--pkg DIR]`
+//! `plant-store-server [--port N] [--token T] [--test-routes] [--www DIR] [--pkg DIR] [--log]`
 //!
 //! Listens on 127.0.0.1 only. Prints `listening on http://127.0.0.1:PORT` once ready (tests read
-//! that line to learn a port chosen with `--port 0`), and stops cleanly on Ctrl-C or SIGTERM.
+//! that line to learn a port chosen with `--port 0`), with `--log` a line for each plant created,
+//! and stops cleanly on Ctrl-C or SIGTERM.
 //! Without `--token` it expects [`DEMO_TOKEN`], and says so on stderr.
 
 use plant_store_server::{app, serve, Config};
@@ -12,7 +13,7 @@ use std::process::ExitCode;
 const DEMO_TOKEN: &str = "demo-token";
 
 const USAGE: &str =
-    "usage: plant-store-server [--port N] [--token T] [--test-routes] [--www DIR] [--pkg DIR]";
+    "usage: plant-store-server [--port N] [--token T] [--test-routes] [--www DIR] [--pkg DIR] [--log]";
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -27,7 +28,8 @@ async fn main() -> ExitCode {
 
 async fn run() -> Result<(), String> {
     let mut port: u16 = 4010;
-    let mut config = Config { token: DEMO_TOKEN.into(), test_routes: false, static_dirs: vec![] };
+    let mut config =
+        Config { token: DEMO_TOKEN.into(), test_routes: false, static_dirs: vec![], log: false };
     let mut token_given = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -41,6 +43,7 @@ async fn run() -> Result<(), String> {
             }
             "--token" => (config.token, token_given) = (value()?, true),
             "--test-routes" => config.test_routes = true,
+            "--log" => config.log = true,
             "--www" => config.static_dirs.push(("/".into(), PathBuf::from(value()?))),
             "--pkg" => config.static_dirs.push(("/pkg".into(), PathBuf::from(value()?))),
             "-h" | "--help" => {

@@ -10,7 +10,7 @@ use tower::ServiceExt;
 const TOKEN: &str = "test-token";
 
 fn server() -> (axum::Router, std::sync::Arc<plant_store_server::Store>) {
-    app(Config { token: TOKEN.into(), test_routes: true, static_dirs: vec![] })
+    app(Config { token: TOKEN.into(), test_routes: true, static_dirs: vec![], log: false })
 }
 
 async fn send(
@@ -181,7 +181,8 @@ async fn every_fault_answers() {
 
 #[tokio::test]
 async fn test_routes_are_off_unless_asked_for() {
-    let (router, _) = app(Config { token: TOKEN.into(), test_routes: false, static_dirs: vec![] });
+    let (router, _) =
+        app(Config { token: TOKEN.into(), test_routes: false, static_dirs: vec![], log: false });
     let response =
         router.oneshot(Request::get("/__test/stats").body(Body::empty()).unwrap()).await.unwrap();
     assert_eq!(response.status(), StatusCode::NOT_FOUND);

@@ -4,8 +4,9 @@
 // demo-queue-refused.png (a duplicate id in the queue), demo-bad-base-url.png (ftp://x),
 // demo-queue-offline.png (the package not loaded) and demo-queue-misconfigured.png (a CSP),
 // demo-phone.png (375 px wide). Last, `scripts/demo` itself: its first start, the package not yet
-// built, shows each step with its time before the banner; its second start, the banner alone; the
-// port it serves on (--port N, PORT=N), a port already taken, its usage.
+// built, shows each step with its time before the banner; its second start, the banner alone; a
+// plant its page's service worker delivers with no page open, in its log; the port it serves on
+// (--port N, PORT=N), a port already taken, its usage.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawn } from 'node:child_process';
@@ -454,11 +455,11 @@ describe('scripts/demo: the first start shows its progress, the second only the 
 
   /**
    * Runs `scripts/demo args` with its package in `pkg` (PORT=0: a free port, unless `env` says)
-   * until its banner; then stops it, the script and the server it started (their process group).
-   * Resolves to what it printed before the banner, the page's URL, and whether the page's package
-   * was served.
+   * until its banner, then `during(url, printed)` if given (`printed()`: all it printed so far);
+   * then stops it, the script and the server it started (their process group). Resolves to what it
+   * printed before the banner, the page's URL, and whether the page's package was served.
    */
-  async function start(args = [], env = { PORT: '0' }) {
+  async function start(args = [], env = { PORT: '0' }, during = undefined) {
     const demo = spawn(join(ROOT, 'scripts/demo'), args, {
       env: { ...process.env, PKG_DIR: pkg, TOKEN, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -493,6 +494,7 @@ describe('scripts/demo: the first start shows its progress, the second only the 
         });
       });
       const served = (await fetch(`${url}/pkg/index.js`)).status;
+      await during?.(url, () => output);
       return { before: output.slice(0, output.indexOf('\n  Plant Store demo')), url, served };
     } finally {
       if (demo.exitCode === null) {
@@ -560,6 +562,33 @@ describe('scripts/demo: the first start shows its progress, the second only the 
     assert.equal(before, '', 'nothing before the banner');
     assert.equal(url, `http://127.0.0.1:${port}`);
     assert.equal(served, 200);
+  });
+
+  it('a plant queued offline, the tab closed, back online: the log shows it arrive, sent by the page’s service worker', async () => {
+    await start([], { PORT: '0', TOKEN: 'demo-token' }, async (url, printed) => {
+      const browser = await launchChromium();
+      try {
+        const context = await browser.newContext();
+        const page = await context.newPage();
+        await page.goto(`${url}/`);
+        await page.locator('#queue-add:enabled').waitFor();
+        await page.evaluate(() => navigator.serviceWorker.ready);
+        await context.setOffline(true);
+        await page.fill('#plant-id', '7301');
+        await page.fill('#plant-name', 'Carried');
+        await page.click('#queue-add');
+        await page.locator('#queue > li.pending').waitFor();
+        await page.close();
+        await context.setOffline(false); // no page open: the worker delivers
+        const logged = /\ncreated plant 7301 "Carried"\n/;
+        for (const end = Date.now() + 30_000; !logged.test(printed()); ) {
+          assert.ok(Date.now() < end, `no line for the plant in the log:\n${printed()}`);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      } finally {
+        await browser.close();
+      }
+    });
   });
 
   it('PORT=N: the port it names', async () => {
