@@ -7,11 +7,12 @@
 // Every wait is on what a server or the outbox recorded, bounded.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { PKG, TOKEN as SERVER_TOKEN, startServer } from './support/server.mjs';
+import { build } from 'esbuild';
+import { PKG, ROOT, TOKEN as SERVER_TOKEN, startServer } from './support/server.mjs';
 import { origin, plantStore, until } from './support/platform.mjs';
 import { launchChromium } from './support/browser.mjs';
 
@@ -167,6 +168,36 @@ deliverPlants({
   name: query.get('name'),
   retry: { attempts: Number(query.get('attempts')) },
 });`;
+/**
+ * The README's service worker, as written, with what it leaves to the app (its `baseUrl` and
+ * `getToken`) read from its URL's query, bundled by esbuild into `file`.
+ */
+async function readmeWorker(file) {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const recipe = readme
+    .slice(readme.indexOf('## Never lose a plant'))
+    .match(/```js\n([\s\S]*?)```/)[1];
+  const app = `const query = new URL(self.location.href).searchParams;
+const baseUrl = self.location.origin + query.get('path');
+const getToken = async () => query.get('token');
+`;
+  const entry = join(PKG, 'outbox/worker.js');
+  await build({
+    stdin: { contents: app + recipe, resolveDir: ROOT, loader: 'js' },
+    bundle: true,
+    format: 'esm',
+    outfile: file,
+    logLevel: 'silent',
+    plugins: [
+      {
+        name: 'the-package-as-built',
+        setup: (b) =>
+          b.onResolve({ filter: /^plant-store-client\/outbox\/worker$/ }, () => ({ path: entry })),
+      },
+    ],
+  });
+}
+
 const PAGE = `<!doctype html><meta charset="utf-8"><script type="module">
 import * as api from '/pkg/outbox/index.js';
 Object.assign(window, api);
@@ -182,6 +213,7 @@ describe('a service worker that delivers, in Chromium', { timeout: 300_000 }, ()
     www = mkdtempSync(join(tmpdir(), 'plant-store-sw-'));
     writeFileSync(join(www, 'sw.js'), SW);
     writeFileSync(join(www, 'index.html'), PAGE);
+    await readmeWorker(join(www, 'readme-sw.js'));
     server = await startServer({ www, pkg: PKG });
     browser = await launchChromium();
   });
@@ -196,9 +228,9 @@ describe('a service worker that delivers, in Chromium', { timeout: 300_000 }, ()
    * with `attempts` per call; `hideSync` takes Background Sync away from its pages. Every POST is
    * recorded with its plant id, key, sender (`worker` or `page`), and whether it has ended.
    */
-  async function app({ path = '', attempts = 1, hideSync = false } = {}) {
+  async function app({ path = '', attempts = 1, hideSync = false, worker = 'sw.js' } = {}) {
     const context = await browser.newContext();
-    const name = `sw-${ids}`;
+    const name = worker === 'sw.js' ? `sw-${ids}` : 'plants';
     const posts = [];
     context.on('request', (request) => {
       if (request.method() !== 'POST' || !request.url().endsWith('/plants')) return;
@@ -233,10 +265,10 @@ describe('a service worker that delivers, in Chromium', { timeout: 300_000 }, ()
       await tab.goto(`${server.url}/`);
       await tab.waitForFunction(() => window.ready);
       const query = new URLSearchParams({ path, token: SERVER_TOKEN, name, attempts });
-      await tab.evaluate(async (query) => {
-        await navigator.serviceWorker.register(`/sw.js?${query}`, { type: 'module' });
+      await tab.evaluate(async (url) => {
+        await navigator.serviceWorker.register(url, { type: 'module' });
         await navigator.serviceWorker.ready;
-      }, `${query}`);
+      }, `/${worker}?${query}`);
       return tab;
     };
     /** `count` plants added offline by a page, which closes: their ids. */
@@ -292,6 +324,18 @@ describe('a service worker that delivers, in Chromium', { timeout: 300_000 }, ()
       added.map((id) => [id, 'worker']),
     );
     assert.equal(keysOf(posts).size, 3, 'one key a plant');
+    await context.close();
+  });
+
+  it('the README’s service worker, as written (bundled by esbuild), delivers with every page closed', async () => {
+    const { context, posts, leaveOffline } = await app({ worker: 'readme-sw.js' });
+    const added = await leaveOffline(2);
+    await context.setOffline(false);
+    await stored(added);
+    assert.deepEqual(
+      posts.map((p) => [p.id, p.by]),
+      added.map((id) => [id, 'worker']),
+    );
     await context.close();
   });
 
