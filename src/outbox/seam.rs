@@ -40,12 +40,14 @@ pub fn open_outbox(options: JsValue, worker: bool) -> Result<OutboxCore, JsValue
         return Err(Error::config(message).to_js());
     }
     let document = field(&platform, "document");
-    let locks = !field(&field(&platform, "navigator"), "locks").is_undefined();
+    let locks = !field(&field(&platform, "navigator"), "locks").is_null_or_undefined();
     let seed = (js_sys::Math::random() * 9e15) as u64;
     let mut tab =
         Tab::new(settings.rules.clone(), locks, online(&platform), hidden(&document), seed);
-    // Where there are pages (not in Node), each sends: it says so.
-    if !locks && !document.is_undefined() {
+    // Where pages share the outbox (a document, the browser's own IndexedDB: not in Node, nor in an
+    // app's tests on fake-indexeddb), each sends: it says so.
+    let shared = field(&platform, "indexedDB") == field(&js_sys::global().into(), "indexedDB");
+    if !locks && shared && !document.is_undefined() {
         tab.warn("this browser has no Web Locks API");
     }
     Ok(OutboxCore(Driver::new(settings, tab)))

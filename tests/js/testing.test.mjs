@@ -3,12 +3,21 @@
 // each tool runs: Vitest 4 in its node, jsdom and happy-dom environments with MSW 2 in Node, in its
 // browser mode (Chromium) with MSW 2 as a service worker, and with undici's MockAgent; Jest 30 in
 // jsdom with MSW 2; and MSW 3 on Node 22.12 (its floor), in Node, in jsdom and as a service worker.
+// The app's queue (the outbox) runs in each, on fake-indexeddb but in the browser.
 // Then the check those tools showed wanting, alone: a body whose chunks are bytes of another realm
 // (as jsdom's) is read. The scratch apps live in target/testing/, made anew each run.
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import vm from 'node:vm';
@@ -18,6 +27,8 @@ import { tarball } from './support/tarball.mjs';
 const WORK = join(ROOT, 'target/testing');
 const MODULES = join(ROOT, 'node_modules');
 const NODE_22 = join(MODULES, 'node-22.12/bin/node');
+/** The app's tests with MSW in Node, which Vitest runs in each of its environments. */
+const NODE_TESTS = ['test/plants.test.js', 'test/queue.test.js'];
 
 /** Runs a command to its end (killed after `timeout` ms); rejects with its output when it fails. */
 function run(command, args, { cwd, timeout = 180_000, env } = {}) {
@@ -63,6 +74,7 @@ async function app(name, { msw, packageDir }) {
       { cwd: dir },
     );
   symlinkSync(join(MODULES, msw), join(dir, 'node_modules/msw'));
+  symlinkSync(join(MODULES, 'fake-indexeddb'), join(dir, 'node_modules/fake-indexeddb'));
   copyFileSync(
     join(MODULES, msw, 'lib/mockServiceWorker.js'),
     join(dir, 'public/mockServiceWorker.js'),
@@ -99,37 +111,54 @@ describe("an app's own tests, run by each tool apps are tested with", { timeout:
   }
 
   for (const environment of ['node', 'jsdom', 'happy-dom']) {
-    it(`Vitest 4, its ${environment} environment, MSW 2 in Node: validateNewPlant, createPlant created and refused`, async () => {
-      await vitest(msw2, ['test/plants.test.js', '--environment', environment], 3);
+    it(`Vitest 4, its ${environment} environment, MSW 2 in Node: validateNewPlant, createPlant created and refused, the outbox on fake-indexeddb`, async () => {
+      await vitest(msw2, [...NODE_TESTS, '--environment', environment], 6);
     });
   }
 
-  it("Vitest 4's browser mode in Chromium, MSW 2 as a service worker", async () => {
-    await vitest(msw2, ['--config', 'vitest.browser.config.js'], 3);
+  it("Vitest 4's browser mode in Chromium, MSW 2 as a service worker, the outbox on the page's IndexedDB", async () => {
+    await vitest(msw2, ['--config', 'vitest.browser.config.js'], 4);
   });
 
   it("Vitest 4, undici's MockAgent as Node's global dispatcher", async () => {
     await vitest(msw2, ['test/plants.undici.test.js'], 2);
   });
 
-  it('Jest 30 in jsdom (jest-fixed-jsdom), its ES modules as they are, MSW 2 in Node', async () => {
+  it('Jest 30 in jsdom (jest-fixed-jsdom), its ES modules as they are, MSW 2 in Node, the outbox; Jest exits', async () => {
     const output = await run(
       process.execPath,
       ['--experimental-vm-modules', join(MODULES, 'jest/bin/jest.js'), '--ci'],
       { cwd: msw2 },
     );
-    assert.match(output, /Tests:\s+4 passed, 4 total/, output);
+    assert.match(output, /Tests:\s+5 passed, 5 total/, output);
   });
 
   for (const environment of ['node', 'jsdom']) {
     it(`MSW 3 on Node 22.12, Vitest 4's ${environment} environment`, async () => {
-      await vitest(msw3, ['test/plants.test.js', '--environment', environment], 3, NODE_22);
+      await vitest(msw3, [...NODE_TESTS, '--environment', environment], 6, NODE_22);
     });
   }
 
   it("MSW 3 on Node 22.12, as a service worker in Vitest 4's browser mode", async () => {
-    await vitest(msw3, ['--config', 'vitest.browser.config.js'], 3, NODE_22);
+    await vitest(msw3, ['--config', 'vitest.browser.config.js'], 4, NODE_22);
   });
+});
+
+it("docs/testing.md's code is the app's: each of its lines is in tests/testing/", () => {
+  const app = (dir) =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory()
+        ? app(join(dir, entry.name))
+        : readFileSync(join(dir, entry.name), 'utf8').split('\n'),
+    );
+  const lines = new Set(app(join(ROOT, 'tests/testing')).map((line) => line.trim()));
+  const doc = readFileSync(join(ROOT, 'docs/testing.md'), 'utf8');
+  const blocks = [...doc.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+  assert.ok(blocks.length >= 5, 'the code blocks are found');
+  for (const block of blocks) {
+    const missing = block.split('\n').filter((line) => line.trim() && !lines.has(line.trim()));
+    assert.deepEqual(missing, [], `docs/testing.md's block is not the app's:\n${block}`);
+  }
 });
 
 describe('a body read through its stream, its chunks from any realm', () => {

@@ -1,7 +1,6 @@
 // The app: a form's issues as the user types, and the call that saves a plant.
 import { createPlant, PlantStoreError, validateNewPlant } from 'plant-store-client';
-
-export const API = 'https://plants.example/api/v1';
+import { API } from './api.js';
 
 /** The form's issues by field, for the user as they type. */
 export function issues(form) {

@@ -1,6 +1,6 @@
 // The Plant Store as the app's tests mock it with MSW, in Node (setupServer) and in a page (setupWorker).
 import { HttpResponse, http } from 'msw';
-import { API } from '../src/plants.js';
+import { API } from '../src/api.js';
 
 export const handlers = [
   http.post(`${API}/plants`, async ({ request }) => {

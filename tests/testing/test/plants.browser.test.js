@@ -1,7 +1,9 @@
-// The app's tests in a real browser (Vitest's browser mode), with MSW as a service worker.
+// The app's tests in a real browser (Vitest's browser mode), with MSW as a service worker; the queue
+// on the page's own IndexedDB, Web Locks and fetch.
 import { setupWorker } from 'msw/browser';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { issues, save } from '../src/plants.js';
+import { listed, openQueue } from '../src/queue.js';
 import { handlers } from './handlers.js';
 
 const worker = setupWorker(...handlers);
@@ -22,4 +24,12 @@ it("shows the store's refusal", async () => {
   expect(await save({ id: 1, name: 'Fern' }, 'test-token')).toBe(
     'Refused: a plant with id 1 already exists',
   );
+});
+
+it('keeps a plant in the queue and delivers it', async () => {
+  const queue = await openQueue(async () => 'test-token');
+  await queue.add({ id: 2, name: 'Fern' });
+  await queue.flush();
+  expect(listed(queue)).toEqual(['Fern: created']);
+  await queue.close();
 });
