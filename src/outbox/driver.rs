@@ -7,13 +7,13 @@ use super::config::Settings;
 use super::entry::{Entry, Sent};
 use super::record::set;
 use super::record::{self, Fields};
-use super::seam::said;
 use super::tab::{Answer, Input, Tab};
 use crate::error::Draft;
 use crate::redact::theirs;
 use crate::{CallOptions, Error, IdempotencyKey};
 use alloc::collections::VecDeque;
 use alloc::rc::{Rc, Weak};
+use alloc::string::String;
 use alloc::vec::Vec;
 use core::cell::{Cell, RefCell};
 use js_sys::{Array, Date, Function, Object, Promise};
@@ -254,4 +254,15 @@ extern "C" {
 
     #[wasm_bindgen(js_namespace = console, js_name = warn)]
     pub(crate) fn console_warn(message: &str);
+}
+
+/// What a failure says, on one line: its name and message.
+pub(crate) fn said(cause: &JsValue) -> String {
+    let text = match (cause.text("name"), cause.text("message")) {
+        (Some(name), Some(message)) if !name.is_empty() => [name.as_str(), ": ", &message].concat(),
+        (_, Some(message)) => message,
+        _ => cause.as_string().unwrap_or_else(|| "an unknown failure".into()),
+    };
+    let line: String = text.chars().map(|c| if c == '\n' || c == '\r' { ' ' } else { c }).collect();
+    line.trim_end_matches('.').into()
 }

@@ -2,9 +2,7 @@
 //! shown, frozen or cached, back, gone, offline, online), when a round may begin, the timer, and
 //! how a tab lets go and closes.
 
-use super::round::{Plan, Round};
-use super::store::{Op, Why};
-use super::tab::{Action, Answer, Input, Page, Tab, AGAIN_MS, YIELD_MS};
+use super::tab::{Action, Answer, Input, Op, Page, Plan, Round, Tab, Why, AGAIN_MS, YIELD_MS};
 use alloc::string::String;
 use alloc::vec::Vec;
 

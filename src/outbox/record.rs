@@ -19,9 +19,10 @@ use super::entry::{Entry, EntryError, Record, State};
 use crate::error::decimal;
 use crate::Kind;
 use alloc::string::String;
-use js_sys::{Object, Reflect};
+use alloc::vec::Vec;
+use js_sys::{Array, Object, Reflect};
 use plant_store_model::{NewPlant, Plant};
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 
 /// The schema this release writes.
 pub(crate) const SCHEMA: f64 = 1.0;
@@ -255,6 +256,21 @@ impl Sink for Object {
     fn object(&mut self, name: &str, value: Object) {
         set(self, name, value);
     }
+}
+
+/// `value` as an array (empty if it is none).
+pub(crate) fn list(value: &JsValue) -> Array {
+    value.clone().dyn_into().unwrap_or_default()
+}
+
+/// The strings of the array `value`.
+pub(crate) fn strings(value: &JsValue) -> Vec<String> {
+    list(value).iter().filter_map(|key| key.as_string()).collect()
+}
+
+/// `keys` as a JS array.
+pub(crate) fn to_js(keys: Vec<String>) -> Array {
+    keys.into_iter().map(JsValue::from).collect()
 }
 
 #[cfg(test)]

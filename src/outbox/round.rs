@@ -4,38 +4,26 @@
 //! offline end it early: it takes nothing more and gives the lock back; its calls finish.
 
 use super::entry::{Entry, Sent, NEVER};
-use super::store::{Op, Why};
-use super::tab::{Action, Answer, Page, Tab};
+use super::tab::{Action, Answer, Op, Page, Plan, Round, Tab, Why};
 use super::table::Event;
 use crate::Kind;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-/// What a round is asked for: to take every entry waiting (`force`), for these `flush()` calls.
-#[derive(Debug, Default, PartialEq)]
-pub(crate) struct Plan {
-    pub(crate) force: bool,
-    pub(crate) flushes: Vec<u32>,
-}
-
-/// Where a tab's round stands.
-#[derive(Debug, Default)]
-pub(crate) enum Round {
-    #[default]
-    Idle,
-    /// The Web Lock is asked for.
-    Asking(Plan),
-    /// The lock held (or none needed): the keys fed, each taken once in the order it came
-    /// (`keys[next..]` wait); `feeding`: the keys due are being read (`Some(true)`: read them
-    /// again after, for a burst of asks).
-    Sending { plan: Plan, keys: Vec<String>, next: usize, feeding: Option<bool> },
-    /// It takes nothing more; its senders finish their calls and write their answers.
-    Ending(Plan),
-    /// The retention's purge, the lock still held.
-    Purging(Plan),
-}
-
 impl<V: Clone> Tab<V> {
+    /// Says once, in the console, that every tab sends, and why.
+    pub(crate) fn warn(&mut self, why: &str) {
+        if !core::mem::replace(&mut self.warned, true) {
+            let message = [
+                "plant-store-client/outbox: ",
+                why,
+                ", so every tab of the outbox sends: an entry being sent when its tab closes is \
+                 sent again once its call has surely ended, with the same Idempotency-Key",
+            ];
+            self.out.push(Action::Warn(message.concat()));
+        }
+    }
+
     /// A round is asked for: it begins, or the one asking takes this plan in, or the one sending
     /// reads the keys due again (once for a burst), or it comes after the one under way. A service
     /// worker's rounds are its events' (`flush`): the browser may end it outside them.

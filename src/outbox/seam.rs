@@ -5,9 +5,9 @@
 //! serde-wasm-bindgen: docs/outbox.md weighs the two.
 
 use super::config::settings;
-use super::driver::{Driver, Shell};
+use super::driver::{said, Driver, Shell};
 use super::entry::{Entry, Record};
-use super::record::{self, field, set, Fields};
+use super::record::{self, field, list, set, strings, to_js, Fields};
 use super::tab::{Action, Failure, Input, Put, Tab};
 use super::table::Event;
 use crate::config::uuid;
@@ -284,29 +284,5 @@ fn hidden(document: &JsValue) -> bool {
 
 /// A failure the shell told (none: nothing failed).
 fn failure(cause: JsValue) -> Option<Failure<JsValue>> {
-    let failed = !cause.is_undefined() && !cause.is_null();
-    failed.then(|| Failure { said: said(&cause), cause: Some(cause) })
-}
-
-/// What a failure says, on one line: its name and message.
-pub(crate) fn said(cause: &JsValue) -> String {
-    let text = match (cause.text("name"), cause.text("message")) {
-        (Some(name), Some(message)) if !name.is_empty() => [name.as_str(), ": ", &message].concat(),
-        (_, Some(message)) => message,
-        _ => cause.as_string().unwrap_or_else(|| "an unknown failure".into()),
-    };
-    let line: String = text.chars().map(|c| if c == '\n' || c == '\r' { ' ' } else { c }).collect();
-    line.trim_end_matches('.').into()
-}
-
-fn list(value: &JsValue) -> Array {
-    value.clone().dyn_into().unwrap_or_default()
-}
-
-fn strings(value: &JsValue) -> Vec<String> {
-    list(value).iter().filter_map(|key| key.as_string()).collect()
-}
-
-fn to_js(keys: Vec<String>) -> Array {
-    keys.into_iter().map(JsValue::from).collect()
+    (!cause.is_null_or_undefined()).then(|| Failure { said: said(&cause), cause: Some(cause) })
 }

@@ -3,36 +3,44 @@
 //! and what it was for), an add written at once, the purge; and what the tab makes of a failure.
 
 use super::entry::{Entry, Record, State};
-use super::tab::{Action, Answer, Failure, Input, Page, Put, Tab, YIELD_MS};
-use super::table::{apply, Event, Step};
+use super::tab::{Action, Answer, Failure, Input, Op, Page, Put, Tab, Why, YIELD_MS};
+use super::table::{apply, Context, Event, Step};
 use alloc::string::String;
 use alloc::vec::Vec;
 
-/// What an action under way is for.
-#[derive(Debug)]
-pub(crate) enum Op {
-    Open { reply: u32 },
-    Read { reply: Option<u32>, keys: Option<Vec<String>> },
-    // A write: why, its events by key (an add's, by plant id), what the table made of each.
-    Write { why: Why, events: Vec<(String, Event)>, steps: Vec<Option<Step>> },
-    Call { key: String, taken: u32 },
-    Feed,
-    Purge,
-}
-
-/// What a write is for: an add (inserted at once, or applied to the record of its plant's id the
-/// store holds), an app's call, a sender's (its last answer and its next take), the answers a
-/// frozen page could not write.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum Why {
-    Insert(u32),
-    Add(u32),
-    Act(u32, &'static str),
-    Send,
-    Left,
-}
-
 impl<V: Clone> Tab<V> {
+    /// Keeps `op` under the next number.
+    pub(crate) fn op(&mut self, op: Op) -> u32 {
+        self.n += 1;
+        self.ops.push((self.n, op));
+        self.n
+    }
+
+    /// The action of number `n`, over.
+    pub(crate) fn done(&mut self, n: u32) -> Option<Op> {
+        let at = self.ops.iter().position(|(m, _)| *m == n)?;
+        Some(self.ops.remove(at).1)
+    }
+
+    /// What the table reads of the world now.
+    pub(crate) fn context(&mut self) -> Context<'_> {
+        // xorshift64*: the backoffs' jitter, the same for a seed.
+        self.seed ^= self.seed >> 12;
+        self.seed ^= self.seed << 25;
+        self.seed ^= self.seed >> 27;
+        let random =
+            (self.seed.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64;
+        Context {
+            now: self.now,
+            random,
+            send_ms: self.rules.send_ms,
+            retention_ms: self.rules.retention_ms,
+            key_lifetime_ms: self.rules.key_lifetime_ms,
+            tab: self.own_lock.then_some(self.id.as_str()),
+            live: &self.live,
+        }
+    }
+
     /// What the store said of an action this tab asked for.
     pub(crate) fn store(&mut self, input: Input<V>) {
         let (Input::Opened { n }

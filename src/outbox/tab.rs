@@ -9,9 +9,7 @@
 
 use super::entry::{Entry, Record, Sent};
 use super::held::Held;
-use super::round::{Plan, Round};
-use super::store::{Op, Why};
-use super::table::{Context, Event};
+use super::table::{Event, Step};
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -137,6 +135,54 @@ pub(crate) struct Rules {
     pub(crate) worker: bool,
 }
 
+/// What a round is asked for: to take every entry waiting (`force`), for these `flush()` calls.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct Plan {
+    pub(crate) force: bool,
+    pub(crate) flushes: Vec<u32>,
+}
+
+/// Where a tab's round stands.
+#[derive(Debug, Default)]
+pub(crate) enum Round {
+    #[default]
+    Idle,
+    /// The Web Lock is asked for.
+    Asking(Plan),
+    /// The lock held (or none needed): the keys fed, each taken once in the order it came
+    /// (`keys[next..]` wait); `feeding`: the keys due are being read (`Some(true)`: read them
+    /// again after, for a burst of asks).
+    Sending { plan: Plan, keys: Vec<String>, next: usize, feeding: Option<bool> },
+    /// It takes nothing more; its senders finish their calls and write their answers.
+    Ending(Plan),
+    /// The retention's purge, the lock still held.
+    Purging(Plan),
+}
+
+/// What an action under way is for.
+#[derive(Debug)]
+pub(crate) enum Op {
+    Open { reply: u32 },
+    Read { reply: Option<u32>, keys: Option<Vec<String>> },
+    // A write: why, its events by key (an add's, by plant id), what the table made of each.
+    Write { why: Why, events: Vec<(String, Event)>, steps: Vec<Option<Step>> },
+    Call { key: String, taken: u32 },
+    Feed,
+    Purge,
+}
+
+/// What a write is for: an add (inserted at once, or applied to the record of its plant's id the
+/// store holds), an app's call, a sender's (its last answer and its next take), the answers a
+/// frozen page could not write.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Why {
+    Insert(u32),
+    Add(u32),
+    Act(u32, &'static str),
+    Send,
+    Left,
+}
+
 /// How long a page that hid leaves the sending to the visible tabs.
 pub(crate) const YIELD_MS: f64 = 1_000.0;
 /// The least wait for an entry due already: a round left it, or another tab is sending it.
@@ -164,10 +210,10 @@ pub(crate) struct Tab<V> {
     pub(crate) ops: Vec<(u32, Op)>,
     /// The answers a frozen page could not write: written once it is back.
     pub(crate) left: Vec<(String, Event)>,
-    n: u32,
+    pub(crate) n: u32,
     pub(crate) now: f64,
-    seed: u64,
-    warned: bool,
+    pub(crate) seed: u64,
+    pub(crate) warned: bool,
     pub(crate) out: Vec<Action<V>>,
 }
 
@@ -235,53 +281,8 @@ impl<V: Clone> Tab<V> {
         core::mem::take(&mut self.out)
     }
 
-    /// Says once, in the console, that every tab sends, and why.
-    pub(crate) fn warn(&mut self, why: &str) {
-        if !core::mem::replace(&mut self.warned, true) {
-            let message = [
-                "plant-store-client/outbox: ",
-                why,
-                ", so every tab of the outbox sends: an entry being sent when its tab closes is \
-                 sent again once its call has surely ended, with the same Idempotency-Key",
-            ];
-            self.out.push(Action::Warn(message.concat()));
-        }
-    }
-
-    /// Keeps `op` under the next number.
-    pub(crate) fn op(&mut self, op: Op) -> u32 {
-        self.n += 1;
-        self.ops.push((self.n, op));
-        self.n
-    }
-
-    /// The action of number `n`, over.
-    pub(crate) fn done(&mut self, n: u32) -> Option<Op> {
-        let at = self.ops.iter().position(|(m, _)| *m == n)?;
-        Some(self.ops.remove(at).1)
-    }
-
     pub(crate) fn reply(&mut self, reply: u32, answer: Answer<V>) {
         self.out.push(Action::Reply { reply, answer });
-    }
-
-    /// What the table reads of the world now.
-    pub(crate) fn context(&mut self) -> Context<'_> {
-        // xorshift64*: the backoffs' jitter, the same for a seed.
-        self.seed ^= self.seed >> 12;
-        self.seed ^= self.seed << 25;
-        self.seed ^= self.seed >> 27;
-        let random =
-            (self.seed.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64;
-        Context {
-            now: self.now,
-            random,
-            send_ms: self.rules.send_ms,
-            retention_ms: self.rules.retention_ms,
-            key_lifetime_ms: self.rules.key_lifetime_ms,
-            tab: self.own_lock.then_some(self.id.as_str()),
-            live: &self.live,
-        }
     }
 }
 
