@@ -74,7 +74,10 @@ export interface OutboxPlatform {
   indexedDB?: { open(name: string, version?: number): unknown };
   navigator?: { locks?: unknown; onLine?: boolean };
   BroadcastChannel?: new (name: string) => unknown;
-  document?: { visibilityState?: string; addEventListener(type: string, listener: (event: never) => void): void };
+  document?: {
+    visibilityState?: string;
+    addEventListener(type: string, listener: (event: never) => void): void;
+  };
   addEventListener?(type: string, listener: (event: never) => void): void;
 }
 
