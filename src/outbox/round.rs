@@ -157,8 +157,8 @@ impl<V: Clone> Tab<V> {
     }
 
     /// Call number `n` ended: its answer is written with the sender's next take; one that failed
-    /// asks for Background Sync (`sync`). In a worker, a
-    /// call that sent nothing for want of a token leaves the entry to the pages, counting no try.
+    /// asks for Background Sync (`sync`). In a worker, a call that sent nothing for want of a token
+    /// leaves the entry to the pages, counting no try.
     pub(crate) fn answered(&mut self, n: u32, sent: Sent, left: bool) {
         let tokenless =
             matches!(&sent.outcome, Err(e) if e.kind == Kind::Config) && sent.requests == 0;
