@@ -71,7 +71,12 @@ describe('the packed npm package', { timeout: 180_000 }, () => {
   it('attw finds no problem for any entry under node10, node16 and bundler, but ESM-from-CJS', async () => {
     const report = await attw(pack.tarball);
     const { entrypoints, problems: all } = report.analysis;
-    assert.deepEqual(Object.keys(entrypoints).sort(), ['.', './outbox', './package.json']);
+    assert.deepEqual(Object.keys(entrypoints).sort(), [
+      '.',
+      './outbox',
+      './outbox/worker',
+      './package.json',
+    ]);
     for (const [name, entry] of Object.entries(entrypoints)) {
       assert.deepEqual(
         Object.keys(entry.resolutions).sort(),
