@@ -1,7 +1,8 @@
 // The queue panel: a PlantOutbox (plant-store-client/outbox) keeps each plant added to it in this
 // browser's IndexedDB and sends it, once, when the store can be reached: across reloads, tabs and a
-// lost network, and in Chromium with no page open (the service worker of sw.js). "Work offline" pauses sending; the bar shows the queue draining; each entry shows
-// its state. The token is read from its input at each request, never stored.
+// lost network, and in Chromium with no page open (the service worker of sw.js). "Work offline"
+// pauses sending; the bar shows the queue draining; each entry shows its state. The page reads the
+// token from its input at each request, and keeps it for the worker in Cache Storage.
 const $ = (id) => document.getElementById(id);
 const SHOWN = 10;
 const DONE = new Set(['created', 'rejected', 'uncertain']);

@@ -197,6 +197,7 @@ export class Shell {
     if (typeof BroadcastChannel === 'function') {
       this.#channel = new BroadcastChannel(this.#db.name);
       this.#channel.onmessage = this.#event;
+      this.#channel.unref?.(); // in Node, as the timer: it keeps no process alive on its own
     }
   }
 

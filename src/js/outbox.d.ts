@@ -76,9 +76,9 @@ export interface OutboxPlatform {
   BroadcastChannel?: new (name: string) => unknown;
   document?: {
     visibilityState?: string;
-    addEventListener(type: string, listener: (event: never) => void): void;
+    addEventListener(type: string, listener: (event: unknown) => void): void;
   };
-  addEventListener?(type: string, listener: (event: never) => void): void;
+  addEventListener?(type: string, listener: (event: unknown) => void): void;
 }
 
 /** A listener of any event (the DOM's `EventListenerOrEventListenerObject`, which a project without the DOM library lacks). */

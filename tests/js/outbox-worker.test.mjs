@@ -243,8 +243,9 @@ describe('a service worker that delivers, in Chromium', { timeout: 300_000 }, ()
       };
       post.overlapped = posts.some((p) => p.open && p.key === post.key);
       posts.push(post);
-      const ended = () => {
+      const ended = (response) => {
         post.open = false;
+        post.status = response?.status?.();
       };
       request.response().then(ended, ended);
     });
@@ -310,15 +311,22 @@ describe('a service worker that delivers, in Chromium', { timeout: 300_000 }, ()
     return { context, posts, options, page, leaveOffline, devtools };
   }
 
-  /** Each of `added` stored by the server, once (the server keeps one plant an id). */
-  const stored = (added) => Promise.all(added.map((id) => server.stored(id)));
+  /**
+   * Each of `added` stored by the server, once (the server keeps one plant an id), and its 200 seen
+   * among `posts` (the browser's events may come after the server's).
+   */
+  const stored = async (added, posts) => {
+    await Promise.all(added.map((id) => server.stored(id)));
+    const seen = () => added.every((id) => posts.some((p) => p.id === id && p.status === 200));
+    await until(seen, 'a 200 for each plant, seen by the browser');
+  };
   const keysOf = (posts) => new Map(posts.map((p) => [p.id, p.key]));
 
   it('offline: adds, every page closed, online: each created once, by the worker', async () => {
     const { context, posts, leaveOffline } = await app();
     const added = await leaveOffline(3);
     await context.setOffline(false); // no page open: Background Sync wakes the worker
-    await stored(added);
+    await stored(added, posts);
     assert.deepEqual(
       posts.map((p) => [p.id, p.by]),
       added.map((id) => [id, 'worker']),
@@ -331,7 +339,7 @@ describe('a service worker that delivers, in Chromium', { timeout: 300_000 }, ()
     const { context, posts, leaveOffline } = await app({ worker: 'readme-sw.js' });
     const added = await leaveOffline(2);
     await context.setOffline(false);
-    await stored(added);
+    await stored(added, posts);
     assert.deepEqual(
       posts.map((p) => [p.id, p.by]),
       added.map((id) => [id, 'worker']),
@@ -358,7 +366,7 @@ describe('a service worker that delivers, in Chromium', { timeout: 300_000 }, ()
       Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
       document.dispatchEvent(new Event('visibilitychange'));
     });
-    await stored(added);
+    await stored(added, posts);
     for (const id of added) {
       const keys = new Set(posts.filter((p) => p.id === id).map((p) => p.key));
       assert.equal(keys.size, 1, `one key for ${id}`);
@@ -379,7 +387,7 @@ describe('a service worker that delivers, in Chromium', { timeout: 300_000 }, ()
     await tools.stop(); // as the browser ends a worker whose event ran too long
     await tools.sync(); // the browser's next sync starts it again
     await until(() => posts.length === 2, 'the resend');
-    await stored([id]);
+    await stored([id], posts);
     assert.deepEqual(
       posts.map((p) => [p.id, p.key, p.by]),
       [
@@ -399,7 +407,7 @@ describe('a service worker that delivers, in Chromium', { timeout: 300_000 }, ()
     await context.setOffline(false);
     await until(() => posts.length === 1 && !posts[0].open, 'the 503');
     await tools.sync();
-    await stored([id]);
+    await stored([id], posts);
     assert.deepEqual(
       posts.map((p) => [p.key, p.by]),
       [
@@ -418,7 +426,7 @@ describe('a service worker that delivers, in Chromium', { timeout: 300_000 }, ()
     await tab.evaluate(async (options) => {
       window.outbox = await PlantOutbox.open(options);
     }, options);
-    await stored(added);
+    await stored(added, posts);
     assert.deepEqual(
       posts.map((p) => [p.id, p.by]),
       added.map((id) => [id, 'page']),
