@@ -125,10 +125,11 @@ describe('the outbox at its edges, in Node on fake-indexeddb', { timeout: 120_00
   });
 
   it('a lost answer, then "duplicate id" on the client\'s retry: uncertain, maybe created, 2 requests; the app settles it', async () => {
-    // The first request is stored and answered after 1.5 s, past the attempt's 200 ms: the client
-    // retries with the same key, which this store ignores, and meets "duplicate id".
-    const { outbox } = await outboxOf('slowok1500,ok', {
-      retry: { attempts: 2, attemptTimeoutMs: 200, baseDelayMs: 1 },
+    // The first request is stored at once and answered after 10 s, past the attempt's 2 s: the
+    // client retries with the same key, which this store ignores, and meets "duplicate id" (its
+    // answer comes at once, well within the second attempt's 2 s on a loaded machine).
+    const { outbox } = await outboxOf('slowok10000,ok', {
+      retry: { attempts: 2, attemptTimeoutMs: 2_000, baseDelayMs: 1 },
     });
     const id = 9200;
     const added = await outbox.add({ id, name: 'Doubtful', tag: 'x' });
