@@ -1,7 +1,7 @@
 // Lines of code, as table rows [section, what, value], counted as the issues count them: a Rust
 // file up to its `#[cfg(test)]` (its test module aside), a JS file whole.
-// - the outbox: src/outbox/, src/js/outbox.rs, js/outbox/ and js/entries/outbox.js (target: 1,200
-//   in all, no file over 300);
+// - the outbox: src/outbox/, js/outbox/, js/entries/outbox.js and worker.js (target: 1,800, 2,000
+//   with the service worker's shell; no file over 300);
 // - the core: the rest of src/ but the test-only modules (target: 2,400); its JS shell, js/call.js
 //   (target: 300).
 import { readFileSync, readdirSync } from 'node:fs';
@@ -26,9 +26,9 @@ function files(dir, extension) {
 export function lines() {
   const outbox = [
     ...files('src/outbox', '.rs'),
-    join(ROOT, 'src/js/outbox.rs'),
     ...files('js/outbox', '.js'),
     join(ROOT, 'js/entries/outbox.js'),
+    join(ROOT, 'js/entries/worker.js'),
   ];
   // Modules compiled for tests only (lib.rs declares them under `cfg(test)`).
   const testOnly = ['src/proptests.rs'];
@@ -44,7 +44,7 @@ export function lines() {
   return [
     [
       section,
-      'the outbox, Rust and JS (target 1,200, no file over 300)',
+      'the outbox, Rust and JS (target 2,000 with the worker, no file over 300)',
       `${sum(outbox)} in ${outbox.length} files; the largest ${outboxFile}, ${outboxMost}`,
     ],
     [

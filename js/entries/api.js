@@ -95,8 +95,7 @@ let readiness = null;
  * Resolves once the module is instantiated, at once where it is; rejects with every export's error;
  * the same promise each time (React's `use(init())` needs it). No export needs it; a page may await
  * it before its first call (which would otherwise compile the module then, on the main thread) or to
- * learn of a failure up front. The outbox's `open` waits for it
- * (js/entries/outbox.js).
+ * learn of a failure up front. The outbox's `open` waits for it (js/entries/outbox.js).
  */
 export function init() {
   readiness ??= (compiled ?? Promise.resolve()).then(() => {

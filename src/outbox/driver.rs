@@ -5,8 +5,7 @@
 
 use super::config::Settings;
 use super::entry::{Entry, Sent};
-use super::record::set;
-use super::record::{self, Fields};
+use super::record::{self, set, Fields};
 use super::tab::{Answer, Input, Tab};
 use crate::error::Draft;
 use crate::redact::theirs;
