@@ -14,12 +14,19 @@ export function delivering(open, options) {
   let core = open(options, true);
   const { tag, platform } = core;
   let opening;
+  // An open that failed (the store refused), or an outbox closed on its own (its database deleted
+  // or closed by the browser), is opened again, by a new core, at the next event.
+  const again = () => {
+    [opening, core] = [undefined, open(options, true)];
+  };
   const deliver = async (last) => {
-    // An open that failed (the store refused) is tried again, by a new core, at the next event.
-    opening ??= start(core).catch((error) => {
-      [opening, core] = [undefined, open(options, true)];
-      throw error;
-    });
+    opening ??= start(core).then(
+      (outbox) => outbox.addEventListener('close', again),
+      (error) => {
+        again();
+        throw error;
+      },
+    );
     await opening;
     const waiting = await core.input('flush');
     // Entries still due: the browser fires the sync again later, unless this was its last chance,

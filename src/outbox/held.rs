@@ -67,13 +67,20 @@ impl<V> Held<V> {
 
     /// Takes what the store holds under `key` now (none: gone): true when it changed what is held.
     pub(crate) fn hold(&mut self, key: &str, record: Option<Record<V>>) -> bool {
-        if let Some(Record::Entry(new)) = &record {
-            if let Ok(at) = self.position(new) {
-                self.entries[at].load = self.loads;
-                if new.revision <= self.entries[at].entry.revision {
-                    return false;
+        match &record {
+            Some(Record::Entry(new)) => {
+                if let Ok(at) = self.position(new) {
+                    self.entries[at].load = self.loads;
+                    if new.revision <= self.entries[at].entry.revision {
+                        return false;
+                    }
                 }
             }
+            // Set aside already: read again by a reload, it changes nothing the app sees.
+            Some(Record::Aside { .. }) if self.aside.iter().any(|(k, ..)| k == key) => {
+                return false
+            }
+            _ => {}
         }
         let had = match self.entries.iter().position(|kept| kept.entry.key == key) {
             Some(at) => {

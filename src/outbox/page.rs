@@ -157,11 +157,15 @@ impl<V: Clone> Tab<V> {
         self.out.push(Action::Release { tab: true });
     }
 
-    /// Arms the timer for the next round, when none runs and one may: at the earliest entry due or
-    /// created entry expiring (one due already, a second on: a round left it, or another tab is
-    /// sending it), and on a hidden page not before the end of its second.
+    /// Arms the timer for the next round, when none runs and one may (never in a service worker,
+    /// whose rounds are its events'): at the earliest entry due or created entry expiring (one due
+    /// already, a second on: a round left it, or another tab is sending it), and on a hidden page
+    /// not before the end of its second.
     pub(crate) fn arm(&mut self) {
-        let may = matches!(self.page, Page::Shown | Page::Hidden(_)) && !self.paused && self.online;
+        let may = matches!(self.page, Page::Shown | Page::Hidden(_))
+            && !self.paused
+            && self.online
+            && !self.rules.worker;
         let at = match (&self.round, self.held.next_due(), self.page) {
             (Round::Idle, Some(at), Page::Hidden(until)) if may => Some(at.max(until)),
             (Round::Idle, at, _) if may => at,

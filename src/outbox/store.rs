@@ -63,7 +63,7 @@ impl<V: Clone> Tab<V> {
             (Op::Read { reply, keys: None }, Input::Read { records, .. }) => {
                 self.held.loads += 1;
                 let mut unseen: Vec<String> =
-                    self.held.aside.drain(..).map(|(key, ..)| key).collect();
+                    self.held.aside.iter().map(|(key, ..)| key.clone()).collect();
                 for record in records.into_iter().flatten() {
                     unseen.retain(|key| key != record.key());
                     self.told(&String::from(record.key()), Some(record));
@@ -131,7 +131,7 @@ impl<V: Clone> Tab<V> {
         let warn = |what: &str| {
             let message =
                 ["plant-store-client/outbox: it could not ", what, " (", &failure.said, ")"];
-            Action::Warn(if quiet { String::new() } else { message.concat() })
+            (!quiet).then(|| Action::Warn(message.concat()))
         };
         match op {
             Op::Open { reply } => {
@@ -149,17 +149,17 @@ impl<V: Clone> Tab<V> {
                 self.written(why, events, steps, failures);
             }
             Op::Read { reply: None, keys } => {
-                self.out.push(warn("read its store"));
+                self.out.extend(warn("read its store"));
                 if keys.is_none() {
                     self.ask(Default::default());
                 }
             }
             Op::Feed => {
-                self.out.push(warn("read the entries due"));
+                self.out.extend(warn("read the entries due"));
                 self.fed(Vec::new(), None);
             }
             Op::Purge => {
-                self.out.push(warn("remove the created entries past their retention"));
+                self.out.extend(warn("remove the created entries past their retention"));
                 self.purged();
             }
             Op::Call { .. } => {}

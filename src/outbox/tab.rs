@@ -322,8 +322,13 @@ mod tests {
     impl Harness {
         /// An open tab, shown and online, whose store holds an entry due for each of `keys`.
         fn new(keys: &[&str], hold: &[&'static str]) -> Harness {
+            Harness::with(RULES.clone(), keys, hold)
+        }
+
+        /// The same, of a tab with these rules.
+        fn with(rules: Rules, keys: &[&str], hold: &[&'static str]) -> Harness {
             let store = keys.iter().enumerate().map(|(i, key)| entry(key, i as i64)).collect();
-            let tab = Tab::new(RULES.clone(), true, true, false, 7);
+            let tab = Tab::new(rules, true, true, false, 7);
             let (hold, waiting, calls, replied, said) =
                 (hold.to_vec(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
             let mut h = Harness { tab, store, now: 1_000.0, hold, waiting, calls, replied, said };
@@ -616,6 +621,58 @@ mod tests {
         assert_eq!(taken.sender, None, "no sender that a check of the live tabs could call dead");
         let until = Some(h.now + RULES.send_ms);
         assert_eq!(taken.sending_until, until, "taken over only once its call has surely ended");
+    }
+
+    #[test]
+    fn a_read_aborted_as_its_tab_lets_go_warns_of_nothing() {
+        let mut h = Harness::new(&["a"], &["feed"]);
+        let n = h.tab.ops.iter().find(|(_, op)| matches!(op, Op::Feed)).unwrap().0;
+        h.event("freeze", false);
+        let failure = Failure { said: "AbortError".into(), cause: None };
+        let actions = h.tab.handle(Input::Failed { n, failure }, h.now);
+        assert!(!actions.iter().any(|a| matches!(a, Action::Warn(_))), "{actions:?}");
+    }
+
+    #[test]
+    fn a_service_worker_arms_no_timer_its_rounds_are_its_events() {
+        let rules = Rules { worker: true, ..RULES.clone() };
+        let mut h = Harness::with(rules, &["a"], &[]);
+        assert_eq!((h.tab.timer, h.calls.len()), (None, 0), "an entry due, no event yet");
+        h.tell(Input::Flush { reply: 5 });
+        assert_eq!(h.calls.len(), 1, "its event's round sends it");
+        h.tell(Input::Answered { n: h.calls[0].0, sent: Sent::unsent(), left: false });
+        h.tell(Input::Timer);
+        assert_eq!(h.tab.timer, None, "due again, left to the next event");
+    }
+
+    #[test]
+    fn a_record_set_aside_is_told_as_it_comes_and_goes_not_at_each_reload() {
+        let mut tab = Tab::new(RULES.clone(), true, true, false, 7);
+        let aside = Record::Aside { key: "x".into(), reason: "a newer schema".into(), raw: () };
+        // Answers the full read that `input` asks with `records`: what changed.
+        let mut load = |input: Input<()>, records: Vec<Option<Record<()>>>| {
+            let mut actions = tab.handle(input, 0.0);
+            if let Some(Action::Open { n }) = actions.first() {
+                actions = tab.handle(Input::Opened { n: *n }, 0.0);
+            }
+            let n = actions.iter().find_map(|a| match a {
+                Action::Read { n, keys: None } => Some(*n),
+                _ => None,
+            });
+            let mut actions = tab.handle(Input::Read { n: n.unwrap(), records }, 0.0);
+            if let Some(Action::Read { n, keys: Some(keys) }) = actions.first() {
+                let records = keys.iter().map(|_| None).collect();
+                actions = tab.handle(Input::Read { n: *n, records }, 0.0);
+            }
+            tab.handle(event("freeze", false), 0.0);
+            let changed = actions.iter().filter(|a| matches!(a, Action::Changed { .. })).count();
+            (changed, tab.held.aside.len())
+        };
+        let open = Input::Open { reply: 1, id: "me".into() };
+        assert_eq!(load(open, Vec::from([Some(aside.clone())])), (1, 1), "set aside, told");
+        let resume = || event("resume", false);
+        assert_eq!(load(resume(), Vec::from([Some(aside)])), (0, 1), "read again, no change");
+        assert_eq!(load(resume(), Vec::new()), (1, 0), "gone from the store, told");
     }
 
     #[test]

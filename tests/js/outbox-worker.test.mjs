@@ -143,6 +143,27 @@ describe('a service worker that delivers, on a platform of fakes', { timeout: 60
     page.close();
   });
 
+  it('an outbox closed on its own (its database deleted) is opened again at the next event', async () => {
+    const [site, store, name] = [origin(), plantStore(), `reopen-${n++}`];
+    await leftOffline(site, store, name, 1);
+    const worker = site.worker();
+    deliverPlants(options(worker.platform, store, name));
+    const tag = `plant-store-outbox:${name}`;
+    await worker.fire('sync', { tag });
+    await new Promise((resolve, reject) => {
+      const request = site.indexedDB.deleteDatabase(tag); // the worker's outbox closes for it
+      request.onsuccess = resolve;
+      request.onerror = () => reject(request.error);
+    });
+    const tab = site.tab();
+    tab.offline();
+    const page = await PlantOutbox.open(options(tab.platform, store, name));
+    await page.add({ id: 710, name: 'After' });
+    page.close();
+    await worker.fire('sync', { tag });
+    assert.deepEqual(store.ids(), [700, 710], 'sent by the outbox opened again');
+  });
+
   it('deliverPlants with a wrong option, or with no events to hear, is a config error', () => {
     const store = plantStore();
     const worker = origin().worker();
