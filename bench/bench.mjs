@@ -21,7 +21,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
-import { extname, join, relative } from 'node:path';
+import { extname, join, relative, resolve } from 'node:path';
 import { gzip9 } from './gzip.mjs';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -36,7 +36,7 @@ import { serveStatic } from './static.mjs';
 import { buildPeers, findSpec } from './peers/build.mjs';
 
 const BENCH = fileURLToPath(new URL('.', import.meta.url));
-const PKG = process.argv[2] ?? join(BENCH, '../pkg');
+const PKG = resolve(process.argv[2] ?? join(BENCH, '../pkg'));
 const DEADLINE_MS = 20 * 60_000;
 
 // Whatever was started, stopped in reverse order at the end, on an error and by the watchdog.

@@ -9,7 +9,7 @@
 // - for scale, the import of wasm-bindgen's glue alone (pkg/plant_store_client.js, no .wasm inside).
 // Firefox is run with its timers at full precision; WebKit's are at 1 ms. A figure, not a test.
 //   node bench/compile.mjs [PKG_DIR]
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launchChromium } from '../tests/js/support/browser.mjs';
 import { launchFirefox, launchWebKit } from '../tests/js/support/webkit.mjs';
@@ -17,7 +17,7 @@ import { median } from './overhead.js';
 import { serveStatic } from './static.mjs';
 
 const BENCH = fileURLToPath(new URL('.', import.meta.url));
-const PKG = process.argv[2] ?? join(BENCH, '../pkg');
+const PKG = resolve(process.argv[2] ?? join(BENCH, '../pkg'));
 const PAGES = 9;
 
 /** In the page: the longest main-thread gap while importing the package, or compiling its .wasm. */

@@ -1,11 +1,13 @@
-// `plant-store-client/outbox/worker`, for an app's service worker: `deliverPlants(options)` makes the
-// worker deliver the outbox's plants with no page open (js/outbox/worker.js). A service worker
-// cannot await its imports: the .wasm, inside this module as in the browsers' entry, is compiled
-// and instantiated as the import resolves (a worker's thread, not a page's, waits for it).
+// `plant-store-client/outbox/worker`, for an app's service worker: it delivers the outbox's plants
+// with no page open. It answers Background Sync's `sync` (the tag the pages' outbox registers),
+// `periodicsync` where the app was granted it and a page's message of the tag, each by a round of
+// the same outbox inside the event's `waitUntil`: Rust's machine as a tab with no page life. A
+// service worker cannot await its imports: the .wasm, inside this module, is compiled and
+// instantiated as the import resolves.
 import { wasmBytes } from './wasm.js';
 import { loaded, instantiated, fromCaller } from './api.js';
 import { openOutbox } from './plant_store_client.js';
-import { delivering } from '../outbox/worker.js';
+import { start } from '../outbox/outbox.js';
 
 loaded(wasmBytes());
 
@@ -16,9 +18,41 @@ loaded(wasmBytes());
  */
 export function deliverPlants(options) {
   instantiated();
-  try {
-    delivering(openOutbox, options);
-  } catch (error) {
-    throw fromCaller(deliverPlants, error);
-  }
+  const open = () => {
+    try {
+      return openOutbox(options, true);
+    } catch (error) {
+      throw fromCaller(deliverPlants, error);
+    }
+  };
+  let core = open();
+  const { tag, platform } = core;
+  // An open that failed (the store refused), or an outbox closed on its own (its database deleted
+  // or closed by the browser), is opened again, by a new core, at the next event.
+  let opening;
+  const again = () => {
+    [opening, core] = [undefined, open()];
+  };
+  const deliver = async (last) => {
+    opening ??= start(core).then(
+      (outbox) => outbox.addEventListener('close', again),
+      (error) => {
+        again();
+        throw error;
+      },
+    );
+    await opening;
+    const waiting = await core.input('flush');
+    // Entries still due: the browser fires the sync again later, unless this was its last chance,
+    // which leaves them to the pages.
+    if (waiting > 0 && !last)
+      throw new Error(`plant-store-client/outbox: ${waiting} entries still wait to be sent`);
+  };
+  const on = (type, last) =>
+    platform.events.addEventListener(type, (event) => {
+      if ((event.tag ?? event.data) === tag) event.waitUntil(deliver(last(event)));
+    });
+  on('sync', (event) => event.lastChance);
+  on('periodicsync', () => true);
+  on('message', () => true);
 }

@@ -95,11 +95,6 @@ export class Shell {
       this.#tell('opened', n);
     };
     request.onerror = () => this.#tell('failed', n, request.error);
-    request.onblocked = (event) => {
-      // A blocked upgrade stays queued: what it opens once the other page lets go is closed at once.
-      request.onsuccess = () => request.result.close();
-      this.#tell('failed', n, event);
-    };
   }
 
   /** Runs `work(entries, done)` in a transaction (`abandon` aborts it unless it is an insert's); a failure to begin is told. */

@@ -222,10 +222,6 @@ fn opening(cause: Option<JsValue>) -> Draft {
         return Draft::config(message);
     };
     let message = match cause.text("type").or_else(|| cause.text("name")).as_deref() {
-        Some("blocked") => "the outbox's database is open in another tab of an older release of \
-                            this app, which keeps it from being upgraded: close or reload that \
-                            tab, then open the outbox again"
-            .into(),
         Some("VersionError") => "the outbox's database was made by a newer release of this app: \
                                  reload the page to run that release"
             .into(),

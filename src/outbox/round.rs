@@ -11,17 +11,16 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 impl<V: Clone> Tab<V> {
-    /// Says once, in the console, that every tab sends, and why.
+    /// Says, in the console, that every tab sends, and why: once, since a tab without the Web
+    /// Locks API, or whose request for one failed, asks for none again.
     pub(crate) fn warn(&mut self, why: &str) {
-        if !core::mem::replace(&mut self.warned, true) {
-            let message = [
-                "plant-store-client/outbox: ",
-                why,
-                ", so every tab of the outbox sends: an entry being sent when its tab closes is \
-                 sent again once its call has surely ended, with the same Idempotency-Key",
-            ];
-            self.out.push(Action::Warn(message.concat()));
-        }
+        let message = [
+            "plant-store-client/outbox: ",
+            why,
+            ", so every tab of the outbox sends: an entry being sent when its tab closes is sent \
+             again once its call has surely ended, with the same Idempotency-Key",
+        ];
+        self.out.push(Action::Warn(message.concat()));
     }
 
     /// A round is asked for: it begins, or the one asking takes this plan in, or the one sending

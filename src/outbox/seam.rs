@@ -8,8 +8,8 @@ use super::config::settings;
 use super::driver::{said, Driver, Shell};
 use super::entry::{Entry, Record};
 use super::record::{self, field, list, set, strings, to_js, Fields};
-use super::tab::{Action, Failure, Input, Put, Tab};
-use super::table::Event;
+use super::tab::{Action, Failure, Input, Tab};
+use super::table::{Event, Step};
 use crate::config::uuid;
 use crate::error::Draft;
 use crate::js::api::new_plant;
@@ -222,11 +222,11 @@ impl Driver {
             Action::Feed { n, until, locks } => ("feed", n, until.into(), locks.into()),
             Action::Purge { n, now } => ("purge", n, now.into(), NONE),
             Action::Write { n, keys, by_id } => ("write", n, to_js(keys).into(), by_id.into()),
-            Action::Apply { n, puts } => {
-                let records = puts.iter().map(|put| match put {
-                    Put::Keep => JsValue::UNDEFINED,
-                    Put::Entry(entry) => record::write::<Object>(entry).into(),
-                    Put::Delete => JsValue::NULL,
+            Action::Apply { n, steps } => {
+                let records = steps.iter().map(|step| match step {
+                    Step::Put(entry) => record::write::<Object>(entry).into(),
+                    Step::Delete => JsValue::NULL,
+                    Step::Keep(_) | Step::Refused(_) => JsValue::UNDEFINED,
                 });
                 ("apply", n, records.collect::<Array>().into(), NONE)
             }

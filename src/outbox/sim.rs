@@ -1,20 +1,21 @@
-//! A seeded simulation of an outbox's tabs, natively in `cargo test`: several tabs' machines
-//! (`tab.rs`, as the driver runs them) over a simulated store (IndexedDB: transactions run one at a
-//! time, each whole), Web Locks, channel, network, Plant Store and clock, with answers lost,
-//! delayed and reordered, 503s before and after the write, 429s with Retry-After, servers that
-//! honour keys, ignore them or forget them, and pages hidden, shown, frozen, resumed, cached,
-//! closed, crashed and reloaded at random. After each run, with the faults over: every plant
-//! created exactly once against a server that honours keys, none lost, none in flight twice among
-//! live tabs, none said rejected when a send may have created it.
-//!
-//! `cargo test --features outbox sim` runs `SIM_RUNS` schedules (default 2,000) from seed
-//! `SIM_FROM` (default 0); a failure names its seed, and `SIM_SEED=<seed>` replays it alone
-//! (`SIM_TRACE=1` prints its events).
-
 #[cfg(test)]
 mod tests {
+    //! A seeded simulation of an outbox's tabs, natively in `cargo test`: several tabs' machines
+    //! (`tab.rs`, as the driver runs them) over a simulated store (IndexedDB: transactions run one
+    //! at a time, each whole), Web Locks, channel, network, Plant Store and clock, with answers
+    //! lost, delayed and reordered, 503s before and after the write, 429s with Retry-After, servers
+    //! that honour keys, ignore them or forget them, and pages hidden, shown, frozen, resumed,
+    //! cached, closed, crashed and reloaded at random. After each run, with the faults over: every
+    //! plant created exactly once against a server that honours keys, none lost, none in flight
+    //! twice among live tabs, none said rejected when a send may have created it.
+    //!
+    //! `cargo test --features outbox sim` runs `SIM_RUNS` schedules (default 2,000) from seed
+    //! `SIM_FROM` (default 0); a failure names its seed, and `SIM_SEED=<seed>` replays it alone
+    //! (`SIM_TRACE=1` prints its events).
+
     use super::super::entry::{Entry, EntryError, Record, Sent, State};
-    use super::super::tab::{Action, Answer, Failure, Input, Put, Rules, Tab};
+    use super::super::tab::{Action, Answer, Failure, Input, Rules, Tab};
+    use super::super::table::Step;
     use crate::Kind;
     use alloc::collections::{BTreeMap, BTreeSet};
     use alloc::format;
@@ -519,11 +520,11 @@ mod tests {
                     let actions = self.tabs[t].tab.handle(Input::Read { n, records }, self.now);
                     for action in actions {
                         match action {
-                            Action::Apply { n: m, puts } if m == n => {
-                                for (put, key) in puts.into_iter().zip(&read) {
-                                    match put {
-                                        Put::Keep => {}
-                                        Put::Entry(entry) => {
+                            Action::Apply { n: m, steps } if m == n => {
+                                for (step, key) in steps.into_iter().zip(&read) {
+                                    match step {
+                                        Step::Keep(_) | Step::Refused(_) => {}
+                                        Step::Put(entry) => {
                                             if let Some(old) =
                                                 key.as_ref().filter(|k| **k != entry.key)
                                             {
@@ -531,7 +532,7 @@ mod tests {
                                             }
                                             self.store.insert(entry.key.clone(), entry);
                                         }
-                                        Put::Delete => {
+                                        Step::Delete => {
                                             drop(key.as_ref().map(|k| self.store.remove(k)))
                                         }
                                     }

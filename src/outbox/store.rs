@@ -3,7 +3,7 @@
 //! and what it was for), an add written at once, the purge; and what the tab makes of a failure.
 
 use super::entry::{Entry, Record, State};
-use super::tab::{Action, Answer, Failure, Input, Op, Page, Put, Tab, Why, YIELD_MS};
+use super::tab::{Action, Answer, Failure, Input, Op, Page, Tab, Why, YIELD_MS};
 use super::table::{apply, Context, Event, Step};
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -92,18 +92,11 @@ impl<V: Clone> Tab<V> {
                 }
             }
             (Op::Write { why, events, mut steps }, Input::Read { records, .. }) => {
-                let mut puts = Vec::new();
                 for ((_, event), record) in events.iter().zip(records) {
-                    let step = apply(record, event.clone(), &self.context());
-                    puts.push(match &step {
-                        Step::Put(entry) => Put::Entry(entry.clone()),
-                        Step::Delete => Put::Delete,
-                        _ => Put::Keep,
-                    });
-                    steps.push(Some(step));
+                    steps.push(apply(record, event.clone(), &self.context()));
                 }
+                self.out.push(Action::Apply { n, steps: steps.clone() });
                 self.ops.push((n, Op::Write { why, events, steps }));
-                self.out.push(Action::Apply { n, puts });
             }
             (Op::Write { why, events, steps }, Input::Written { failures, .. }) => {
                 self.written(why, events, steps, failures)
@@ -172,7 +165,7 @@ impl<V: Clone> Tab<V> {
         &mut self,
         why: Why,
         events: Vec<(String, Event)>,
-        steps: Vec<Option<Step>>,
+        steps: Vec<Step>,
         failures: Vec<Option<Failure<V>>>,
     ) {
         let held = |f: &Option<Failure<V>>| {
@@ -187,7 +180,7 @@ impl<V: Clone> Tab<V> {
         let (mut hinted, mut taken, mut outcome) = (Vec::new(), None, None);
         let (mut steps, mut failures) = (steps.into_iter(), failures.into_iter());
         for (key, event) in events {
-            let step = match (steps.next().flatten(), failures.next().flatten()) {
+            let step = match (steps.next(), failures.next().flatten()) {
                 (Some(step), None) => step,
                 (_, failure) => {
                     let said = "no record was read".into();
@@ -275,7 +268,7 @@ impl<V: Clone> Tab<V> {
     pub(crate) fn add(&mut self, reply: u32, entry: Entry) {
         let events =
             Vec::from([(crate::error::decimal(entry.plant.id), Event::Add(entry.clone()))]);
-        let steps = Vec::from([Some(Step::Put(entry.clone()))]);
+        let steps = Vec::from([Step::Put(entry.clone())]);
         let n = self.op(Op::Write { why: Why::Insert(reply), events, steps });
         self.out.push(Action::Insert { n, entry });
     }

@@ -59,7 +59,7 @@ pub(crate) enum Action<V> {
     // A write: read the records of `keys` (`by_id`: an add's, by plant id, durable before it
     // completes) in one transaction, tell them, put what the tab says (`Apply`), tell `Written`.
     Write { n: u32, keys: Vec<String>, by_id: bool },
-    Apply { n: u32, puts: Vec<Put> },
+    Apply { n: u32, steps: Vec<Step> },
     // Add a new record, committed as it is made.
     Insert { n: u32, entry: Entry },
     // A Web Lock (`tab`: this tab's own, while it lives; else the one of rounds) asked, given back.
@@ -79,15 +79,6 @@ pub(crate) enum Action<V> {
     Closed { why: &'static str },
     Warn(String),
     Reply { reply: u32, answer: Answer<V> },
-}
-
-/// What a write puts in place of a record it read.
-#[derive(Debug)]
-#[allow(clippy::large_enum_variant)] // a write's few
-pub(crate) enum Put {
-    Keep,
-    Entry(Entry),
-    Delete,
 }
 
 /// What an app's call resolves to, or why it fails (a `config` error): done, an entry, a flush done
@@ -165,7 +156,7 @@ pub(crate) enum Op {
     Open { reply: u32 },
     Read { reply: Option<u32>, keys: Option<Vec<String>> },
     // A write: why, its events by key (an add's, by plant id), what the table made of each.
-    Write { why: Why, events: Vec<(String, Event)>, steps: Vec<Option<Step>> },
+    Write { why: Why, events: Vec<(String, Event)>, steps: Vec<Step> },
     Call { key: String, taken: u32 },
     Feed,
     Purge,
@@ -213,7 +204,6 @@ pub(crate) struct Tab<V> {
     pub(crate) n: u32,
     pub(crate) now: f64,
     pub(crate) seed: u64,
-    pub(crate) warned: bool,
     pub(crate) out: Vec<Action<V>>,
 }
 
@@ -387,15 +377,15 @@ mod tests {
                     Action::Write { n, keys, .. } => {
                         let records = keys.iter().map(|k| self.record(k)).collect();
                         for action in self.tab.handle(Input::Read { n, records }, self.now) {
-                            let Action::Apply { puts, .. } = action else {
+                            let Action::Apply { steps, .. } = action else {
                                 queue.push(action);
                                 continue;
                             };
-                            for (put, key) in puts.into_iter().zip(&keys) {
-                                if let Put::Entry(entry) = put {
+                            for (step, key) in steps.into_iter().zip(&keys) {
+                                if let Step::Put(entry) = step {
                                     self.store.retain(|e| e.key != *key);
                                     self.store.push(entry);
-                                } else if let Put::Delete = put {
+                                } else if let Step::Delete = step {
                                     self.store.retain(|e| e.key != *key);
                                 }
                             }
@@ -572,12 +562,12 @@ mod tests {
             assert_eq!(h.waiting.len(), 1, "the take's write");
             let n = h.tab.ops.iter().find(|(_, op)| matches!(op, Op::Write { .. })).unwrap().0;
             let records = Vec::from([h.record("a")]);
-            let Some(Action::Apply { puts, .. }) =
+            let Some(Action::Apply { steps, .. }) =
                 h.tab.handle(Input::Read { n, records }, h.now).pop()
             else {
                 panic!()
             };
-            let Some(Put::Entry(taken)) = puts.into_iter().next() else { panic!() };
+            let Some(Step::Put(taken)) = steps.into_iter().next() else { panic!() };
             assert_eq!(taken.state, State::Sending);
             h.store = Vec::from([taken]);
             h.waiting.clear();
