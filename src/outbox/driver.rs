@@ -91,19 +91,21 @@ impl Driver {
         self.working.set(false);
     }
 
-    /// Tells the tab an app's call: the promise of its answer.
-    pub(crate) fn call(self: &Rc<Self>, mut input: Input<JsValue>) -> Promise {
-        let mut replies = self.replies.borrow_mut();
-        let n = replies.last().map_or(1, |(n, ..)| n + 1);
-        let promise = Promise::new(&mut |resolve, reject| replies.push((n, resolve, reject)));
-        drop(replies);
+    /// Tells the tab `input`; an app's call gets its reply number here, and the promise of its
+    /// answer back (else undefined).
+    pub(crate) fn input(self: &Rc<Self>, mut input: Input<JsValue>) -> JsValue {
+        let mut promise = JsValue::UNDEFINED;
         if let Input::Open { reply, .. }
         | Input::Add { reply, .. }
         | Input::Get { reply, .. }
         | Input::Act { reply, .. }
         | Input::Flush { reply } = &mut input
         {
+            let mut replies = self.replies.borrow_mut();
+            let n = replies.last().map_or(1, |(n, ..)| n + 1);
             *reply = n;
+            promise =
+                Promise::new(&mut |resolve, reject| replies.push((n, resolve, reject))).into();
         }
         self.tell(input);
         promise

@@ -74,12 +74,10 @@ impl OutboxCore {
             });
         }
         match read(driver, kind, n, a, b) {
-            Ok(Some(input)) if called(kind) => return driver.call(input).into(),
-            Ok(Some(input)) => driver.tell(input),
-            Ok(None) => {}
-            Err(error) => return Promise::reject(&error.to_js()).into(),
+            Ok(Some(input)) => driver.input(input),
+            Ok(None) => JsValue::UNDEFINED,
+            Err(error) => Promise::reject(&error.to_js()).into(),
         }
-        JsValue::UNDEFINED
     }
 
     /// The platform APIs the shell uses: `options.platform`'s, else `globalThis`'s.
@@ -118,11 +116,6 @@ impl core::fmt::Debug for OutboxCore {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str("OutboxCore")
     }
-}
-
-/// Whether an input of this type is an app's call, answered with a promise.
-fn called(kind: &str) -> bool {
-    matches!(kind, "open" | "add" | "get" | "retry" | "markCreated" | "remove" | "flush")
 }
 
 /// Reads an `OutboxInput` (an app's call with its reply number 0, which the driver sets).
