@@ -66,6 +66,8 @@ export interface OutboxCore {
   input(...input: OutboxInput): Promise<unknown> | undefined;
   /** The object whose platform APIs the shell uses: `options.platform`, else `globalThis`. */
   readonly platform: object;
+  /** The outbox's Background Sync tag: `plant-store-outbox:<name>`. */
+  readonly tag: string;
   entries(): readonly object[];
   unreadable(): object[];
 }
