@@ -3,13 +3,12 @@
 //! how a tab lets go and closes.
 
 use super::tab::{Action, Answer, Input, Op, Page, Plan, Round, Tab, Why, AGAIN_MS, YIELD_MS};
-use alloc::string::String;
 use alloc::vec::Vec;
 
 impl<V: Clone> Tab<V> {
     /// What an event means: the page hid or was shown, froze (or went into the back/forward
     /// cache), came back, or left for good; the network came or went; the store closed under it.
-    pub(crate) fn event(&mut self, kind: &str, persisted: bool, hidden: bool, id: String) {
+    pub(crate) fn event(&mut self, kind: &str, persisted: bool, hidden: bool) {
         let kind = match (kind, persisted) {
             ("pagehide", true) => "freeze",
             ("pageshow", true) => "resume",
@@ -29,7 +28,7 @@ impl<V: Clone> Tab<V> {
                 self.let_go(true);
             }
             ("resume", Page::Frozen) => {
-                (self.page, self.id) = (Page::Shown, id);
+                (self.page, self.id) = (Page::Shown, self.new_id());
                 self.out.push(Action::Lock { tab: true });
                 let left = core::mem::take(&mut self.left);
                 if !left.is_empty() {

@@ -66,12 +66,7 @@ impl OutboxCore {
         let online = online(&driver.settings.platform);
         if driver.online.replace(online) != online {
             let kind = if online { "online" } else { "offline" };
-            driver.tell(Input::Event {
-                kind: kind.into(),
-                persisted: false,
-                hidden: false,
-                id: String::new(),
-            });
+            driver.tell(Input::Event { kind: kind.into(), persisted: false, hidden: false });
         }
         match read(driver, kind, n, a, b) {
             Ok(Some(input)) => driver.input(input),
@@ -134,7 +129,7 @@ fn read(
     Ok(Some(match kind {
         "open" => {
             driver.shell.replace(Some(a.unchecked_into::<Shell>()));
-            Input::Open { reply: 0, id: uuid("").unwrap_or_default() }
+            Input::Open { reply: 0 }
         }
         "add" => {
             let (plant, bigint) =
@@ -197,7 +192,7 @@ fn event(driver: &Driver, event: &JsValue) -> Option<Input<JsValue>> {
     }
     let hidden = hidden(&field(&driver.settings.platform, "document"));
     let persisted = event.flag("persisted") == Some(true);
-    Some(Input::Event { kind, persisted, hidden, id: uuid("").unwrap_or_default() })
+    Some(Input::Event { kind, persisted, hidden })
 }
 
 /// The hint's type on the channel.

@@ -235,8 +235,7 @@ mod tests {
                 worker,
             };
             self.tabs.push(sim);
-            let id = format!("tab-{t}-{}", self.rng.next() % 1000);
-            self.deliver(t, Input::Open { reply: 0, id });
+            self.deliver(t, Input::Open { reply: 0 });
         }
 
         /// Runs until nothing is left, or `until`.
@@ -714,7 +713,6 @@ mod tests {
                 kind: kind.into(),
                 persisted,
                 hidden,
-                id: String::new(),
             };
             let frozen = self.tabs[t].state == Life::Frozen;
             match self.rng.below(14) {
@@ -770,9 +768,8 @@ mod tests {
 
         fn resume(&mut self, t: usize) {
             self.tabs[t].state = Life::Open;
-            let id = format!("tab-{t}-{}", self.rng.next() % 100_000);
             let hidden = self.tabs[t].hidden;
-            self.deliver(t, Input::Event { kind: "resume".into(), persisted: false, hidden, id });
+            self.deliver(t, Input::Event { kind: "resume".into(), persisted: false, hidden });
             for input in core::mem::take(&mut self.tabs[t].waiting) {
                 self.deliver(t, input);
             }
@@ -815,7 +812,6 @@ mod tests {
                                 kind: "visibilitychange".into(),
                                 persisted: false,
                                 hidden: false,
-                                id: String::new(),
                             },
                         );
                     }
@@ -823,12 +819,7 @@ mod tests {
                         self.tabs[t].online = true;
                         self.deliver(
                             t,
-                            Input::Event {
-                                kind: "online".into(),
-                                persisted: false,
-                                hidden: false,
-                                id: String::new(),
-                            },
+                            Input::Event { kind: "online".into(), persisted: false, hidden: false },
                         );
                     }
                 }

@@ -5,6 +5,7 @@
 use super::entry::{Entry, Record, State};
 use super::tab::{Action, Answer, Failure, Input, Op, Page, Tab, Why, YIELD_MS};
 use super::table::{apply, Context, Event, Step};
+use crate::error::decimal;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -22,14 +23,22 @@ impl<V: Clone> Tab<V> {
         Some(self.ops.remove(at).1)
     }
 
-    /// What the table reads of the world now.
-    pub(crate) fn context(&mut self) -> Context<'_> {
-        // xorshift64*: the backoffs' jitter, the same for a seed.
+    /// 53 random bits, as xorshift64* draws them from the tab's seed: the backoffs' jitter, its ids.
+    fn draw(&mut self) -> u64 {
         self.seed ^= self.seed >> 12;
         self.seed ^= self.seed << 25;
         self.seed ^= self.seed >> 27;
-        let random =
-            (self.seed.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64;
+        self.seed.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11
+    }
+
+    /// A new id for this tab, as it opens or comes back (53 random bits, in decimal).
+    pub(crate) fn new_id(&mut self) -> String {
+        decimal(self.draw() as i64)
+    }
+
+    /// What the table reads of the world now.
+    pub(crate) fn context(&mut self) -> Context<'_> {
+        let random = self.draw() as f64 / (1u64 << 53) as f64;
         Context {
             now: self.now,
             random,
@@ -266,8 +275,7 @@ impl<V: Clone> Tab<V> {
 
     /// Stores a new entry at once, in a transaction of its own.
     pub(crate) fn add(&mut self, reply: u32, entry: Entry) {
-        let events =
-            Vec::from([(crate::error::decimal(entry.plant.id), Event::Add(entry.clone()))]);
+        let events = Vec::from([(decimal(entry.plant.id), Event::Add(entry.clone()))]);
         let steps = Vec::from([Step::Put(entry.clone())]);
         let n = self.op(Op::Write { why: Why::Insert(reply), events, steps });
         self.out.push(Action::Insert { n, entry });

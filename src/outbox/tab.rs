@@ -16,8 +16,8 @@ use alloc::vec::Vec;
 /// What happened to a tab.
 #[derive(Debug)]
 pub(crate) enum Input<V> {
-    // The app's: open (this tab's id), its calls, pause() and resume(), close().
-    Open { reply: u32, id: String },
+    // The app's: open, its calls, pause() and resume(), close().
+    Open { reply: u32 },
     Add { reply: u32, entry: Entry },
     Get { reply: u32, key: String },
     Act { reply: u32, key: String, event: Event, name: &'static str },
@@ -36,9 +36,9 @@ pub(crate) enum Input<V> {
     Granted { tab: bool },
     Refused { tab: bool, why: String },
     Timer,
-    // An event of the page, the network or the store (`hidden`: the page's visibility now, `id`: a
-    // new one for a page that comes back); another tab's hint: these records changed, or it let go.
-    Event { kind: String, persisted: bool, hidden: bool, id: String },
+    // An event of the page, the network or the store (`hidden`: the page's visibility now);
+    // another tab's hint: these records changed, or it let go.
+    Event { kind: String, persisted: bool, hidden: bool },
     Hint { keys: Vec<String>, released: bool },
     // Call `n` ended; `left` when this tab cut it short.
     Answered { n: u32, sent: Sent, left: bool },
@@ -188,7 +188,7 @@ pub(crate) struct Tab<V> {
     pub(crate) online: bool,
     /// Rounds hold the Web Lock: the API is there, and no request for it failed.
     pub(crate) locks: bool,
-    /// This tab's id; whether its own Web Lock is held (the other tabs see it alive); the other
+    /// This tab's id (a new one each time it opens or comes back); whether its own Web Lock is held (the other tabs see it alive); the other
     /// tabs alive, as the last feed read them.
     pub(crate) id: String,
     pub(crate) own_lock: bool,
@@ -222,8 +222,8 @@ impl<V: Clone> Tab<V> {
     pub(crate) fn handle(&mut self, input: Input<V>, now: f64) -> Vec<Action<V>> {
         self.now = now;
         match input {
-            Input::Open { reply, id } => {
-                self.id = id;
+            Input::Open { reply } => {
+                self.id = self.new_id();
                 let n = self.op(Op::Open { reply });
                 self.out.push(Action::Open { n });
             }
@@ -253,9 +253,7 @@ impl<V: Clone> Tab<V> {
                 self.timer = None;
                 self.ask(Plan::default());
             }
-            Input::Event { kind, persisted, hidden, id } => {
-                self.event(&kind, persisted, hidden, id)
-            }
+            Input::Event { kind, persisted, hidden } => self.event(&kind, persisted, hidden),
             Input::Hint { keys, released } => {
                 if !keys.is_empty() {
                     self.read(None, Some(keys));
@@ -322,7 +320,7 @@ mod tests {
             let (hold, waiting, calls, replied, said) =
                 (hold.to_vec(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
             let mut h = Harness { tab, store, now: 1_000.0, hold, waiting, calls, replied, said };
-            h.tell(Input::Open { reply: 1, id: "me".into() });
+            h.tell(Input::Open { reply: 1 });
             h
         }
 
@@ -441,7 +439,7 @@ mod tests {
     }
 
     fn event(kind: &str, hidden: bool) -> Input<()> {
-        Input::Event { kind: kind.into(), persisted: false, hidden, id: "again".into() }
+        Input::Event { kind: kind.into(), persisted: false, hidden }
     }
 
     /// What the tab asks, in the words of docs/outbox.md's table of the tab.
@@ -658,7 +656,7 @@ mod tests {
             let changed = actions.iter().filter(|a| matches!(a, Action::Changed { .. })).count();
             (changed, tab.held.aside.len())
         };
-        let open = Input::Open { reply: 1, id: "me".into() };
+        let open = Input::Open { reply: 1 };
         assert_eq!(load(open, Vec::from([Some(aside.clone())])), (1, 1), "set aside, told");
         let resume = || event("resume", false);
         assert_eq!(load(resume(), Vec::from([Some(aside)])), (0, 1), "read again, no change");
