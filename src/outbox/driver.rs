@@ -243,7 +243,7 @@ fn controller() -> AbortController {
 
 #[wasm_bindgen]
 extern "C" {
-    /// The outbox's JS shell (`js/outbox/outbox.js`): it performs one action at a time.
+    /// The outbox's JS shell (`js/outbox/shell.js`): it performs one action at a time.
     #[derive(Clone)]
     pub(crate) type Shell;
     #[wasm_bindgen(method)]
