@@ -510,7 +510,7 @@ pub(crate) fn uuid(what: &str) -> Result<String, Draft> {
 extern "C" {
     /// `crypto.getRandomValues(bytes)`; throws where there is no `crypto`.
     #[wasm_bindgen(catch, js_namespace = crypto, js_name = getRandomValues)]
-    fn random_values(bytes: &mut [u8]) -> Result<JsValue, JsValue>;
+    pub(crate) fn random_values(bytes: &mut [u8]) -> Result<JsValue, JsValue>;
 }
 
 #[cfg(test)]

@@ -18,31 +18,28 @@ loaded(wasmBytes());
  */
 export function deliverPlants(options) {
   instantiated();
-  const open = () => {
-    try {
-      return openOutbox(options, true);
-    } catch (error) {
-      throw fromCaller(deliverPlants, error);
-    }
-  };
-  let core = open();
+  let core;
+  try {
+    core = openOutbox(options, true);
+  } catch (error) {
+    throw fromCaller(deliverPlants, error);
+  }
   const { tag, platform } = core;
-  // An open that failed (the store refused), or an outbox closed on its own (its database deleted
-  // or closed by the browser), is opened again, by a new core, at the next event.
   let opening;
-  const again = () => {
-    [opening, core] = [undefined, open()];
-  };
   const deliver = async (last) => {
-    opening ??= start(core).then(
-      (outbox) => outbox.addEventListener('close', again),
-      (error) => {
-        again();
-        throw error;
-      },
-    );
+    // An open that failed (the store refused), or an outbox closed on its own (its database
+    // deleted or closed by the browser), is opened again, by a new core, at the next event.
+    core ??= openOutbox(options, true);
+    const current = core;
+    const again = () => {
+      if (core === current) core = opening = undefined;
+    };
+    opening ??= start(current, again).catch((error) => {
+      again();
+      throw error;
+    });
     await opening;
-    const waiting = await core.input('flush');
+    const waiting = await current.input('flush');
     // Entries still due: the browser fires the sync again later, unless this was its last chance,
     // which leaves them to the pages.
     if (waiting > 0 && !last)

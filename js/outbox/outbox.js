@@ -10,13 +10,19 @@ const report =
       throw error;
     }));
 
-/** Opens the outbox of Rust's `core`: resolves to its PlantOutbox once it is read. */
-export function start(core) {
+/**
+ * Opens the outbox of Rust's `core`: resolves to its PlantOutbox once it is read. `closed`, if
+ * given, is called as soon as it closes on its own, even before it is read.
+ */
+export function start(core, closed) {
   const listeners = new Set();
   const outbox = new PlantOutbox(OPENING, core, listeners);
   /** Tells the app: an entry changed or was removed (`detail`), a record set aside (none), or the outbox closed on its own. */
   const told = (type, detail) => {
-    if (type === 'closed') return outbox.dispatchEvent(new CustomEvent('close', { detail }));
+    if (type === 'closed') {
+      closed?.();
+      return outbox.dispatchEvent(new CustomEvent('close', { detail }));
+    }
     if (detail !== undefined) outbox.dispatchEvent(new CustomEvent('change', { detail }));
     // A listener that throws is reported as an event listener's error is, and stops nothing.
     for (const { listener } of [...listeners]) {

@@ -1,4 +1,4 @@
-// The seam between the outbox's Rust (src/outbox/seam.rs) and its JS shell (outbox.js), one door
+// The seam between the outbox's Rust (src/outbox/seam.rs) and its JS shell (shell.js), one door
 // each way: the shell and the app tell Rust `core.input(...OutboxInput)`, Rust asks the shell
 // `shell.perform(...OutboxAction)`. Each a tagged union of tuples: [type, n, a?, b?], `n` the
 // number of the action an answer belongs to (0 when none). Not part of the package's API.
@@ -61,7 +61,7 @@ export interface Shell {
   perform(...action: OutboxAction): void;
 }
 
-/** Rust's side, as the shell and the app hold it (`openOutbox(options)` checks the options and makes it). */
+/** Rust's side, as the shell and the app hold it (`openOutbox(options, worker)` checks the options and makes it). */
 export interface OutboxCore {
   input(...input: OutboxInput): Promise<unknown> | undefined;
   /** The object whose platform APIs the shell uses: `options.platform`, else `globalThis`. */

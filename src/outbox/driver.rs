@@ -223,7 +223,7 @@ fn opening(cause: Option<JsValue>) -> Draft {
                        Node and tests, fake-indexeddb's)";
         return Draft::config(message);
     };
-    let message = match cause.text("type").or_else(|| cause.text("name")).as_deref() {
+    let message = match cause.text("name").as_deref() {
         Some("VersionError") => "the outbox's database was made by a newer release of this app: \
                                  reload the page to run that release"
             .into(),

@@ -66,7 +66,10 @@ impl<V> Held<V> {
     }
 
     /// Takes what the store holds under `key` now (none: gone): true when it changed what is held.
-    pub(crate) fn hold(&mut self, key: &str, record: Option<Record<V>>) -> bool {
+    pub(crate) fn hold(&mut self, key: &str, record: Option<Record<V>>) -> bool
+    where
+        V: Clone,
+    {
         match &record {
             Some(Record::Entry(new)) => {
                 if let Ok(at) = self.position(new) {
@@ -76,11 +79,15 @@ impl<V> Held<V> {
                     }
                 }
             }
-            // Set aside already: read again by a reload, it changes nothing the app sees.
-            Some(Record::Aside { .. }) if self.aside.iter().any(|(k, ..)| k == key) => {
-                return false
+            // Set aside already: read again by a reload, kept as the store has it now, with no
+            // change told (unreadable, it is still unreadable).
+            Some(Record::Aside { reason, raw, .. }) => {
+                if let Some(kept) = self.aside.iter_mut().find(|(k, ..)| k == key) {
+                    (kept.1, kept.2) = (reason.clone(), raw.clone());
+                    return false;
+                }
             }
-            _ => {}
+            None => {}
         }
         let had = match self.entries.iter().position(|kept| kept.entry.key == key) {
             Some(at) => {

@@ -1,7 +1,7 @@
 //! A durable outbox (the `outbox` feature, for JavaScript: `plant-store-client/outbox`): plants
 //! added while offline, across reloads and tabs, each sent until the store answers with one
 //! `Idempotency-Key`, so that a server that honours it creates each plant once. Rust decides, the
-//! JS shell (`js/outbox/outbox.js`) does. Read in this order:
+//! JS shell (`js/outbox/shell.js`) does. Read in this order:
 //! - `entry.rs`: an entry and its state; `table.rs`: the one table of rules that changes a record;
 //! - `tab.rs`: one tab as a machine, its state, what goes in and what comes out; then its parts:
 //!   `page.rs` the page's life, `round.rs` a round and its senders, `store.rs` what it asks of the

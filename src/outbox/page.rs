@@ -129,8 +129,10 @@ impl<V: Clone> Tab<V> {
         let wanted = self.wanted.take();
         self.flushed(wanted);
         if let Some(why) = why {
+            // Nothing of the store's will answer: the round ends with no sender.
             self.out.push(Action::Closed { why });
             self.ops.retain(|(_, op)| !matches!(op, Op::Write { .. } | Op::Call { .. }));
+            self.end();
         }
         self.shut();
     }

@@ -10,7 +10,7 @@ use super::entry::{Entry, Record};
 use super::record::{self, field, list, set, strings, to_js, Fields};
 use super::tab::{Action, Failure, Input, Tab};
 use super::table::{Event, Step};
-use crate::config::uuid;
+use crate::config::{random_values, uuid};
 use crate::error::Draft;
 use crate::js::api::new_plant;
 use crate::Error;
@@ -41,7 +41,12 @@ pub fn open_outbox(options: JsValue, worker: bool) -> Result<OutboxCore, JsValue
     }
     let document = field(&platform, "document");
     let locks = !field(&field(&platform, "navigator"), "locks").is_null_or_undefined();
-    let seed = (js_sys::Math::random() * 9e15) as u64;
+    // The tab's ids are drawn from it: crypto's, not `Math.random`, which an app's tests may fix.
+    let mut seed = [0u8; 8];
+    if random_values(&mut seed).is_err() {
+        seed = ((js_sys::Math::random() * 9e15) as u64).to_le_bytes();
+    }
+    let seed = u64::from_le_bytes(seed);
     let mut tab =
         Tab::new(settings.rules.clone(), locks, online(&platform), hidden(&document), seed);
     // Where pages share the outbox (a document, the browser's own IndexedDB: not in Node, nor in an

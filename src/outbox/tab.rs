@@ -188,8 +188,8 @@ pub(crate) struct Tab<V> {
     pub(crate) online: bool,
     /// Rounds hold the Web Lock: the API is there, and no request for it failed.
     pub(crate) locks: bool,
-    /// This tab's id (a new one each time it opens or comes back); whether its own Web Lock is held (the other tabs see it alive); the other
-    /// tabs alive, as the last feed read them.
+    /// This tab's id (a new one each time it opens or comes back); whether its own Web Lock is
+    /// held (the other tabs see it alive); the other tabs alive, as the last feed read them.
     pub(crate) id: String,
     pub(crate) own_lock: bool,
     pub(crate) live: Vec<String>,
@@ -209,7 +209,7 @@ pub(crate) struct Tab<V> {
 
 impl<V: Clone> Tab<V> {
     /// A tab, online or not, whose rounds hold the Web Lock when `locks`, on a page `hidden` or
-    /// not; `seed` draws the backoffs' jitter.
+    /// not; `seed` draws the backoffs' jitter and the tab's ids.
     pub(crate) fn new(rules: Rules, locks: bool, online: bool, hidden: bool, seed: u64) -> Self
     where
         V: Default,
@@ -661,6 +661,24 @@ mod tests {
         let resume = || event("resume", false);
         assert_eq!(load(resume(), Vec::from([Some(aside)])), (0, 1), "read again, no change");
         assert_eq!(load(resume(), Vec::new()), (1, 0), "gone from the store, told");
+    }
+
+    #[test]
+    fn a_store_closed_under_a_round_with_calls_out_ends_it_and_answers_its_flush() {
+        let mut h = Harness::new(&["a"], &["lock"]);
+        h.tell(Input::Flush { reply: 7 });
+        h.go("lock");
+        assert_eq!((h.calls.len(), h.replied.as_slice()), (1, &[1][..]), "the flush's round sends");
+        h.event("versionchange", false);
+        assert_eq!(h.replied, [1, 7], "the flush answered, not left waiting for a call dropped");
+    }
+
+    #[test]
+    fn a_tab_that_comes_back_has_a_new_id() {
+        let mut h = Harness::new(&[], &[]);
+        let first = h.tab.id.clone();
+        h.event("freeze", false).event("resume", false);
+        assert!(!first.is_empty() && h.tab.id != first, "{first} then {}", h.tab.id);
     }
 
     #[test]

@@ -36,7 +36,7 @@ pub(crate) enum Event {
 /// holds it, unchanged (a plant added again); the record leaves the store; or the event does not
 /// apply to the record as it is (why, for the caller who asked).
 #[derive(Clone, Debug, PartialEq)]
-#[allow(clippy::large_enum_variant)] // one lives at a time
+#[allow(clippy::large_enum_variant)] // a write's few
 pub(crate) enum Step {
     Put(Entry),
     Keep(Entry),

@@ -217,6 +217,22 @@ describe('the outbox through a page’s life, on a platform of fakes', { timeout
     for (const outbox of [a, b, c, d]) outbox.close();
   });
 
+  it('tabs opened under a test that fixes Math.random still hold one own lock each', async () => {
+    const [site, store, name] = [origin(), plantStore(), `fixed-random-${n++}`];
+    const random = Math.random;
+    Math.random = () => 0.5;
+    try {
+      const [a, b] = [await open(site.tab(), store, name), await open(site.tab(), store, name)];
+      const { held } = await site.locks.of(0).query();
+      const own = held.map((lock) => lock.name).filter((lock) => lock.includes('/tab/'));
+      assert.equal(new Set(own).size, 2, `two tabs, two ids: ${own}`);
+      a.close();
+      b.close();
+    } finally {
+      Math.random = random;
+    }
+  });
+
   it('a tab whose own Web Lock is refused is not seen dead: its entry is sent again only once its call has ended', async () => {
     const [site, store, name] = [origin(), plantStore({ auto: false }), `own-lock-${n++}`];
     const tab = site.tab();
