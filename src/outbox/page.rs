@@ -129,9 +129,13 @@ impl<V: Clone> Tab<V> {
         let wanted = self.wanted.take();
         self.flushed(wanted);
         if let Some(why) = why {
-            // Nothing of the store's will answer: the round ends with no sender.
+            // The senders' writes and calls are dropped, and the round ends with no sender; the
+            // app's own writes under way are still answered, as the store ends them.
             self.out.push(Action::Closed { why });
-            self.ops.retain(|(_, op)| !matches!(op, Op::Write { .. } | Op::Call { .. }));
+            let sender = |op: &Op| {
+                matches!(op, Op::Call { .. } | Op::Write { why: Why::Send | Why::Left, .. })
+            };
+            self.ops.retain(|(_, op)| !sender(op));
             self.end();
         }
         self.shut();

@@ -111,8 +111,9 @@ mod tests {
         waiting: Vec<Input<()>>,
         armed: u32,
         replies: u32,
-        /// The adds under way: reply → plant id.
+        /// The adds under way: reply → plant id; the flushes under way.
         adds: BTreeMap<u32, i64>,
+        flushes: BTreeSet<u32>,
         /// Its calls out: n → key, until each ended.
         calls: BTreeMap<u32, String>,
         /// A service worker's tab, woken by Background Sync: no page life; it ends once its round
@@ -231,6 +232,7 @@ mod tests {
                 armed: 0,
                 replies: 0,
                 adds,
+                flushes: BTreeSet::new(),
                 calls,
                 worker,
             };
@@ -405,6 +407,7 @@ mod tests {
                     self.die(t);
                 }
                 Action::Reply { reply, answer } => {
+                    self.tabs[t].flushes.remove(&reply);
                     if let Some(id) = self.tabs[t].adds.remove(&reply) {
                         if let Answer::Entry(Some(entry)) = answer {
                             self.added.insert(id, entry.plant);
@@ -756,10 +759,17 @@ mod tests {
                 12 if !frozen => {
                     let reply = 1_000 + self.tabs[t].replies;
                     self.tabs[t].replies += 1;
+                    self.tabs[t].flushes.insert(reply);
                     self.deliver(t, Input::Flush { reply });
                 }
                 _ if !frozen && self.rng.chance(30) => {
-                    self.deliver(t, Input::Close);
+                    // The app closes it, or its store closes under it (another page's newer
+                    // version).
+                    let input = match self.rng.chance(50) {
+                        true => Input::Close,
+                        false => event("versionchange", false, self.tabs[t].hidden),
+                    };
+                    self.deliver(t, input);
                     self.tabs[t].state = Life::Closed;
                 }
                 _ => {}
@@ -829,6 +839,12 @@ mod tests {
 
         /// What must hold once the faults are over and the tabs have done what they could.
         fn check(&self) -> Result<(), String> {
+            for (t, tab) in self.tabs.iter().enumerate().filter(|(_, s)| s.state != Life::Dead) {
+                if !tab.adds.is_empty() || !tab.flushes.is_empty() {
+                    let (adds, flushes) = (&tab.adds, &tab.flushes);
+                    return Err(format!("tab {t}: app calls never answered: {adds:?} {flushes:?}"));
+                }
+            }
             for (id, plant) in &self.added {
                 if !self.store.values().any(|e| e.plant.id == *id) {
                     return Err(format!("plant {id} ({plant:?}) was lost: no entry holds it"));

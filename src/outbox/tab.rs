@@ -674,6 +674,16 @@ mod tests {
     }
 
     #[test]
+    fn an_add_under_way_as_the_store_closes_under_it_is_answered() {
+        let mut h = Harness::new(&[], &["insert"]);
+        h.tell(Input::Add { reply: 5, entry: entry("c", 9) });
+        h.event("versionchange", false);
+        assert_eq!(h.said, ["abort", "unlive"].map(String::from), "no shut before the insert");
+        h.go("insert");
+        assert_eq!(h.replied, [1, 5], "the add answered once its insert is written");
+    }
+
+    #[test]
     fn a_tab_that_comes_back_has_a_new_id() {
         let mut h = Harness::new(&[], &[]);
         let first = h.tab.id.clone();
