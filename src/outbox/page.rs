@@ -115,8 +115,8 @@ impl<V: Clone> Tab<V> {
     }
 
     /// Closes the tab: its round dropped, its calls aborted (their answers written), its locks
-    /// given back, the store shut once its writes are over; at once when it closed on its own
-    /// (`why`, told to the app).
+    /// given back, the store shut once its writes are over. When the store closed on its own
+    /// (`why`, told to the app), only the app's writes are waited for.
     pub(crate) fn close(&mut self, why: Option<&'static str>) {
         if matches!(self.page, Page::Closed | Page::Shut) {
             return;
