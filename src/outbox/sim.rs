@@ -15,7 +15,7 @@ mod tests {
 
     use super::super::entry::{Entry, EntryError, Record, Sent, State};
     use super::super::tab::{Action, Answer, Failure, Input, Rules, Tab};
-    use super::super::table::Step;
+    use super::super::table::{Event, Step};
     use crate::Kind;
     use alloc::collections::{BTreeMap, BTreeSet};
     use alloc::format;
@@ -111,8 +111,9 @@ mod tests {
         waiting: Vec<Input<()>>,
         armed: u32,
         replies: u32,
-        /// The adds under way: reply → plant id; the flushes under way.
+        /// The adds and removes under way: reply → plant id; the flushes under way.
         adds: BTreeMap<u32, i64>,
+        removes: BTreeMap<u32, i64>,
         flushes: BTreeSet<u32>,
         /// Its calls out: n → key, until each ended.
         calls: BTreeMap<u32, String>,
@@ -139,8 +140,9 @@ mod tests {
         keys: BTreeMap<String, (f64, Result<Plant, u16>)>,
         /// How many times the server created each plant id.
         created: BTreeMap<i64, u32>,
-        /// The plants whose add resolved to an entry: id → plant.
+        /// The plants whose add resolved to an entry: id → plant; those the app removed since.
         added: BTreeMap<i64, NewPlant>,
+        removed: BTreeSet<i64>,
         next_id: i64,
         calm: bool,
         /// A page asked for Background Sync: a worker wakes to deliver.
@@ -188,6 +190,7 @@ mod tests {
                 keys: BTreeMap::new(),
                 created: BTreeMap::new(),
                 added: BTreeMap::new(),
+                removed: BTreeSet::new(),
                 next_id: 1,
                 calm: false,
                 sync: false,
@@ -232,6 +235,7 @@ mod tests {
                 armed: 0,
                 replies: 0,
                 adds,
+                removes: BTreeMap::new(),
                 flushes: BTreeSet::new(),
                 calls,
                 worker,
@@ -408,6 +412,11 @@ mod tests {
                 }
                 Action::Reply { reply, answer } => {
                     self.tabs[t].flushes.remove(&reply);
+                    if let Some(id) = self.tabs[t].removes.remove(&reply) {
+                        if matches!(answer, Answer::Done) {
+                            self.removed.insert(id);
+                        }
+                    }
                     if let Some(id) = self.tabs[t].adds.remove(&reply) {
                         if let Answer::Entry(Some(entry)) = answer {
                             self.added.insert(id, entry.plant);
@@ -718,7 +727,7 @@ mod tests {
                 hidden,
             };
             let frozen = self.tabs[t].state == Life::Frozen;
-            match self.rng.below(14) {
+            match self.rng.below(15) {
                 0..=4 if !frozen => {
                     let reply = 1_000 + self.tabs[t].replies;
                     self.tabs[t].replies += 1;
@@ -761,6 +770,17 @@ mod tests {
                     self.tabs[t].replies += 1;
                     self.tabs[t].flushes.insert(reply);
                     self.deliver(t, Input::Flush { reply });
+                }
+                13 if !frozen && !self.store.is_empty() => {
+                    // The app removes an entry, whatever its state and whoever sends it.
+                    let at = self.rng.below(self.store.len() as u64) as usize;
+                    let Some((key, entry)) = self.store.iter().nth(at) else { return };
+                    let (key, id) = (key.clone(), entry.plant.id);
+                    let reply = 1_000 + self.tabs[t].replies;
+                    self.tabs[t].replies += 1;
+                    self.tabs[t].removes.insert(reply, id);
+                    let event = Event::Remove;
+                    self.deliver(t, Input::Act { reply, key, event, name: "remove" });
                 }
                 _ if !frozen && self.rng.chance(30) => {
                     // The app closes it, or its store closes under it (another page's newer
@@ -840,18 +860,22 @@ mod tests {
         /// What must hold once the faults are over and the tabs have done what they could.
         fn check(&self) -> Result<(), String> {
             for (t, tab) in self.tabs.iter().enumerate().filter(|(_, s)| s.state != Life::Dead) {
-                if !tab.adds.is_empty() || !tab.flushes.is_empty() {
-                    let (adds, flushes) = (&tab.adds, &tab.flushes);
-                    return Err(format!("tab {t}: app calls never answered: {adds:?} {flushes:?}"));
+                if !tab.adds.is_empty() || !tab.removes.is_empty() || !tab.flushes.is_empty() {
+                    let (adds, removes, flushes) = (&tab.adds, &tab.removes, &tab.flushes);
+                    let calls = format!("{adds:?} {removes:?} {flushes:?}");
+                    return Err(format!("tab {t}: app calls never answered: {calls}"));
                 }
             }
-            for (id, plant) in &self.added {
+            for (id, plant) in self.added.iter().filter(|(id, _)| !self.removed.contains(id)) {
                 if !self.store.values().any(|e| e.plant.id == *id) {
                     return Err(format!("plant {id} ({plant:?}) was lost: no entry holds it"));
                 }
             }
             for entry in self.store.values() {
                 let id = &entry.plant.id;
+                if self.removed.contains(id) {
+                    return Err(format!("plant {id} came back after its removal: {entry:?}"));
+                }
                 let created = self.created.get(id).copied().unwrap_or(0);
                 if entry.state == State::Rejected && created > 0 {
                     return Err(format!(
