@@ -4,10 +4,12 @@ mod tests {
     //! (`tab.rs`, as the driver runs them) over a simulated store (IndexedDB: transactions run one
     //! at a time, each whole), Web Locks, channel, network, Plant Store and clock, with answers
     //! lost, delayed and reordered, 503s before and after the write, 429s with Retry-After, servers
-    //! that honour keys, ignore them or forget them, and pages hidden, shown, frozen, resumed,
-    //! cached, closed, crashed and reloaded at random. After each run, with the faults over: every
-    //! plant created exactly once against a server that honours keys, none lost, none in flight
-    //! twice among live tabs, none said rejected when a send may have created it.
+    //! that honour keys, ignore them or forget them, pages hidden, shown, frozen, resumed, cached,
+    //! closed, crashed and reloaded, stores closed under their tabs and entries removed by the app,
+    //! at random. After each run, with the faults over: every plant created exactly once against a
+    //! server that honours keys, none lost, none removed that comes back, none in flight twice
+    //! among live tabs, none said rejected when a send may have created it, every app call of a tab
+    //! still there answered.
     //!
     //! `cargo test --features outbox sim` runs `SIM_RUNS` schedules (default 2,000) from seed
     //! `SIM_FROM` (default 0); a failure names its seed, and `SIM_SEED=<seed>` replays it alone
