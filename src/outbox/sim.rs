@@ -142,8 +142,10 @@ mod tests {
         keys: BTreeMap<String, (f64, Result<Plant, u16>)>,
         /// How many times the server created each plant id.
         created: BTreeMap<i64, u32>,
-        /// The plants whose add resolved to an entry: id → plant; those the app removed since.
+        /// The plants whose add resolved to an entry: id → plant; those the app asked to remove
+        /// (gone, or not: the tab may have gone before its write), and those it removed.
         added: BTreeMap<i64, NewPlant>,
+        removing: BTreeSet<i64>,
         removed: BTreeSet<i64>,
         next_id: i64,
         calm: bool,
@@ -192,6 +194,7 @@ mod tests {
                 keys: BTreeMap::new(),
                 created: BTreeMap::new(),
                 added: BTreeMap::new(),
+                removing: BTreeSet::new(),
                 removed: BTreeSet::new(),
                 next_id: 1,
                 calm: false,
@@ -781,6 +784,7 @@ mod tests {
                     let reply = 1_000 + self.tabs[t].replies;
                     self.tabs[t].replies += 1;
                     self.tabs[t].removes.insert(reply, id);
+                    self.removing.insert(id);
                     let event = Event::Remove;
                     self.deliver(t, Input::Act { reply, key, event, name: "remove" });
                 }
@@ -868,7 +872,7 @@ mod tests {
                     return Err(format!("tab {t}: app calls never answered: {calls}"));
                 }
             }
-            for (id, plant) in self.added.iter().filter(|(id, _)| !self.removed.contains(id)) {
+            for (id, plant) in self.added.iter().filter(|(id, _)| !self.removing.contains(id)) {
                 if !self.store.values().any(|e| e.plant.id == *id) {
                     return Err(format!("plant {id} ({plant:?}) was lost: no entry holds it"));
                 }
