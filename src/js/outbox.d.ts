@@ -52,7 +52,7 @@ export interface OutboxUnreadable {
 /** What a `change` event's `detail` is: an entry as it now is, or the key of one removed. */
 export type OutboxChange = OutboxEntry | { key: string; removed: true };
 
-/** Options of `PlantOutbox.open` (`openOutbox`): a client's, and the outbox's own. */
+/** Options of `PlantOutbox.open`: a client's, and the outbox's own. */
 export type PlantOutboxOptions = PlantStoreOptions & {
   /** The outbox's name: one IndexedDB database each (`plant-store-outbox:<name>`). */
   name: string;
@@ -68,17 +68,25 @@ export type PlantOutboxOptions = PlantStoreOptions & {
  * The platform APIs an outbox uses (none needs the DOM library): its IndexedDB; `navigator.locks` (the Web Locks that
  * let tabs send by turns) and `navigator.onLine`; `BroadcastChannel` (hints between tabs); the `document` whose
  * `visibilitychange`, `freeze` and `resume` it listens to; its own `addEventListener` for `pagehide`, `pageshow`,
- * `online` and `offline`. A member of the wrong kind is a `config` error that names it.
+ * `online` and `offline` (with `removeEventListener`, which `close()` calls). A member of the wrong kind is a `config`
+ * error that names it.
  */
 export interface OutboxPlatform {
   indexedDB?: { open(name: string, version?: number): unknown };
-  navigator?: { locks?: unknown; onLine?: boolean };
-  BroadcastChannel?: new (name: string) => unknown;
-  document?: {
-    visibilityState?: string;
-    addEventListener(type: string, listener: (event: unknown) => void): void;
+  navigator?: {
+    locks?: { request(...args: never[]): Promise<unknown>; query(): Promise<unknown> } | null;
+    onLine?: boolean;
   };
-  addEventListener?(type: string, listener: (event: unknown) => void): void;
+  BroadcastChannel?: new (name: string) => unknown;
+  document?: OutboxEventTarget & { visibilityState?: string };
+  addEventListener?: OutboxEventTarget['addEventListener'];
+  removeEventListener?: OutboxEventTarget['removeEventListener'];
+}
+
+/** What the outbox listens on: the DOM's `EventTarget`, as far as it uses it. */
+export interface OutboxEventTarget {
+  addEventListener(type: string, listener: (event: unknown) => void): void;
+  removeEventListener(type: string, listener: (event: unknown) => void): void;
 }
 
 /** A listener of any event (the DOM's `EventListenerOrEventListenerObject`, which a project without the DOM library lacks). */
@@ -166,6 +174,3 @@ export declare class PlantOutbox extends EventTarget {
     options?: boolean | { capture?: boolean },
   ): void;
 }
-
-/** Opens the outbox `options` describe: a `config` PlantStoreError when a setting is wrong or the store cannot be opened (the message names the cause and the fix). */
-export declare function openOutbox(options: PlantOutboxOptions): Promise<PlantOutbox>;

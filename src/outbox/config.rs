@@ -72,17 +72,17 @@ fn resolve(given: Option<JsValue>) -> Result<JsValue, Draft> {
     }
     let out = js_sys::Object::new();
     let kinds = [
-        ("indexedDB", "an IDBFactory (with open())", "open"),
-        ("navigator", "an object (its locks and onLine)", ""),
-        ("BroadcastChannel", "a class", ""),
-        ("document", "an EventTarget with a visibilityState", "addEventListener"),
+        ("indexedDB", "an IDBFactory (with open())", &["open"][..]),
+        ("navigator", "an object (its locks and onLine)", &[]),
+        ("BroadcastChannel", "a class", &[]),
+        ("document", "an EventTarget with a visibilityState", &LISTENS),
     ];
-    for (name, kind, method) in kinds {
+    for (name, kind, methods) in kinds {
         let own = field(&given, name);
         let value = if own.is_undefined() { field(&global, name) } else { own.clone() };
         let fits = match name {
             "BroadcastChannel" => value.is_function(),
-            _ => value.is_object() && (method.is_empty() || field(&value, method).is_function()),
+            _ => value.is_object() && has(&value, methods),
         };
         if !own.is_undefined() && !fits {
             let message = ["options.platform.", name, " must be ", kind, ", or left out"];
@@ -90,8 +90,31 @@ fn resolve(given: Option<JsValue>) -> Result<JsValue, Draft> {
         }
         set(&out, name, if fits { value } else { JsValue::UNDEFINED });
     }
-    let events =
-        [&given, &global].into_iter().find(|on| field(on, "addEventListener").is_function());
+    let navigator = field(&out, "navigator");
+    let locks = field(&navigator, "locks");
+    if !locks.is_null_or_undefined() && !has(&locks, &["request", "query"]) {
+        let message = "options.platform.navigator.locks must be a LockManager (with request() and \
+                       query()), null, or left out";
+        return Err(Draft::config(message));
+    }
+    let on_line = field(&navigator, "onLine");
+    if !on_line.is_undefined() && on_line.as_bool().is_none() {
+        return Err(Draft::config("options.platform.navigator.onLine must be a boolean"));
+    }
+    if !field(&given, "addEventListener").is_undefined() && !has(&given, &LISTENS) {
+        let message = "options.platform.addEventListener and removeEventListener must be \
+                       functions (the page's events are heard on them), or left out";
+        return Err(Draft::config(message));
+    }
+    let events = [&given, &global].into_iter().find(|on| has(on, &LISTENS));
     set(&out, "events", events.cloned().unwrap_or_default());
     Ok(out.into())
+}
+
+/// What an EventTarget has.
+const LISTENS: [&str; 2] = ["addEventListener", "removeEventListener"];
+
+/// Whether `value` has each of `methods`.
+fn has(value: &JsValue, methods: &[&str]) -> bool {
+    methods.iter().all(|method| field(value, method).is_function())
 }

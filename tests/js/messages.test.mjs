@@ -231,7 +231,7 @@ test('a 200 with fields the client does not read is the Plant: 20 KB of metadata
   }
 });
 
-test("the outbox's options: each message names its option", async () => {
+test("the outbox's options: each message names its option, and a platform API of the wrong kind", async () => {
   const { PlantOutbox } = await import(pathToFileURL(join(dir, 'package/outbox/node.mjs')).href);
   const base = { baseUrl: server.url, token: TOKEN };
   for (const [options, option] of [
@@ -242,6 +242,16 @@ test("the outbox's options: each message names its option", async () => {
     [{ name: 'n', concurrency: 1.5 }, 'concurrency'],
     [{ name: 'n', retentionMs: -1 }, 'retentionMs'],
     [{ name: 'n', retentionMs: 2 ** 31 }, 'retentionMs'],
+    [{ name: 'n', platform: { indexedDB: {} } }, 'platform.indexedDB'],
+    [{ name: 'n', platform: { navigator: { locks: 5 } } }, 'platform.navigator.locks'],
+    [
+      { name: 'n', platform: { navigator: { locks: { request() {} } } } },
+      'platform.navigator.locks',
+    ],
+    [{ name: 'n', platform: { navigator: { onLine: 'false' } } }, 'platform.navigator.onLine'],
+    [{ name: 'n', platform: { document: { addEventListener() {} } } }, 'platform.document'],
+    [{ name: 'n', platform: { addEventListener: 5 } }, 'platform.addEventListener'],
+    [{ name: 'n', platform: { addEventListener() {} } }, 'platform.addEventListener'],
   ]) {
     const error = await PlantOutbox.open({ ...base, ...options }).catch((e) => e);
     assert.equal(error.kind, 'config', JSON.stringify(options));

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join, posix } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
 import semver from 'semver';
@@ -90,6 +91,21 @@ describe('the packed npm package', { timeout: 180_000 }, () => {
       (p) => !(p.kind === 'CJSResolvesToESM' && p.resolutionKind === 'node16-cjs'),
     );
     assert.deepEqual(other, [], `attw:\n${JSON.stringify(other, null, 2)}`);
+  });
+
+  it('each entry exports in Node the values its .d.ts declares, no more, no fewer', async () => {
+    const { manifest, root } = pack;
+    for (const entry of ['.', './outbox']) {
+      const { types, node } = manifest.exports[entry];
+      const text = readFileSync(join(root, types), 'utf8');
+      const declared = text.matchAll(/^export (?:declare )?(?:function|class|const) (\w+)/gm);
+      const module = await import(pathToFileURL(join(root, node)).href);
+      assert.deepEqual(
+        Object.keys(module).sort(),
+        [...new Set([...declared].map((m) => m[1]))].sort(),
+        entry,
+      );
+    }
   });
 
   it('holds exactly the files it needs, each one it lists', () => {

@@ -264,6 +264,15 @@ async function outboxes(): Promise<void> {
     retentionMs: 3_600_000,
   };
   const outbox: PlantOutbox = await PlantOutbox.open(settings);
+  const target = new EventTarget();
+  const page = { document: Object.assign(target, { visibilityState: 'visible' }) };
+  const { addEventListener, removeEventListener } = target;
+  void PlantOutbox.open({
+    ...settings,
+    platform: { ...page, addEventListener, removeEventListener },
+  });
+  // @ts-expect-error: close() takes its listeners off: removeEventListener beside addEventListener
+  void PlantOutbox.open({ ...settings, platform: { document: { addEventListener } } });
   outbox.addEventListener('change', (event) => {
     const change: OutboxChange = event.detail;
     if ('removed' in change) return void change.key;
