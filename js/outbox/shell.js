@@ -169,11 +169,7 @@ export class Shell {
       tx.commit?.();
       // Chromium aborts an add that breaks the id's index with an UnknownError: the request's own
       // error says why.
-      const failure = done.then(
-        () => request.error ?? undefined,
-        (cause) => request.error ?? cause,
-      );
-      failure.then((failure) => this.#tell('written', n, [failure]));
+      done.then(noop, (c) => c).then((cause) => this.#tell('written', n, [request.error ?? cause]));
     });
   }
 

@@ -4,7 +4,7 @@
 //! does itself what is Rust's: a call through the client, the answer of an app's promise, its views.
 
 use super::config::Settings;
-use super::entry::{Entry, Sent};
+use super::entry::{Entry, Kept, Sent};
 use super::record::{self, set, Fields};
 use super::tab::{Answer, Input, Tab};
 use crate::error::Draft;
@@ -175,10 +175,9 @@ impl Driver {
     /// What a `change` event tells of `key`: the entry's view, `{ key, removed: true }`, or nothing
     /// for a record set aside.
     pub(crate) fn changed(&self, key: &str) -> JsValue {
-        let tab = self.tab.borrow();
-        if let Some(entry) = tab.held.get(key).cloned() {
-            drop(tab);
-            return self.view(&entry);
+        let mut tab = self.tab.borrow_mut();
+        if let Some(kept) = tab.held.entries.iter_mut().find(|kept| kept.entry.key == key) {
+            return shown(kept);
         }
         if tab.held.aside.iter().any(|(aside, ..)| aside == key) {
             return JsValue::UNDEFINED;
@@ -195,9 +194,7 @@ impl Driver {
         let held = &mut tab.held;
         let kept = held.position(entry).ok().map(|at| &mut held.entries[at]);
         match kept.filter(|kept| kept.entry.revision == entry.revision) {
-            Some(kept) => {
-                kept.view.get_or_insert_with(|| record::view::<Object>(entry).into()).clone()
-            }
+            Some(kept) => shown(kept),
             None => record::view::<Object>(entry).into(),
         }
     }
@@ -207,13 +204,16 @@ impl Driver {
         let (mut tab, mut list) = (self.tab.borrow_mut(), self.list.borrow_mut());
         if list.0 != tab.held.version {
             let version = tab.held.version;
-            let views = tab.held.entries.iter_mut().map(|kept| {
-                kept.view.get_or_insert_with(|| record::view::<Object>(&kept.entry).into()).clone()
-            });
+            let views = tab.held.entries.iter_mut().map(shown);
             *list = (version, Object::freeze(&views.collect::<Array>()).into());
         }
         list.1.clone()
     }
+}
+
+/// The view of `kept`, made once.
+fn shown(kept: &mut Kept<JsValue>) -> JsValue {
+    kept.view.get_or_insert_with(|| record::view::<Object>(&kept.entry).into()).clone()
 }
 
 /// The error of a store that could not be opened, in words that name the cause and the fix.

@@ -2,10 +2,11 @@
 //! added while offline, across reloads and tabs, each sent until the store answers with one
 //! `Idempotency-Key`, so that a server that honours it creates each plant once. Rust decides, the
 //! JS shell (`js/outbox/shell.js`) does. Read in this order:
-//! - `entry.rs`: an entry and its state; `table.rs`: the one table of rules that changes a record;
+//! - `entry.rs`: an entry and its state, and what a tab holds of them; `table.rs`: the one table of
+//!   rules that changes a record;
 //! - `tab.rs`: one tab as a machine, its state, what goes in and what comes out; then its parts:
 //!   `page.rs` the page's life, `round.rs` a round and its senders, `store.rs` what it asks of the
-//!   store and what comes of it; `held.rs`: what a tab holds of the store;
+//!   store and what comes of it;
 //! - `record.rs`: a record and a view, plain objects; `config.rs`: the options;
 //! - `driver.rs`: the machine driven, what Rust does; `seam.rs`: the seam to the shell, one input
 //!   and one action each way.
@@ -15,7 +16,6 @@
 mod config;
 mod driver;
 mod entry;
-mod held;
 mod page;
 mod record;
 mod round;

@@ -80,38 +80,25 @@ impl<V: Clone> Tab<V> {
 
     /// A round may begin now.
     pub(crate) fn sends(&self) -> bool {
-        let page = match self.page {
-            Page::Shown => true,
-            Page::Hidden(until) => until <= self.now,
-            _ => false,
-        };
-        page && !self.paused && self.online
+        self.awake() && !matches!(self.page, Page::Hidden(until) if until > self.now)
+    }
+
+    /// The page shown or hidden, and the tab neither paused nor offline.
+    fn awake(&self) -> bool {
+        matches!(self.page, Page::Shown | Page::Hidden(_)) && !self.paused && self.online
     }
 
     /// What a closed tab still does: its writes end, its calls' answers are written, the store
     /// shuts once none is under way; an app's call is refused.
     pub(crate) fn closed(&mut self, input: Input<V>) {
-        let refused = match input {
-            Input::Add { reply, .. } => Some((reply, "add")),
-            Input::Get { reply, .. } => Some((reply, "get")),
-            Input::Act { reply, name, .. } => Some((reply, name)),
-            Input::Flush { reply } => {
-                return self.reply(reply, Answer::Flushed(self.held.waiting()))
-            }
-            Input::Answered { n, sent, left } => {
-                self.answered(n, sent, left);
-                None
-            }
-            input => {
-                self.store(input);
-                None
-            }
+        let (reply, name) = match input {
+            Input::Add { reply, .. } => (reply, "add"),
+            Input::Get { reply, .. } => (reply, "get"),
+            Input::Act { reply, name, .. } => (reply, name),
+            Input::Answered { n, sent, left } => return self.answered(n, sent, left),
+            input => return self.store(input),
         };
-        if let Some((reply, name)) = refused {
-            let message = ["outbox.", name, ": the outbox is closed"].concat();
-            self.reply(reply, Answer::Refused(message));
-        }
-        self.shut();
+        self.reply(reply, Answer::Refused(["outbox.", name, ": the outbox is closed"].concat()));
     }
 
     /// Closes the tab: its round dropped, its calls aborted (their answers written), its locks
@@ -141,7 +128,7 @@ impl<V: Clone> Tab<V> {
         self.shut();
     }
 
-    fn shut(&mut self) {
+    pub(crate) fn shut(&mut self) {
         let busy = |(_, op): &(u32, Op)| matches!(op, Op::Write { .. } | Op::Call { .. });
         if self.page == Page::Closed && !self.ops.iter().any(busy) {
             self.page = Page::Shut;
@@ -167,10 +154,7 @@ impl<V: Clone> Tab<V> {
     /// already, a second on: a round left it, or another tab is sending it), and on a hidden page
     /// not before the end of its second.
     pub(crate) fn arm(&mut self) {
-        let may = matches!(self.page, Page::Shown | Page::Hidden(_))
-            && !self.paused
-            && self.online
-            && !self.rules.worker;
+        let may = self.awake() && !self.rules.worker;
         let at = match (&self.round, self.held.next_due(), self.page) {
             (Round::Idle, Some(at), Page::Hidden(until)) if may => Some(at.max(until)),
             (Round::Idle, at, _) if may => at,

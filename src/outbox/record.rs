@@ -59,17 +59,12 @@ pub(crate) fn write<S: Sink>(entry: &Entry) -> S {
     out.object("plant", named(plant, &entry.plant.name, &entry.plant.tag));
     out.text("idType", if entry.bigint { "bigint" } else { "number" });
     fields(&mut out, entry);
-    let texts = [("sender", &entry.sender), ("sentKey", &entry.sent_key)];
-    for (name, text) in texts.into_iter().filter_map(|(name, t)| Some((name, t.as_ref()?))) {
-        out.text(name, text);
-    }
-    let times = [
-        ("sendingUntil", entry.sending_until),
-        ("firstSentAt", entry.first_sent_at),
-        ("dueAt", entry.due_at()),
-        ("expiresAt", entry.expires_at),
-    ];
-    times.into_iter().for_each(|(name, at)| time(&mut out, name, at));
+    entry.sender.iter().for_each(|sender| out.text("sender", sender));
+    entry.sent_key.iter().for_each(|key| out.text("sentKey", key));
+    optional(&mut out, "sendingUntil", entry.sending_until);
+    optional(&mut out, "firstSentAt", entry.first_sent_at);
+    optional(&mut out, "dueAt", entry.due_at());
+    optional(&mut out, "expiresAt", entry.expires_at);
     out
 }
 
@@ -90,16 +85,15 @@ fn fields<S: Sink>(out: &mut S, entry: &Entry) {
     out.number("revision", entry.revision.into());
     out.number("attempts", entry.attempts.into());
     out.flag("maybeCreated", entry.maybe_created);
-    time(out, "addedAt", Some(entry.added_at));
-    time(out, "updatedAt", Some(entry.updated_at));
-    time(out, "nextAttemptAt", entry.next_attempt_at);
-    time(out, "notBefore", entry.not_before);
+    optional(out, "addedAt", Some(entry.added_at));
+    optional(out, "updatedAt", Some(entry.updated_at));
+    optional(out, "nextAttemptAt", entry.next_attempt_at);
+    optional(out, "notBefore", entry.not_before);
     if let Some(error) = &entry.error {
         let mut e = S::new();
         e.text("kind", error.kind.as_str());
-        let numbers =
-            [("status", error.status.map(f64::from)), ("code", error.code.map(f64::from))];
-        numbers.into_iter().for_each(|(name, n)| n.into_iter().for_each(|n| e.number(name, n)));
+        optional(&mut e, "status", error.status.map(f64::from));
+        optional(&mut e, "code", error.code.map(f64::from));
         e.text("message", &error.message);
         out.object("error", e);
     }
@@ -117,9 +111,10 @@ fn named<S: Sink>(mut out: S, name: &str, tag: &Option<String>) -> S {
     out
 }
 
-fn time<S: Sink>(out: &mut S, name: &str, at: Option<f64>) {
-    if let Some(at) = at {
-        out.number(name, at);
+/// The number `value`, when there is one.
+fn optional<S: Sink>(out: &mut S, name: &str, value: Option<f64>) {
+    if let Some(value) = value {
+        out.number(name, value);
     }
 }
 
@@ -143,21 +138,15 @@ fn entry<F: Fields>(r: &F, key: &str) -> Result<Entry, &'static str> {
     let plant = r.object("plant").ok_or("it has no plant")?;
     let id = plant.text("id").and_then(|id| id.parse().ok()).ok_or("its plant has no id")?;
     let name = plant.text("name").ok_or("its plant has no name")?;
-    let tag = match plant.has("tag") {
-        true => Some(plant.text("tag").ok_or("its plant's tag is not a string")?),
-        false => None,
-    };
+    let tag = plant.has("tag").then(|| plant.text("tag").ok_or("its plant's tag is not a string"));
+    let tag = tag.transpose()?;
     let state =
         r.text("state").and_then(|name| State::ALL.into_iter().find(|s| s.as_str() == name));
     let state = state.ok_or("it has no state")?;
-    let error = match r.object("error") {
-        Some(error) => Some(read_error(&error).ok_or("its error has no kind")?),
-        None => None,
-    };
-    let created = match r.object("created") {
-        Some(created) => Some(read_plant(&created).ok_or("its created plant has no name")?),
-        None => None,
-    };
+    let error = r.object("error").map(|e| read_error(&e).ok_or("its error has no kind"));
+    let made = |c: F| Some(Plant { name: c.text("name")?, tag: c.text("tag") });
+    let created = r.object("created").map(|c| made(c).ok_or("its created plant has no name"));
+    let (error, created) = (error.transpose()?, created.transpose()?);
     if (state == State::Created) != created.is_some() {
         return Err("its state and its created plant disagree");
     }
@@ -192,10 +181,6 @@ fn read_error<F: Fields>(error: &F) -> Option<EntryError> {
         code: code("code").and_then(|n| i32::try_from(n).ok()),
         message: error.text("message").unwrap_or_default(),
     })
-}
-
-fn read_plant<F: Fields>(plant: &F) -> Option<Plant> {
-    Some(Plant { name: plant.text("name")?, tag: plant.text("tag") })
 }
 
 /// `n` when it is an integer that a JS number holds exactly.
@@ -248,10 +233,7 @@ impl Sink for Object {
         set(self, name, value);
     }
     fn id(&mut self, name: &str, id: i64, bigint: bool) {
-        match bigint {
-            true => set(self, name, id),
-            false => set(self, name, id as f64),
-        }
+        set(self, name, if bigint { JsValue::from(id) } else { JsValue::from(id as f64) });
     }
     fn object(&mut self, name: &str, value: Object) {
         set(self, name, value);

@@ -74,16 +74,13 @@ impl<V: Clone> Tab<V> {
         self.out.push(Action::Feed { n, until, locks: self.locks });
     }
 
-    pub(crate) fn fed(&mut self, keys: Vec<String>, live: Option<Vec<String>>) {
+    pub(crate) fn fed(&mut self, mut keys: Vec<String>, live: Option<Vec<String>>) {
         if let Some(live) = live {
             self.live = live.into_iter().filter(|id| *id != self.id).collect();
         }
         let Round::Sending { keys: fed, feeding, .. } = &mut self.round else { return };
-        keys.into_iter().for_each(|key| {
-            if !fed.contains(&key) {
-                fed.push(key)
-            }
-        });
+        keys.retain(|key| !fed.contains(key));
+        fed.extend(keys);
         match feeding.take() {
             Some(true) => self.feed(),
             _ => self.fill(),
@@ -145,11 +142,8 @@ impl<V: Clone> Tab<V> {
                 self.out.push(Action::Call { n, entry });
             }
             Some(entry) => {
-                let sent = Sent::unsent();
-                self.give_back(
-                    entry.key,
-                    Event::Settled { taken: entry.revision, left: true, sent },
-                )
+                let (taken, sent) = (entry.revision, Sent::unsent());
+                self.give_back(entry.key, Event::Settled { taken, left: true, sent })
             }
             None => self.send(None),
         }

@@ -43,9 +43,7 @@ pub fn open_outbox(options: JsValue, worker: bool) -> Result<OutboxCore, JsValue
     let locks = !field(&field(&platform, "navigator"), "locks").is_null_or_undefined();
     // The tab's ids are drawn from it: crypto's, not `Math.random`, which an app's tests may fix.
     let mut seed = [0u8; 8];
-    if random_values(&mut seed).is_err() {
-        seed = ((js_sys::Math::random() * 9e15) as u64).to_le_bytes();
-    }
+    let _ = random_values(&mut seed); // without it, no add succeeds either (uuid)
     let seed = u64::from_le_bytes(seed);
     let mut tab =
         Tab::new(settings.rules.clone(), locks, online(&platform), hidden(&document), seed);
@@ -60,6 +58,7 @@ pub fn open_outbox(options: JsValue, worker: bool) -> Result<OutboxCore, JsValue
 
 /// One open outbox, as its JS shell holds it.
 #[wasm_bindgen(skip_typescript)]
+#[allow(missing_debug_implementations)] // it holds the app's outbox
 pub struct OutboxCore(Rc<Driver>);
 
 #[wasm_bindgen]
@@ -109,12 +108,6 @@ impl OutboxCore {
             one
         });
         each.collect()
-    }
-}
-
-impl core::fmt::Debug for OutboxCore {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str("OutboxCore")
     }
 }
 

@@ -39,15 +39,8 @@ impl<V: Clone> Tab<V> {
     /// What the table reads of the world now.
     pub(crate) fn context(&mut self) -> Context<'_> {
         let random = self.draw() as f64 / (1u64 << 53) as f64;
-        Context {
-            now: self.now,
-            random,
-            send_ms: self.rules.send_ms,
-            retention_ms: self.rules.retention_ms,
-            key_lifetime_ms: self.rules.key_lifetime_ms,
-            tab: self.own_lock.then_some(self.id.as_str()),
-            live: &self.live,
-        }
+        let tab = self.own_lock.then_some(self.id.as_str());
+        Context { now: self.now, random, rules: &self.rules, tab, live: &self.live }
     }
 
     /// What the store said of an action this tab asked for.

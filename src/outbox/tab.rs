@@ -2,13 +2,12 @@
 //! time and gives what its driver does next ([`Action`]). It reads no clock and touches no store,
 //! so `cargo test` runs it natively: docs/outbox.md's table of the tab, and the seeded simulation
 //! of several tabs (`sim.rs`). What a record becomes is the table's (`table.rs`); a round,
-//! `round.rs`; what the tab holds of the store and the store's answers, `held.rs`.
+//! `round.rs`; the store's answers, `store.rs`, over what the tab holds of it (`entry.rs`).
 //!
 //! `V` is a value of the platform the machine passes on unread: a record it cannot read, the cause
 //! of a failure. `n` numbers an action the tab asked for, `reply` an app's call.
 
-use super::entry::{Entry, Record, Sent};
-use super::held::Held;
+use super::entry::{Entry, Held, Record, Sent};
 use super::table::{Event, Step};
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -228,7 +227,12 @@ impl<V: Clone> Tab<V> {
                 self.out.push(Action::Open { n });
             }
             Input::Close => self.close(None),
-            input if matches!(self.page, Page::Closed | Page::Shut) => self.closed(input),
+            // A tab that cannot send (closed, too) answers a flush at once.
+            Input::Flush { reply } => self.ask(Plan { force: true, flushes: Vec::from([reply]) }),
+            input if matches!(self.page, Page::Closed | Page::Shut) => {
+                self.closed(input);
+                self.shut();
+            }
             Input::Add { reply, entry } => {
                 self.add(reply, entry);
                 self.sync();
@@ -237,7 +241,6 @@ impl<V: Clone> Tab<V> {
             Input::Act { reply, key, event, name } => {
                 self.write(Why::Act(reply, name), Vec::from([(key, event)]))
             }
-            Input::Flush { reply } => self.ask(Plan { force: true, flushes: Vec::from([reply]) }),
             Input::Paused(true) => {
                 self.paused = true;
                 self.stop();

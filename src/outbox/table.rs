@@ -12,6 +12,7 @@
 //! ```
 
 use super::entry::{Entry, EntryError, Record, Sent, State};
+use super::tab::Rules;
 use crate::Kind;
 use alloc::string::String;
 use plant_store_model::Plant;
@@ -50,11 +51,8 @@ pub(crate) struct Context<'a> {
     pub(crate) now: f64,
     /// A number in [0, 1), the backoff's jitter.
     pub(crate) random: f64,
-    /// How long a send may take: the client's timeout, and a second to record its answer.
-    pub(crate) send_ms: f64,
-    pub(crate) retention_ms: f64,
-    /// How long a server keeps a key (`keyLifetimeMs`; infinite when unbounded).
-    pub(crate) key_lifetime_ms: f64,
+    /// The tab's settings: how long a send may take, the retention, how long a server keeps a key.
+    pub(crate) rules: &'a Rules,
     /// This tab while it holds its own Web Lock (a take makes it the sender), and the other tabs
     /// holding theirs: a round with the lock takes no entry whose sender is among them.
     pub(crate) tab: Option<&'a str>,
@@ -181,7 +179,7 @@ fn sent_by(entry: &mut Entry, cx: &Context<'_>) {
         (entry.state, entry.sending_until, entry.sender) = (State::Uncertain, None, None);
         return;
     }
-    (entry.state, entry.sending_until) = (State::Sending, Some(cx.now + cx.send_ms));
+    (entry.state, entry.sending_until) = (State::Sending, Some(cx.now + cx.rules.send_ms));
     entry.sender = cx.tab.map(String::from);
 }
 
@@ -189,7 +187,7 @@ fn sent_by(entry: &mut Entry, cx: &Context<'_>) {
 /// keeps keys.
 fn expired(entry: &Entry, cx: &Context<'_>) -> bool {
     let first = entry.first_sent_at.filter(|_| entry.maybe_created);
-    first.is_some_and(|at| at + cx.key_lifetime_ms <= cx.now)
+    first.is_some_and(|at| at + cx.rules.key_lifetime_ms <= cx.now)
 }
 
 /// The send taken at `taken_at` ended; `maybe` when it may have created the plant.
@@ -205,7 +203,7 @@ fn created(entry: &mut Entry, plant: Plant, cx: &Context<'_>) {
     (entry.state, entry.created, entry.error) = (State::Created, Some(plant), None);
     (entry.maybe_created, entry.next_attempt_at, entry.not_before) = (false, None, None);
     (entry.sending_until, entry.sender) = (None, None);
-    entry.expires_at = Some(cx.now + cx.retention_ms);
+    entry.expires_at = Some(cx.now + cx.rules.retention_ms);
 }
 
 /// A call that failed:
@@ -267,9 +265,13 @@ mod tests {
     const LATER: Context<'static> = Context {
         now: NOW + DAY,
         random: 0.5,
-        send_ms: 11_000.0,
-        retention_ms: DAY,
-        key_lifetime_ms: 2.0 * DAY,
+        rules: &Rules {
+            send_ms: 11_000.0,
+            retention_ms: DAY,
+            key_lifetime_ms: 2.0 * DAY,
+            concurrency: 4,
+            worker: false,
+        },
         tab: Some("me"),
         live: &[],
     };
@@ -555,7 +557,7 @@ mod tests {
         let forced = put(apply(held_entry(e.clone()), take(true), &at(NOW + 10.0, 0.5)));
         assert_eq!(
             (forced.state, forced.sending_until),
-            (State::Sending, Some(NOW + 10.0 + LATER.send_ms))
+            (State::Sending, Some(NOW + 10.0 + LATER.rules.send_ms))
         );
         // The app may send it now.
         let retried = put(apply(held_entry(e), Event::Retry { key: "k2".into() }, &at(NOW, 0.5)));
@@ -574,7 +576,7 @@ mod tests {
         let mut left = entry(State::Sending);
         left.sending_until = Some(LATER.now);
         let e = put(apply(held_entry(left), Event::Take { lock: false, force: false }, &LATER));
-        assert_eq!((e.attempts, e.sending_until), (2, Some(LATER.now + LATER.send_ms)));
+        assert_eq!((e.attempts, e.sending_until), (2, Some(LATER.now + LATER.rules.send_ms)));
         // Its first call's failure comes late: the second send stands.
         let late = settled(Err(failure(Kind::Network, None)), false);
         assert!(matches!(apply(held_entry(e), late, &LATER), Step::Refused(_)));
