@@ -45,9 +45,9 @@ export type OutboxAction =
   | ['apply', number, (OutboxRecord | null | undefined)[]]
   | ['insert', number, OutboxRecord]
   | ['abandon' | 'shut', 0]
-  // A Web Lock (n = 1: the tab's own) asked or given back; a hint posted; Background Sync asked of
-  // the page's service worker (the tag); the timer armed (undefined: disarmed); the app told of a
-  // change (undefined: a record set aside) or a close.
+  // A Web Lock (n = 1: the tab's own, while it lives and hears the hints) asked or given back; a hint
+  // posted; Background Sync asked of the page's service worker (the tag); the timer armed
+  // (undefined: disarmed); the app told of a change (undefined: a record set aside) or a close.
   | ['lock', 0 | 1, string]
   | ['release', 0 | 1]
   | ['post', 0, Hint]

@@ -52,12 +52,19 @@ export class Shell {
       case 'shut':
         return this.#shut();
       case 'lock':
+        if (n) this.#hear(true);
         this.#locks[n] = lock(navigator?.locks, a, n, this.#tell);
         return;
       case 'release':
+        if (n) this.#hear(false);
         return this.#locks[n]?.();
-      case 'post':
-        return this.#channel?.postMessage(a);
+      case 'post': {
+        // A tab that let go hears nothing, and still tells.
+        const channel = this.#channel ?? this.#newChannel();
+        channel?.postMessage(a);
+        if (channel !== this.#channel) channel?.close();
+        return;
+      }
       case 'sync': // the page's service worker, where one is registered, delivers (Background Sync)
         return navigator?.serviceWorker
           ?.getRegistration?.()
@@ -173,9 +180,9 @@ export class Shell {
     });
   }
 
-  /** Listens to the page, the network and the other tabs: what each event means is Rust's. */
+  /** Listens to the page and the network: what each event means is Rust's. */
   #listen() {
-    const { document, events, BroadcastChannel } = this.#platform;
+    const { document, events } = this.#platform;
     for (const [target, types] of [
       [document, ['visibilitychange', 'freeze', 'resume']],
       [events, ['pagehide', 'pageshow', 'online', 'offline']],
@@ -185,11 +192,25 @@ export class Shell {
         this.#listening.push([target, type]);
       }
     }
-    if (typeof BroadcastChannel === 'function') {
-      this.#channel = new BroadcastChannel(this.#db.name);
-      this.#channel.onmessage = this.#event;
-      this.#channel.unref?.(); // in Node, as the timer: it keeps no process alive on its own
-    }
+  }
+
+  /**
+   * Hears the other tabs' hints while the tab lives (its own Web Lock asked, and not given back):
+   * a page in the back/forward cache that heard one would be evicted from it.
+   */
+  #hear(on) {
+    this.#channel?.close();
+    this.#channel = on ? this.#newChannel() : undefined;
+    if (this.#channel) this.#channel.onmessage = this.#event;
+  }
+
+  /** A channel of the database's name, where the platform has one. */
+  #newChannel() {
+    const { BroadcastChannel } = this.#platform;
+    if (typeof BroadcastChannel !== 'function') return undefined;
+    const channel = new BroadcastChannel(this.#db.name);
+    channel.unref?.(); // in Node, as the timer: it keeps no process alive on its own
+    return channel;
   }
 
   #event = (event) => this.#tell('event', 0, event);

@@ -61,7 +61,8 @@ pub(crate) enum Action<V> {
     Apply { n: u32, steps: Vec<Step> },
     // Add a new record, committed as it is made.
     Insert { n: u32, entry: Entry },
-    // A Web Lock (`tab`: this tab's own, while it lives; else the one of rounds) asked, given back.
+    // A Web Lock (`tab`: this tab's own, while it lives and hears the hints; else the one of
+    // rounds) asked, given back.
     Lock { tab: bool },
     Release { tab: bool },
     // Tell the other tabs: these records changed, or this tab let go of the lock. Ask the page's

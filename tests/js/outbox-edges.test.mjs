@@ -1009,6 +1009,34 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
     await page.close();
   });
 
+  it("a page in the back/forward cache hears no hint: another tab's add leaves it there, and it lists the plant once back", async () => {
+    const cached = await startBrowser({
+      api: server.url,
+      pages: { '/away': html('') },
+      bfcache: true,
+    });
+    try {
+      const options = { baseUrl: server.url, token: TOKEN, name: `bfcache-${Date.now()}` };
+      const away = await cached.tab('/', () =>
+        addEventListener('pageshow', (event) => {
+          window.restored = event.persisted;
+        }),
+      );
+      const other = await cached.tab();
+      await openIn(away, options);
+      await openIn(other, options);
+      await away.goto(`${ORIGIN}/away`);
+      await other.evaluate(() => outbox.add({ id: 1290, name: 'While away' }));
+      await settled(other, 1);
+      await away.goBack({ waitUntil: 'commit' });
+      await away.waitForFunction(() => 'restored' in window);
+      assert.equal(await away.evaluate(() => window.restored), true, 'back from the cache');
+      await settled(away, 1);
+    } finally {
+      await cached.close();
+    }
+  });
+
   it('a page that leaves mid-call: its own call cut short is no failure to warn of', async () => {
     const page = await chromium.tab();
     const warnings = [];

@@ -2,9 +2,10 @@
 // downloaded), and a page that reports its outcome on `window.result`.
 import { chromium } from 'playwright-core';
 
-/** `args` are added to the flags every suite uses. */
-export function launchChromium({ args = [] } = {}) {
+/** `args` are added to the flags every suite uses; `bfcache`: the back/forward cache on (Playwright turns it off). */
+export function launchChromium({ args = [], bfcache = false } = {}) {
   return chromium.launch({
+    ignoreDefaultArgs: bfcache ? ['--disable-back-forward-cache'] : [],
     executablePath: '/usr/bin/chromium',
     args: [
       '--headless',

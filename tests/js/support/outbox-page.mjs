@@ -31,13 +31,14 @@ const PAGE = html(`
 /**
  * Chromium with one context whose pages are served at ORIGIN: `/` (and `/tab`) the page above,
  * `/pkg/…` the package (`pkg`, default $PKG_DIR; CORS open), any other path from `pages` (path → HTML). `posts` collects
- * every POST to `api`.
+ * every POST to `api`. `bfcache`: the back/forward cache on.
  */
-export async function startBrowser({ api, pages = {}, pkg = PKG }) {
+export async function startBrowser({ api, pages = {}, pkg = PKG, bfcache }) {
   // A routed origin counts as public: Chromium's Local Network Access would ask the user before its
   // page may call loopback. It is made a secure context, as a page on https is, for the Web Locks
   // API (a page can take it away: `withoutWebLocks`).
   const browser = await launchChromium({
+    bfcache,
     args: [
       '--disable-features=LocalNetworkAccessChecks',
       `--unsafely-treat-insecure-origin-as-secure=${ORIGIN}`,
