@@ -341,8 +341,8 @@ impl Retry {
     /// One attempt: no retries.
     pub const OFF: Retry = Retry::new(1);
 
-    /// Up to `attempts` requests in all (the first included), from 1 to 10; waits start at 100 ms
-    /// and are capped at 2 s.
+    /// Up to `attempts` requests in all (the first included; not the one sent again after a token
+    /// refresh), from 1 to 10; waits start at 100 ms and are capped at 2 s.
     pub const fn new(attempts: u32) -> Retry {
         Retry {
             attempts,

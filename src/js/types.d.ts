@@ -44,7 +44,7 @@ export type PlantStoreAuth =
 
 /** Retries of a call: only what cannot have created the plant, or was asked for. */
 export interface RetryOptions {
-  /** Requests in all, the first included: 1 to 10 (default 3). */
+  /** Requests in all, the first included, but the one sent again after a token refresh: 1 to 10 (default 3). */
   attempts?: number;
   /** The cap of the first backoff wait in ms, doubled at each retry; full jitter (default 100). */
   baseDelayMs?: number;
