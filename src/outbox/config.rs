@@ -1,8 +1,8 @@
 //! How an outbox is opened: the options of `PlantOutbox.open`, a client's and the outbox's own
-//! (`name`, `concurrency`, `retentionMs`, `platform`), checked into [`Settings`].
+//! (`name`, `concurrency`, `retentionMs`, `platform`), checked into [`Settings`] and the tab's
+//! [`Rules`].
 
 use super::record::{field, set};
-use super::tab::Rules;
 use crate::error::Draft;
 use crate::js::api::{config, Options};
 use crate::{Client, Error, MAX_TIMEOUT_MS};
@@ -23,6 +23,17 @@ impl Settings {
     pub(crate) fn named(&self, more: &str) -> String {
         ["plant-store-outbox:", &self.name, more].concat()
     }
+}
+
+/// A tab's settings; `worker`: a service worker's, with no page life, that leaves to the pages an
+/// entry it cannot send for want of a token.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Rules {
+    pub(crate) concurrency: usize,
+    pub(crate) send_ms: f64,
+    pub(crate) retention_ms: f64,
+    pub(crate) key_lifetime_ms: f64,
+    pub(crate) worker: bool,
 }
 
 /// Checks `options`: a `config` error that names the option and the fix.

@@ -15,8 +15,9 @@ mod tests {
     //! `SIM_FROM` (default 0); a failure names its seed, and `SIM_SEED=<seed>` replays it alone
     //! (`SIM_TRACE=1` prints its events).
 
+    use super::super::config::Rules;
     use super::super::entry::{Entry, EntryError, Record, Sent, State};
-    use super::super::tab::{Action, Answer, Failure, Input, Rules, Tab};
+    use super::super::tab::{Action, Answer, Failure, Input, Tab};
     use super::super::table::{Event, Step};
     use crate::Kind;
     use alloc::collections::{BTreeMap, BTreeSet};

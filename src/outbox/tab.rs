@@ -7,6 +7,7 @@
 //! `V` is a value of the platform the machine passes on unread: a record it cannot read, the cause
 //! of a failure. `n` numbers an action the tab asked for, `reply` an app's call.
 
+use super::config::Rules;
 use super::entry::{Entry, Held, Record, Sent};
 use super::table::{Event, Step};
 use alloc::string::String;
@@ -113,17 +114,6 @@ pub(crate) enum Page {
     Gone,
     Closed,
     Shut,
-}
-
-/// A tab's settings; `worker`: a service worker's, with no page life, that leaves to the pages an
-/// entry it cannot send for want of a token.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Rules {
-    pub(crate) concurrency: usize,
-    pub(crate) send_ms: f64,
-    pub(crate) retention_ms: f64,
-    pub(crate) key_lifetime_ms: f64,
-    pub(crate) worker: bool,
 }
 
 /// What a round is asked for: to take every entry waiting (`force`), for these `flush()` calls.

@@ -11,8 +11,8 @@
 //!   resolve: pending, rejected, uncertain ─► created     remove: any ─► gone
 //! ```
 
+use super::config::Rules;
 use super::entry::{Entry, EntryError, Record, Sent, State};
-use super::tab::Rules;
 use crate::Kind;
 use alloc::string::String;
 use plant_store_model::Plant;
