@@ -58,7 +58,7 @@ pub fn open_outbox(options: JsValue, worker: bool) -> Result<OutboxCore, JsValue
 
 /// One open outbox, as its JS shell holds it.
 #[wasm_bindgen(skip_typescript)]
-#[allow(missing_debug_implementations)] // it holds the app's outbox
+#[allow(missing_debug_implementations)] // JS values and closures: nothing in it prints usefully
 pub struct OutboxCore(Rc<Driver>);
 
 #[wasm_bindgen]
