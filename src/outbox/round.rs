@@ -23,8 +23,8 @@ impl<V: Clone> Tab<V> {
         self.out.push(Action::Warn(message.concat()));
     }
 
-    /// A round is asked for: it begins, or the one asking takes this plan in, or the one sending
-    /// reads the keys due again (once for a burst), or it comes after the one under way. A service
+    /// A round is asked for: it begins, or the one asking or sending takes this plan in (sending,
+    /// it reads the keys due again, once for a burst), or it comes after the one ending. A service
     /// worker's rounds are its events' (`flush`): the browser may end it outside them.
     pub(crate) fn ask(&mut self, plan: Plan) {
         if self.rules.worker && plan.flushes.is_empty() {
@@ -43,8 +43,16 @@ impl<V: Clone> Tab<V> {
                 asked.force |= plan.force;
                 asked.flushes.extend(plan.flushes);
             }
-            Round::Sending { feeding: Some(again), .. } if plan == Plan::default() => *again = true,
-            Round::Sending { .. } if plan == Plan::default() => self.feed(),
+            // An entry this round took counts as tried for a flush that comes meanwhile: it is
+            // not sent again at once, before its backoff.
+            Round::Sending { plan: sending, feeding, .. } => {
+                sending.force |= plan.force;
+                sending.flushes.extend(plan.flushes);
+                match feeding {
+                    Some(again) => *again = true,
+                    None => self.feed(),
+                }
+            }
             _ => {
                 let wanted = self.wanted.get_or_insert_with(Plan::default);
                 wanted.force |= plan.force;

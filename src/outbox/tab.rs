@@ -271,8 +271,9 @@ impl<V: Clone> Tab<V> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outbox::entry::State;
+    use crate::outbox::entry::{EntryError, State};
     use crate::outbox::table::docs_table;
+    use crate::Kind;
     use alloc::format;
     use alloc::string::ToString;
     use plant_store_model::{NewPlant, Plant};
@@ -584,12 +585,14 @@ mod tests {
         let mut h = Harness::new(&["a"], &["lock"]);
         h.tell(Input::Flush { reply: 7 }); // into the round asking
         h.go("lock");
-        h.hold.push("lock");
+        h.hold.extend(["lock", "purge"]);
         assert_eq!(h.calls.len(), 1, "the round sends `a`");
-        h.tell(Input::Flush { reply: 8 }); // the round after this one
+        h.tell(Input::Flush { reply: 8 }); // into the round sending
         h.answer();
-        assert_eq!(h.replied, [1, 7], "open's, and the first round's flush, not the next one's");
-        h.tell(Input::Flush { reply: 9 }); // into the round asking
+        h.tell(Input::Flush { reply: 9 }); // the round purges: the round after this one
+        assert_eq!(h.replied, [1], "open's: the round purges");
+        h.go("purge");
+        assert_eq!(h.replied, [1, 7, 8], "the round's flushes, not the next one's");
         h.go("lock");
         assert_eq!(h.replied, [1, 7, 8, 9]);
     }
@@ -694,5 +697,22 @@ mod tests {
         h.answer();
         assert_eq!((h.calls.len(), h.stored("a").state), (3, State::Created), "no take after it");
         assert_eq!(h.stored("e").state, State::Pending);
+    }
+
+    #[test]
+    fn a_flush_while_the_round_sends_joins_it_an_entry_it_tried_waits_for_its_backoff() {
+        let mut h = Harness::new(&[], &[]);
+        h.tell(Input::Add { reply: 2, entry: entry("k", 1) }); // the round sends it at once
+        h.tell(Input::Flush { reply: 3 });
+        let (n, _) = h.calls.remove(0);
+        let message = "the network failed".into();
+        let error = EntryError { kind: Kind::Network, status: None, code: None, message };
+        let sent =
+            Sent { outcome: Err(error), requests: 1, maybe_created: true, retry_after_ms: None };
+        h.tell(Input::Answered { n, sent, left: false });
+        assert!(h.calls.is_empty(), "not sent again before its backoff");
+        assert_eq!((h.stored("k").state, h.replied.as_slice()), (State::Pending, &[1, 2, 3][..]));
+        h.tell(Input::Flush { reply: 4 }); // a flush of its own: sent now
+        assert_eq!(h.calls.len(), 1);
     }
 }
