@@ -117,7 +117,7 @@ describe("an app's own tests, run by each tool apps are tested with", { timeout:
   }
 
   it("Vitest 4's browser mode in Chromium, MSW 2 as a service worker, the outbox on the page's IndexedDB", async () => {
-    await vitest(msw2, ['--config', 'vitest.browser.config.js'], 4);
+    await vitest(msw2, ['--config', 'vitest.browser.config.js'], 5);
   });
 
   it("Vitest 4, undici's MockAgent as Node's global dispatcher", async () => {
@@ -133,14 +133,14 @@ describe("an app's own tests, run by each tool apps are tested with", { timeout:
     assert.match(output, /Tests:\s+5 passed, 5 total/, output);
   });
 
-  for (const environment of ['node', 'jsdom']) {
+  for (const environment of ['node', 'jsdom', 'happy-dom']) {
     it(`MSW 3 on Node 22.12, Vitest 4's ${environment} environment`, async () => {
       await vitest(msw3, [...NODE_TESTS, '--environment', environment], 6, NODE_22);
     });
   }
 
   it("MSW 3 on Node 22.12, as a service worker in Vitest 4's browser mode", async () => {
-    await vitest(msw3, ['--config', 'vitest.browser.config.js'], 4, NODE_22);
+    await vitest(msw3, ['--config', 'vitest.browser.config.js'], 5, NODE_22);
   });
 });
 

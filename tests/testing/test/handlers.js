@@ -2,7 +2,15 @@
 import { HttpResponse, http } from 'msw';
 import { API } from '../src/api.js';
 
+const CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'POST',
+  'access-control-allow-headers': 'authorization, content-type, idempotency-key',
+};
+
 export const handlers = [
+  // happy-dom's fetch asks a CORS preflight first, as a browser would; MSW 3 needs its answer.
+  http.options(`${API}/plants`, () => new HttpResponse(null, { status: 204, headers: CORS })),
   http.post(`${API}/plants`, async ({ request }) => {
     if (request.headers.get('authorization') !== 'Bearer test-token')
       return HttpResponse.json({ error: 1, message: 'bad token' }, { status: 401 });

@@ -13,9 +13,9 @@ afterEach(() => server.resetHandlers());
 afterAll(() => server.close());
 
 const keys = [];
-server.events.on('request:start', ({ request }) =>
-  keys.push(request.headers.get('idempotency-key')),
-);
+server.events.on('request:start', ({ request }) => {
+  if (request.method === 'POST') keys.push(request.headers.get('idempotency-key'));
+});
 afterEach(() => {
   keys.length = 0;
 });
