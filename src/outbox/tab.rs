@@ -184,7 +184,7 @@ pub(crate) struct Tab<V> {
     pub(crate) own_lock: bool,
     pub(crate) live: Vec<String>,
     pub(crate) round: Round,
-    /// A round asked for while one runs (`flush()`, `online`): it begins when that one ends.
+    /// A round asked for while one ends or purges: it begins once that one is over.
     pub(crate) wanted: Option<Plan>,
     pub(crate) timer: Option<f64>,
     pub(crate) held: Held<V>,
