@@ -192,8 +192,15 @@ pub(crate) fn outcome(
 fn excerpt(text: &str) -> (String, bool) {
     let until = text.split('\\').next().unwrap_or_default();
     let mut chars = until.chars();
-    let shown = chars.by_ref().take(EXCERPT_CHARS).collect();
-    (shown, chars.next().is_none() && until.len() == text.len())
+    let mut shown: String = chars.by_ref().take(EXCERPT_CHARS).collect();
+    let whole = chars.next().is_none() && until.len() == text.len();
+    if !whole {
+        // A token the cut runs through would leave its first characters, too few to redact: the
+        // last word goes with them.
+        let word = |c: char| c.is_ascii_alphanumeric() || "-._~+/=".contains(c);
+        shown.truncate(shown.trim_end_matches(word).len());
+    }
+    (shown, whole)
 }
 
 /// An Error's message (decoded by the JSON reader): its excerpt, `…` when cut.
@@ -495,6 +502,7 @@ mod tests {
                     .unwrap_err()
                     .redact(&[token]);
                 assert!(!pieces(e.message()), "{status}: {}", e.message());
+                assert!(!e.message().contains(&token[..2]), "{status}: {}", e.message());
             }
         }
         for cut in 0..token.len() {

@@ -116,7 +116,8 @@ impl Config {
 
     /// A source of the token: an async closure called before every request with `false`, and
     /// once with `true` after a 401 (see [`Client::create_plant`](crate::Client::create_plant)); an
-    /// `Err` ends the call with a `config` error whose cause is its value. For a JS function:
+    /// `Err` ends the call with a `config` error whose cause is its value (`unauthorized` for the
+    /// refresh after a 401). For a JS function:
     /// `move |refresh| JsFuture::from(Promise::resolve(&f.call1(..)?))`, then `as_string`.
     ///
     /// ```no_run

@@ -155,9 +155,9 @@ impl Error {
     }
 
     /// True when a request of the call may have reached the store without the client learning
-    /// the outcome (no answer, a timeout, any 5xx, a redirect, a 200 that is not a Plant): the
-    /// plant may exist. A refusal that follows in the same call (a retry that meets "duplicate id")
-    /// keeps it true, and its message says so.
+    /// the outcome (no answer, a timeout, any 5xx, another 2xx, a redirect, a 200 that is not a
+    /// Plant): the plant may exist. A refusal that follows in the same call (a retry that meets
+    /// "duplicate id") keeps it true, and its message says so.
     pub fn maybe_created(&self) -> bool {
         self.0.maybe_created
     }

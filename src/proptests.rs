@@ -481,7 +481,8 @@ fn no_piece_of_the_token_in_any_error_text() {
     // error shows it could not fail.
     let share = |n: u32| f64::from(n) / f64::from(seen.cases);
     assert_eq!(seen.cases, cases);
-    assert!(share(seen.redacted) > 0.15, "{seen:?}");
+    // (About 15 % of the cases: an excerpt cut in a word drops the word, token pieces and all.)
+    assert!(share(seen.redacted) > 0.12, "{seen:?}");
     for (what, n) in [
         ("redacted after the read limit cut the body", seen.redacted_cut_by_limit),
         ("redacted from an escaped piece", seen.redacted_escaped),
