@@ -197,8 +197,8 @@ fn excerpt(text: &str) -> (String, bool) {
     if !whole {
         // A token the cut runs through would leave its first characters, too few to redact: the
         // last word goes with them.
-        let word = |c: char| c.is_ascii_alphanumeric() || "-._~+/=".contains(c);
-        shown.truncate(shown.trim_end_matches(word).len());
+        let word = |b: u8| b.is_ascii_alphanumeric() || b"-._~+/=".contains(&b);
+        shown.truncate(shown.bytes().rposition(|b| !word(b)).map_or(0, |at| at + 1));
     }
     (shown, whole)
 }
