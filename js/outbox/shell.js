@@ -187,7 +187,8 @@ export class Shell {
       [document, ['visibilitychange', 'freeze', 'resume']],
       [events, ['pagehide', 'pageshow', 'online', 'offline']],
     ]) {
-      for (const type of typeof target?.addEventListener === 'function' ? types : []) {
+      // Each is an EventTarget, or none: openOutbox checked what the platform gave.
+      for (const type of target ? types : []) {
         target.addEventListener(type, this.#event);
         this.#listening.push([target, type]);
       }

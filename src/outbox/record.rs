@@ -85,8 +85,8 @@ fn fields<S: Sink>(out: &mut S, entry: &Entry) {
     out.number("revision", entry.revision.into());
     out.number("attempts", entry.attempts.into());
     out.flag("maybeCreated", entry.maybe_created);
-    optional(out, "addedAt", Some(entry.added_at));
-    optional(out, "updatedAt", Some(entry.updated_at));
+    out.number("addedAt", entry.added_at);
+    out.number("updatedAt", entry.updated_at);
     optional(out, "nextAttemptAt", entry.next_attempt_at);
     optional(out, "notBefore", entry.not_before);
     if let Some(error) = &entry.error {
