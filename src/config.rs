@@ -164,7 +164,8 @@ impl Config {
         self
     }
 
-    /// An extra request header. It cannot be `Authorization` or `Content-Type`.
+    /// An extra request header. It cannot be `Authorization`, `Content-Type` or a header fetch
+    /// forbids (`Content-Length`, `Host`, `Sec-…`, …).
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Config {
         self.headers.push((name.into(), value.into()));
         self
@@ -287,12 +288,27 @@ pub(crate) struct Settings {
 
 /// An extra header, checked by fetch's `Headers` rules (by hand: the `http` crate's are stricter, a
 /// dependency for ten lines): a `config` error names `Authorization`, `Content-Type` (the client's),
-/// a name that is no RFC 9110 token, or a value that, trimmed, holds NUL, CR, LF or a char > U+00FF.
+/// a forbidden request header (the runtime's), a name that is no RFC 9110 token, or a value that,
+/// trimmed, holds NUL, CR, LF or a char > U+00FF.
 fn check_header(names: &Names, name: &str, value: &str) -> Result<(), Draft> {
     let shown = theirs(&name.chars().take(40).collect::<String>());
     let [before, after] = names.header;
     if name.eq_ignore_ascii_case("authorization") || name.eq_ignore_ascii_case("content-type") {
         let message = [names.headers, " cannot set ", &shown, ": the client sets it"];
+        return Err(Draft::config(message.concat()));
+    }
+    let lower = name.to_ascii_lowercase();
+    if FORBIDDEN.contains(&lower.as_str())
+        || lower.starts_with("proxy-")
+        || lower.starts_with("sec-")
+    {
+        let message = [
+            names.headers,
+            " cannot set ",
+            &shown,
+            ": the runtime sets it (a forbidden request header: browsers drop it, and Node's \
+             fetch fails the request)",
+        ];
         return Err(Draft::config(message.concat()));
     }
     let tchar = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
@@ -304,6 +320,32 @@ fn check_header(names: &Names, name: &str, value: &str) -> Result<(), Draft> {
     }
     Ok(())
 }
+
+/// Fetch's forbidden request headers (<https://fetch.spec.whatwg.org/#forbidden-request-header>),
+/// but for the `X-HTTP-Method` family, which only some values forbid; `proxy-` and `sec-` names too.
+const FORBIDDEN: [&str; 21] = [
+    "accept-charset",
+    "accept-encoding",
+    "access-control-request-headers",
+    "access-control-request-method",
+    "connection",
+    "content-length",
+    "cookie",
+    "cookie2",
+    "date",
+    "dnt",
+    "expect",
+    "host",
+    "keep-alive",
+    "origin",
+    "referer",
+    "set-cookie",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+    "via",
+];
 
 const MS: &str = " of milliseconds";
 
@@ -601,6 +643,14 @@ mod tests {
         let [rust, js] = both("https://h.example").map(|c| message(c.header("content-TYPE", "x")));
         assert_eq!(rust, "Config::header(..) cannot set content-TYPE: the client sets it");
         assert_eq!(js, "options.headers cannot set content-TYPE: the client sets it");
+        for name in ["Content-Length", "expect", "Transfer-Encoding", "upgrade", "Sec-Fetch-Mode"] {
+            let [_, js] = both("https://h.example").map(|c| message(c.header(name, "5")));
+            let why = ": the runtime sets it (a forbidden request header: browsers drop it, and \
+                       Node's fetch fails the request)";
+            assert_eq!(js, ["options.headers cannot set ", name, why].concat());
+        }
+        let [rust, js] = both("https://h.example").map(|c| message(c.header("X-Proxied-By", "1")));
+        assert_eq!([rust, js], ["ok", "ok"]);
     }
 
     #[test]

@@ -88,7 +88,7 @@ export type PlantStoreOptions = PlantStoreAuth & {
   signal?: AbortSignal;
   /** Timeout of one call in milliseconds, from 1 to 2147483647 (default 10000). */
   timeoutMs?: number;
-  /** Extra request headers; they cannot replace Authorization or Content-Type. */
+  /** Extra request headers; they cannot set Authorization, Content-Type or a header fetch forbids (Content-Length, Host, …). */
   headers?: Record<string, string>;
   /** Retries of every call; off unless given (it is a POST). `timeoutMs` bounds the call, waits included. */
   retry?: RetryOptions;
