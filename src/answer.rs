@@ -101,13 +101,14 @@ const NOT_CONNECTED: [&str; 12] = [
 pub(crate) fn unreachable(
     url: &str,
     why: &str,
-    cause: JsValue,
+    cause: Option<JsValue>,
     offline: bool,
     preflight: Option<&str>,
 ) -> Draft {
     let offline = if offline { "the browser is offline (navigator.onLine is false): " } else { "" };
     let message = ["could not reach the Plant Store at ", url, ": ", offline, &theirs(why)];
-    let draft = Draft::new(Kind::Network, message.concat()).with_cause(cause);
+    let draft =
+        cause.into_iter().fold(Draft::new(Kind::Network, message.concat()), Draft::with_cause);
     let Some(headers) = preflight.filter(|_| offline.is_empty()) else {
         return draft;
     };
@@ -175,7 +176,10 @@ pub(crate) fn outcome(
             Draft::new(other, message.concat()).with_code(e.error)
         }
         (400, None) => {
-            let message = [&answered, " without an Error body: ", &body_excerpt(body, complete)];
+            let over =
+                ["with a body over ", &decimal(limit as i64), " bytes, not read as"].concat();
+            let why = if complete { "without" } else { &over };
+            let message = [&answered, " ", why, " an Error body: ", &body_excerpt(body, complete)];
             Draft::new(Kind::InvalidResponse, message.concat())
         }
         (_, None) => {
@@ -447,7 +451,10 @@ mod tests {
             .unwrap_err()
             .redact(&[]);
         assert_eq!(cut.kind(), Kind::InvalidResponse);
-        assert!(cut.message().contains("body starting"), "{}", cut.message());
+        let said =
+            "the Plant Store answered 400 with a body over 4096 bytes, not read as an Error \
+                    body: body starting \"{\"error\":3,\"message\":\"x\"";
+        assert_eq!(cut.message(), said);
     }
 
     #[test]

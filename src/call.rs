@@ -237,7 +237,12 @@ impl Call {
             }
             (At::Token(stale), Input::Threw(cause, _)) => {
                 let names = self.settings.config.names;
-                let draft = token::failed(stale.is_some(), names).with_cause(cause);
+                let mut draft = token::failed(stale.is_some(), names).with_cause(cause);
+                // A refresh's: the 401's code stays, as a second 401 would give it.
+                let refused = self.last.as_ref().and_then(Error::code);
+                if let Some(code) = refused.filter(|_| stale.is_some()) {
+                    draft = draft.with_code(code);
+                }
                 self.forget(stale, draft)
             }
             (At::Token(stale), Input::Stopped(stop)) => {
@@ -254,7 +259,7 @@ impl Call {
             }
             (At::Before(token), Input::Hooked(Some(headers))) => self.send(token, Some(headers)),
             (At::Before(_), Input::Hooked(None)) => {
-                let rule = " may not set Authorization or change Content-Type";
+                let rule = " may not set Authorization, nor change Content-Type or the call's Idempotency-Key";
                 self.end(Draft::config([self.settings.config.names.before, rule].concat()))
             }
             (At::Before(_), Input::Threw(cause, _)) => {
@@ -264,9 +269,24 @@ impl Call {
             (At::Fetch(token, began), Input::Threw(cause, said)) => {
                 let (why, refused) = answer::why(said.chain.as_deref());
                 let preflight = self.cross_origin.then(|| self.preflight());
-                let draft =
-                    answer::unreachable(&url, &why, cause, said.offline, preflight.as_deref());
+                let draft = answer::unreachable(
+                    &url,
+                    &why,
+                    Some(cause),
+                    said.offline,
+                    preflight.as_deref(),
+                );
                 let learnt = Learnt { sent: true, refused, ..Learnt::default() };
+                self.attempted(Err(draft), learnt, JsValue::UNDEFINED, token, began)
+            }
+            (At::Fetch(token, began), Input::Answer(head))
+                if head.kind.as_deref() == Some("error") =>
+            {
+                // fetch's network error as a Response (`Response.error()`, a mock's outage): as
+                // if fetch rejected, the request may have gone out.
+                let why = "fetch resolved to Response.error(), a network error";
+                let draft = answer::unreachable(&url, why, None, false, None);
+                let learnt = Learnt { sent: true, ..Learnt::default() };
                 self.attempted(Err(draft), learnt, JsValue::UNDEFINED, token, began)
             }
             (At::Fetch(token, began), Input::Answer(head)) => {
@@ -303,7 +323,7 @@ impl Call {
                     }
                     Input::Threw(cause, said) => {
                         let (why, _) = answer::why(said.chain.as_deref());
-                        Err(answer::unreachable(&url, &why, cause, said.offline, None))
+                        Err(answer::unreachable(&url, &why, Some(cause), said.offline, None))
                     }
                     Input::Stopped(stop) => {
                         learnt.timed_out = matches!(stop, Stop::AttemptTimedOut);
@@ -894,6 +914,14 @@ mod tests {
         );
         assert!(steps[1].starts_with("error unauthorized 1 false: "), "{}", steps[1]);
         assert!(!shared(&settings, "stale-token"));
+        // It keeps the 401's code.
+        let mut failing = refreshing(&settings);
+        failing.step(returned());
+        let Action::Done(Err(e)) = failing.step(Input::Threw(JsValue::UNDEFINED, Said::default()))
+        else {
+            panic!("the call goes on")
+        };
+        assert_eq!((e.status(), e.code()), (Some(401), Some(4)));
     }
 
     /// Whether a refresh of `stale` is shared by the calls of `settings`.
@@ -909,7 +937,7 @@ mod tests {
         assert_eq!(said(c.step(Input::Start)), "before");
         assert_eq!(
             said(c.step(Input::Hooked(None))),
-            "error config 0 false: options.beforeAttempt may not set Authorization or change Content-Type"
+            "error config 0 false: options.beforeAttempt may not set Authorization, nor change Content-Type or the call's Idempotency-Key"
         );
         let mut c = call(hooked(), &CallOptions::new());
         let steps = run_on(
@@ -1013,7 +1041,7 @@ mod tests {
             call(hooked(), &CallOptions::new()),
             Vec::from([Input::Start, Input::Hooked(None)]),
         );
-        assert_eq!(steps[1], "error config 0 false: the hook of Config::before_attempt(..) may not set Authorization or change Content-Type");
+        assert_eq!(steps[1], "error config 0 false: the hook of Config::before_attempt(..) may not set Authorization, nor change Content-Type or the call's Idempotency-Key");
         let threw = Input::Threw(JsValue::UNDEFINED, Said::default());
         let steps = run(call(hooked(), &CallOptions::new()), Vec::from([Input::Start, threw]));
         assert_eq!(steps[1], "error config 0 false: the hook of Config::before_attempt(..) returned an Err; the call was stopped");

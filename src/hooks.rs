@@ -33,8 +33,8 @@ pub struct Attempt<'a> {
     /// 1 for the first request of the call.
     pub number: u32,
     /// The headers to send, without `Authorization`. The hook may add some; it may not set
-    /// `Authorization` or change `Content-Type`. A copy of them as the hook left them is sent, with
-    /// `Authorization` set on the copy: these never hold the token.
+    /// `Authorization`, nor change `Content-Type` or the call's `Idempotency-Key`. A copy of them as
+    /// the hook left them is sent, with `Authorization` set on the copy: these never hold the token.
     pub headers: &'a web_sys::Headers,
 }
 
@@ -60,8 +60,17 @@ pub struct AttemptOutcome<'a> {
 pub(crate) type Before = dyn Fn(&Attempt<'_>) -> Result<(), JsValue>;
 pub(crate) type After = dyn Fn(&AttemptOutcome<'_>) -> Result<(), JsValue>;
 
+/// What a JS hook that returned a promise (an async function) is told, after its name.
+pub(crate) const RETURNED_A_PROMISE: &str = "returned a promise: a hook runs synchronously, and \
+                                             what it does after an await is lost; make it a \
+                                             plain function; the call was stopped";
+
 /// The error of a hook (`options.beforeAttempt`, `options.afterAttempt`) that threw, or returned an
 /// `Err`, said as `failed` says it: it ends the call.
 pub(crate) fn threw(name: &str, failed: &str, cause: JsValue) -> Draft {
+    // (Natively, where the tests run, no JS hook can return a promise, nor JS be asked.)
+    if cfg!(target_arch = "wasm32") && cause.as_string().as_deref() == Some(RETURNED_A_PROMISE) {
+        return Draft::config([name, " ", RETURNED_A_PROMISE].concat());
+    }
     Draft::config([name, " ", failed, "; the call was stopped"].concat()).with_cause(cause)
 }

@@ -147,8 +147,9 @@ impl Running {
 
 /// Runs the hooks call number `at` asked for, once its step has returned (the shell calls this):
 /// the after hooks, or the before hook, which gives back a copy of its headers when the copy keeps
-/// its rules (no `Authorization`, `Content-Type` unchanged), else null; what a hook threw. The copy
-/// is what is sent, with `Authorization`: a hook that keeps its headers never holds the token.
+/// its rules (no `Authorization`, `Content-Type` and the call's `Idempotency-Key` unchanged), else
+/// null; what a hook threw. The copy is what is sent, with `Authorization`: a hook that keeps its
+/// headers never holds the token.
 fn hooks(at: u32) -> Result<JsValue, JsValue> {
     let asked = CALLS.with(|calls| {
         let mut calls = calls.borrow_mut();
@@ -160,13 +161,15 @@ fn hooks(at: u32) -> Result<JsValue, JsValue> {
     let url = &settings.url;
     match hooks {
         Hooks::Before(headers) => {
+            let key = headers.get("idempotency-key").ok().flatten();
             if let Some(before) = &settings.config.before {
                 before.0(&Attempt { url, number, headers: &headers })?;
             }
             let sent = Headers::new_with_headers(&headers)?;
             let content_type = sent.get("content-type").ok().flatten();
             let kept = !sent.has("authorization").unwrap_or(true)
-                && content_type.as_deref() == Some("application/json");
+                && content_type.as_deref() == Some("application/json")
+                && (key.is_none() || sent.get("idempotency-key").ok().flatten() == key);
             Ok(if kept { sent.into() } else { JsValue::NULL })
         }
         Hooks::After(seen) => {

@@ -221,11 +221,17 @@ export class PlantStoreClient {
     }
   }
   createPlant(plant, options) {
-    const call = this.#client.createPlant(plant, options);
+    const call = this.#client
+      ? this.#client.createPlant(plant, options)
+      : Promise.reject(new PlantStoreError('config', FREED));
     return atCall ? atCaller(call) : relay(call);
   }
+  /** Frees the client's wasm memory now; later calls fail with a `config` error, a second free() does nothing. */
   free() {
-    this.#client.free();
+    this.#client?.free();
+    this.#client = undefined;
   }
 }
+const FREED =
+  'client.createPlant: this PlantStoreClient was freed (free(), or the end of its `using` block): make a new one';
 if (Symbol.dispose) PlantStoreClient.prototype[Symbol.dispose] = PlantStoreClient.prototype.free;

@@ -2,10 +2,10 @@
 //! fresh plain object. (fetch and `getToken` need none: the shell, `js/call.js`, calls them.)
 
 use crate::error::Error;
-use crate::hooks::{After, Attempt, AttemptOutcome, Before, Callback};
+use crate::hooks::{After, Attempt, AttemptOutcome, Before, Callback, RETURNED_A_PROMISE};
 use alloc::rc::Rc;
-use js_sys::{Function, Object, Reflect};
-use wasm_bindgen::JsValue;
+use js_sys::{Function, Object, Promise, Reflect};
+use wasm_bindgen::prelude::*;
 
 /// A JS `beforeAttempt(attempt)`, called with `{ url, attempt, headers }`.
 pub(crate) fn before(hook: Function) -> Callback<Before> {
@@ -15,7 +15,7 @@ pub(crate) fn before(hook: Function) -> Callback<Before> {
             ("attempt", attempt.number.into()),
             ("headers", attempt.headers.clone().into()),
         ];
-        hook.call1(&JsValue::UNDEFINED, &object(&seen)).map(drop)
+        hook.call1(&JsValue::UNDEFINED, &object(&seen)).and_then(done)
     }))
 }
 
@@ -31,8 +31,20 @@ pub(crate) fn after(hook: Function) -> Callback<After> {
             ("headers", outcome.headers.map_or(JsValue::UNDEFINED, |h| h.clone().into())),
             ("error", outcome.error.map_or(JsValue::UNDEFINED, Error::to_js)),
         ];
-        hook.call1(&JsValue::UNDEFINED, &object(&seen)).map(drop)
+        hook.call1(&JsValue::UNDEFINED, &object(&seen)).and_then(done)
     }))
+}
+
+/// What a hook returned: nothing, else a promise (an async hook), which ends the call as a throw
+/// does, its rejection told by the call's error rather than left unhandled.
+fn done(returned: JsValue) -> Result<(), JsValue> {
+    if !Reflect::get(&returned, &"then".into()).is_ok_and(|then| then.is_function()) {
+        return Ok(());
+    }
+    let ignore = Closure::new(|_: JsValue| {});
+    drop(Promise::resolve(&returned).catch(&ignore));
+    ignore.forget(); // once per misuse: a few bytes, for a call that fails
+    Err(RETURNED_A_PROMISE.into())
 }
 
 /// A fresh plain object of `fields`, leaving out the undefined ones.

@@ -61,7 +61,7 @@ export interface AttemptInfo {
   url: string;
   /** 1 for the first request of the call. */
   attempt: number;
-  /** The headers to send, without Authorization; add to them (not Authorization, not Content-Type). */
+  /** The headers to send, without Authorization; add to them (not Authorization; not Content-Type nor the call's Idempotency-Key changed). */
   headers: Headers;
 }
 

@@ -45,6 +45,11 @@ pub(crate) fn settings(options: &JsValue) -> Result<Settings, Error> {
     let concurrency = o.get::<u32>("concurrency").map_err(redact)?.unwrap_or(4);
     let retention_ms = o.get::<u32>("retentionMs").map_err(redact)?.unwrap_or(86_400_000);
     let platform = o.value("platform").map_err(redact)?;
+    if config.signal.is_some() {
+        let message = "options.signal is not an outbox's option: close() ends its calls (an \
+                       aborted signal would fail every send, for good)";
+        return Err(redact(Draft::config(message)));
+    }
     let Some(name) = name else {
         let message = "options.name must be a non-empty string: the outbox's name, one IndexedDB \
                        database each";

@@ -78,10 +78,10 @@ pub(crate) fn apply<V>(held: Option<Record<V>>, event: Event, cx: &Context<'_>) 
         (None, _) => return refused("the outbox holds no entry of this key"),
         (Some(Record::Aside { .. }), Event::Remove) => return Step::Delete,
         // Maybe a newer release's entry of that plant: it stands until the app removes it.
-        (Some(Record::Aside { reason, .. }), Event::Add(_)) => {
+        (Some(Record::Aside { key, reason, .. }), Event::Add(_)) => {
             let message = "a record of this plant's id that the outbox cannot read is in the way (";
-            let fix = "); remove it, listed by unreadable() with its key, to add the plant";
-            return Step::Refused([message, &reason, fix].concat());
+            let fix = "); remove it (outbox.remove(\"";
+            return Step::Refused([message, &reason, fix, &key, "\")) to add the plant"].concat());
         }
         (Some(Record::Aside { reason, .. }), _) => {
             let message = "it is a record the outbox cannot read (";
@@ -241,11 +241,12 @@ fn failed(entry: &mut Entry, sent: &Sent, cx: &Context<'_>, taken_at: f64) {
 }
 
 /// The wait after attempt number `attempts` failed: half of the doubled cap plus a random half
-/// ("equal jitter"), so that tabs and reloads do not all come back at once.
+/// ("equal jitter"), so that tabs and reloads do not all come back at once; whole milliseconds,
+/// as an entry's times are.
 fn backoff(attempts: u32, random: f64) -> f64 {
     let doubled = BACKOFF_BASE_MS * f64::from(1u32 << attempts.clamp(1, 20).saturating_sub(1));
     let cap = doubled.min(BACKOFF_MAX_MS);
-    cap / 2.0 + random * cap / 2.0
+    f64::from((cap / 2.0 + random * cap / 2.0) as u32)
 }
 
 #[cfg(test)]
@@ -496,6 +497,8 @@ mod tests {
         fourth.attempts = 40;
         let most = put(apply(held_entry(fourth), timeout(1), &at(0.0, 1.0))).next_attempt_at;
         assert_eq!(most, Some(BACKOFF_MAX_MS), "at most 5 minutes");
+        let e = put(apply(held_entry(entry(State::Sending)), timeout(1), &at(1_000.0, 0.3)));
+        assert_eq!(e.next_attempt_at, Some(2_300.0), "whole milliseconds");
         // No request went out (the token source failed): the wait still doubles, try after try.
         let mut unsent = entry(State::Sending);
         unsent.attempts = 0;

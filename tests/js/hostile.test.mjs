@@ -93,7 +93,7 @@ const CASES = [
     route: 'deflate/400',
     kind: 'invalid_response',
     status: 400,
-    includes: 'without an Error body',
+    includes: 'with a body over 4096 bytes, not read as an Error body',
     hangsUp: true,
   },
   {

@@ -231,6 +231,93 @@ test('a 200 with fields the client does not read is the Plant: 20 KB of metadata
   }
 });
 
+test('a freed PlantStoreClient rejects with a config error, and a second free() does nothing', async () => {
+  const client = new api.PlantStoreClient({ baseUrl: server.url, token: TOKEN });
+  client.free();
+  client.free();
+  const error = await client.createPlant(PLANT).catch((e) => e);
+  assert.ok(api.PlantStoreError.is(error), String(error));
+  assert.equal(error.kind, 'config');
+  assert.match(error.message, /^client\.createPlant: this PlantStoreClient was freed/);
+});
+
+test("a header fetch forbids is refused: Node's fetch would fail the request, a browser drop it", async () => {
+  for (const name of ['Content-Length', 'expect', 'Transfer-Encoding', 'upgrade', 'Host']) {
+    const seen = await outcome({ baseUrl: server.url, headers: { [name]: '5' } });
+    assert.equal(seen.kind, 'config', name);
+    assert.match(
+      seen.message,
+      new RegExp(`^options\\.headers cannot set ${name}: the runtime sets it`),
+    );
+    assert.equal(seen.attempts, 0);
+  }
+});
+
+test('Response.error() from a fetch of yours is a network error, retried as one', async () => {
+  let calls = 0;
+  const fetch = async () => {
+    calls++;
+    return Response.error();
+  };
+  const options = {
+    baseUrl: 'https://plants.example',
+    fetch,
+    retry: { attempts: 2, baseDelayMs: 1 },
+  };
+  const seen = await outcome(options);
+  assert.equal(seen.kind, 'network');
+  assert.equal(
+    seen.message,
+    'could not reach the Plant Store at https://plants.example/plants: fetch resolved to ' +
+      'Response.error(), a network error',
+  );
+  assert.deepEqual([calls, seen.attempts, seen.maybeCreated], [2, 2, true]);
+});
+
+test('an async hook ends the call with a config error that says so, its rejection handled', async () => {
+  const unhandled = [];
+  const onUnhandled = (reason) => unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    const fetch = async () => Response.json({ name: 'Fern' });
+    for (const hook of ['beforeAttempt', 'afterAttempt']) {
+      const options = { baseUrl: 'https://plants.example', fetch };
+      const seen = await outcome({
+        ...options,
+        [hook]: async () => Promise.reject(new Error('late')),
+      });
+      assert.equal(seen.kind, 'config', hook);
+      assert.equal(
+        seen.message,
+        `options.${hook} returned a promise: a hook runs synchronously, and what it does after ` +
+          'an await is lost; make it a plain function; the call was stopped',
+      );
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(unhandled, []);
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
+});
+
+test("a before hook may not change the call's Idempotency-Key (two plants would share one)", async () => {
+  let calls = 0;
+  const fetch = async () => {
+    calls++;
+    return Response.json({ name: 'Fern' });
+  };
+  const beforeAttempt = ({ headers }) => headers.set('Idempotency-Key', '"request-1"');
+  const options = { baseUrl: 'https://plants.example', fetch, beforeAttempt };
+  const keyed = await outcome({ ...options, idempotencyKey: true });
+  assert.equal(keyed.kind, 'config');
+  assert.equal(
+    keyed.message,
+    "options.beforeAttempt may not set Authorization, nor change Content-Type or the call's Idempotency-Key",
+  );
+  assert.equal(calls, 0);
+  assert.ok((await outcome(options)).plant, 'a call without a key may be given one');
+});
+
 test("the outbox's options: each message names its option, and a platform API of the wrong kind", async () => {
   const { PlantOutbox } = await import(pathToFileURL(join(dir, 'package/outbox/node.mjs')).href);
   const base = { baseUrl: server.url, token: TOKEN };
@@ -252,6 +339,7 @@ test("the outbox's options: each message names its option, and a platform API of
     [{ name: 'n', platform: { document: { addEventListener() {} } } }, 'platform.document'],
     [{ name: 'n', platform: { addEventListener: 5 } }, 'platform.addEventListener'],
     [{ name: 'n', platform: { addEventListener() {} } }, 'platform.addEventListener'],
+    [{ name: 'n', signal: new AbortController().signal }, 'signal'],
   ]) {
     const error = await PlantOutbox.open({ ...base, ...options }).catch((e) => e);
     assert.equal(error.kind, 'config', JSON.stringify(options));
