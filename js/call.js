@@ -145,7 +145,8 @@ export class Shell {
       this.#attempt = attempt;
       Shell.#keep(this, endsAt);
       const answer = settled(() => {
-        const headers = prepared ?? this.headers(request, key);
+        const headers = prepared ?? new Headers(request.headers);
+        if (key !== undefined) headers.set(request.key, key); // after a before hook: it keeps the call's
         headers.set(request.authorization, authorization);
         const { url, method, credentials, redirect } = request;
         const { controller } = attempt;

@@ -259,7 +259,7 @@ impl Call {
             }
             (At::Before(token), Input::Hooked(Some(headers))) => self.send(token, Some(headers)),
             (At::Before(_), Input::Hooked(None)) => {
-                let rule = " may not set Authorization, nor change Content-Type or the call's Idempotency-Key";
+                let rule = " may not set Authorization or change Content-Type";
                 self.end(Draft::config([self.settings.config.names.before, rule].concat()))
             }
             (At::Before(_), Input::Threw(cause, _)) => {
@@ -284,7 +284,7 @@ impl Call {
             {
                 // fetch's network error as a Response (`Response.error()`, a mock's outage): as
                 // if fetch rejected, the request may have gone out.
-                let why = "fetch resolved to Response.error(), a network error";
+                let why = "fetch resolved to Response.error()";
                 let draft = answer::unreachable(&url, why, None, false, None);
                 let learnt = Learnt { sent: true, ..Learnt::default() };
                 self.attempted(Err(draft), learnt, JsValue::UNDEFINED, token, began)
@@ -937,7 +937,7 @@ mod tests {
         assert_eq!(said(c.step(Input::Start)), "before");
         assert_eq!(
             said(c.step(Input::Hooked(None))),
-            "error config 0 false: options.beforeAttempt may not set Authorization, nor change Content-Type or the call's Idempotency-Key"
+            "error config 0 false: options.beforeAttempt may not set Authorization or change Content-Type"
         );
         let mut c = call(hooked(), &CallOptions::new());
         let steps = run_on(
@@ -1041,7 +1041,7 @@ mod tests {
             call(hooked(), &CallOptions::new()),
             Vec::from([Input::Start, Input::Hooked(None)]),
         );
-        assert_eq!(steps[1], "error config 0 false: the hook of Config::before_attempt(..) may not set Authorization, nor change Content-Type or the call's Idempotency-Key");
+        assert_eq!(steps[1], "error config 0 false: the hook of Config::before_attempt(..) may not set Authorization or change Content-Type");
         let threw = Input::Threw(JsValue::UNDEFINED, Said::default());
         let steps = run(call(hooked(), &CallOptions::new()), Vec::from([Input::Start, threw]));
         assert_eq!(steps[1], "error config 0 false: the hook of Config::before_attempt(..) returned an Err; the call was stopped");

@@ -33,8 +33,8 @@ pub struct Attempt<'a> {
     /// 1 for the first request of the call.
     pub number: u32,
     /// The headers to send, without `Authorization`. The hook may add some; it may not set
-    /// `Authorization`, nor change `Content-Type` or the call's `Idempotency-Key`. A copy of them as
-    /// the hook left them is sent, with `Authorization` set on the copy: these never hold the token.
+    /// `Authorization` or change `Content-Type`. A copy of them as the hook left them is sent, with
+    /// the call's `Idempotency-Key` and `Authorization` set on the copy: these never hold the token.
     pub headers: &'a web_sys::Headers,
 }
 
@@ -61,9 +61,8 @@ pub(crate) type Before = dyn Fn(&Attempt<'_>) -> Result<(), JsValue>;
 pub(crate) type After = dyn Fn(&AttemptOutcome<'_>) -> Result<(), JsValue>;
 
 /// What a JS hook that returned a promise (an async function) is told, after its name.
-pub(crate) const RETURNED_A_PROMISE: &str = "returned a promise: a hook runs synchronously, and \
-                                             what it does after an await is lost; make it a \
-                                             plain function; the call was stopped";
+pub(crate) const RETURNED_A_PROMISE: &str =
+    "returned a promise: hooks run synchronously, so make it a plain function; the call was stopped";
 
 /// The error of a hook (`options.beforeAttempt`, `options.afterAttempt`) that threw, or returned an
 /// `Err`, said as `failed` says it: it ends the call.

@@ -147,9 +147,9 @@ impl Running {
 
 /// Runs the hooks call number `at` asked for, once its step has returned (the shell calls this):
 /// the after hooks, or the before hook, which gives back a copy of its headers when the copy keeps
-/// its rules (no `Authorization`, `Content-Type` and the call's `Idempotency-Key` unchanged), else
-/// null; what a hook threw. The copy is what is sent, with `Authorization`: a hook that keeps its
-/// headers never holds the token.
+/// its rules (no `Authorization`, `Content-Type` unchanged), else null; what a hook threw. The copy
+/// is what is sent, with the call's `Idempotency-Key` and `Authorization` set on it: a hook that
+/// keeps its headers never holds the token.
 fn hooks(at: u32) -> Result<JsValue, JsValue> {
     let asked = CALLS.with(|calls| {
         let mut calls = calls.borrow_mut();
@@ -161,15 +161,13 @@ fn hooks(at: u32) -> Result<JsValue, JsValue> {
     let url = &settings.url;
     match hooks {
         Hooks::Before(headers) => {
-            let key = headers.get("idempotency-key").ok().flatten();
             if let Some(before) = &settings.config.before {
                 before.0(&Attempt { url, number, headers: &headers })?;
             }
             let sent = Headers::new_with_headers(&headers)?;
             let content_type = sent.get("content-type").ok().flatten();
             let kept = !sent.has("authorization").unwrap_or(true)
-                && content_type.as_deref() == Some("application/json")
-                && (key.is_none() || sent.get("idempotency-key").ok().flatten() == key);
+                && content_type.as_deref() == Some("application/json");
             Ok(if kept { sent.into() } else { JsValue::NULL })
         }
         Hooks::After(seen) => {
@@ -410,8 +408,8 @@ extern "C" {
     /// [`Action::Before`] and [`Action::After`]: `Told`'s `hooks` for the call.
     #[wasm_bindgen(method)]
     fn hook(this: &Shell);
-    /// [`Action::Send`]: `fetch(url, init)` of `request` with `body`, its `key` (or the copy of
-    /// the `headers` the before hook was given), then `authorization`; the attempt times out at
+    /// [`Action::Send`]: `fetch(url, init)` of `request` (or the copy of the `headers` the before
+    /// hook was given) with `body`, then its `key` and `authorization`; the attempt times out at
     /// `ends_at`.
     #[allow(clippy::too_many_arguments)]
     #[wasm_bindgen(method)]

@@ -232,6 +232,5 @@ export class PlantStoreClient {
     this.#client = undefined;
   }
 }
-const FREED =
-  'client.createPlant: this PlantStoreClient was freed (free(), or the end of its `using` block): make a new one';
+const FREED = 'client.createPlant: this PlantStoreClient was freed: make a new one';
 if (Symbol.dispose) PlantStoreClient.prototype[Symbol.dispose] = PlantStoreClient.prototype.free;

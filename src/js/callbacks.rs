@@ -4,8 +4,8 @@
 use crate::error::Error;
 use crate::hooks::{After, Attempt, AttemptOutcome, Before, Callback, RETURNED_A_PROMISE};
 use alloc::rc::Rc;
-use js_sys::{Function, Object, Promise, Reflect};
-use wasm_bindgen::prelude::*;
+use js_sys::{Function, Object, Reflect};
+use wasm_bindgen::JsValue;
 
 /// A JS `beforeAttempt(attempt)`, called with `{ url, attempt, headers }`.
 pub(crate) fn before(hook: Function) -> Callback<Before> {
@@ -36,15 +36,12 @@ pub(crate) fn after(hook: Function) -> Callback<After> {
 }
 
 /// What a hook returned: nothing, else a promise (an async hook), which ends the call as a throw
-/// does, its rejection told by the call's error rather than left unhandled.
+/// does (its rejection, if it rejects, is the app's own, as any async callback's).
 fn done(returned: JsValue) -> Result<(), JsValue> {
-    if !Reflect::get(&returned, &"then".into()).is_ok_and(|then| then.is_function()) {
-        return Ok(());
+    match Reflect::get(&returned, &"then".into()) {
+        Ok(then) if then.is_function() => Err(RETURNED_A_PROMISE.into()),
+        _ => Ok(()),
     }
-    let ignore = Closure::new(|_: JsValue| {});
-    drop(Promise::resolve(&returned).catch(&ignore));
-    ignore.forget(); // once per misuse: a few bytes, for a call that fails
-    Err(RETURNED_A_PROMISE.into())
 }
 
 /// A fresh plain object of `fields`, leaving out the undefined ones.

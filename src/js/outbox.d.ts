@@ -52,10 +52,8 @@ export interface OutboxUnreadable {
 /** What a `change` event's `detail` is: an entry as it now is, or the key of one removed. */
 export type OutboxChange = OutboxEntry | { key: string; removed: true };
 
-/** Options of `PlantOutbox.open`: a client's but `signal` (`close()` ends its calls), and the outbox's own. */
+/** Options of `PlantOutbox.open`: a client's but `signal` (a `config` error: `close()` ends its calls), and the outbox's own. */
 export type PlantOutboxOptions = PlantStoreOptions & {
-  /** Not an outbox's option: a `config` error. */
-  signal?: never;
   /** The outbox's name: one IndexedDB database each (`plant-store-outbox:<name>`). */
   name: string;
   /** Entries sent at once, from 1 to 64 (default 4). */

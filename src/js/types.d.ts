@@ -61,7 +61,7 @@ export interface AttemptInfo {
   url: string;
   /** 1 for the first request of the call. */
   attempt: number;
-  /** The headers to send, without Authorization; add to them (not Authorization; not Content-Type nor the call's Idempotency-Key changed). */
+  /** The headers to send, without Authorization; add to them (not Authorization, not Content-Type; the call's Idempotency-Key is set after). */
   headers: Headers;
 }
 
@@ -88,7 +88,7 @@ export type PlantStoreOptions = PlantStoreAuth & {
   signal?: AbortSignal;
   /** Timeout of one call in milliseconds, from 1 to 2147483647 (default 10000). */
   timeoutMs?: number;
-  /** Extra request headers; they cannot set Authorization, Content-Type or a header fetch forbids (Content-Length, Host, …). */
+  /** Extra request headers; they cannot set Authorization, Content-Type or the connection's and framing's (Content-Length, Host, …). */
   headers?: Record<string, string>;
   /** Retries of every call; off unless given (it is a POST). `timeoutMs` bounds the call, waits included. */
   retry?: RetryOptions;

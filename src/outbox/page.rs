@@ -54,6 +54,7 @@ impl<V: Clone> Tab<V> {
             ("versionchange", _) => {
                 self.close(Some("another page opened a newer version of the outbox's database"))
             }
+            ("deleted", _) => self.close(Some("the outbox's database is being deleted")),
             ("close", _) => self.close(Some(
                 "the browser closed the outbox's database (storage cleared, or a disk error)",
             )),

@@ -190,6 +190,9 @@ fn event(driver: &Driver, event: &JsValue) -> Option<Input<JsValue>> {
     }
     let hidden = hidden(&field(&driver.settings.platform, "document"));
     let persisted = event.flag("persisted") == Some(true);
+    // A database deleted (`indexedDB.deleteDatabase`) asks for no newer version.
+    let deleted = kind == "versionchange" && field(event, "newVersion").is_null();
+    let kind = if deleted { "deleted".into() } else { kind };
     Some(Input::Event { kind, persisted, hidden })
 }
 

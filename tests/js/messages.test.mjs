@@ -241,7 +241,7 @@ test('a freed PlantStoreClient rejects with a config error, and a second free() 
   assert.match(error.message, /^client\.createPlant: this PlantStoreClient was freed/);
 });
 
-test("a header fetch forbids is refused: Node's fetch would fail the request, a browser drop it", async () => {
+test("a header of the connection or the message's framing is refused: Node's fetch would fail the request", async () => {
   for (const name of ['Content-Length', 'expect', 'Transfer-Encoding', 'upgrade', 'Host']) {
     const seen = await outcome({ baseUrl: server.url, headers: { [name]: '5' } });
     assert.equal(seen.kind, 'config', name);
@@ -269,53 +269,37 @@ test('Response.error() from a fetch of yours is a network error, retried as one'
   assert.equal(
     seen.message,
     'could not reach the Plant Store at https://plants.example/plants: fetch resolved to ' +
-      'Response.error(), a network error',
+      'Response.error()',
   );
   assert.deepEqual([calls, seen.attempts, seen.maybeCreated], [2, 2, true]);
 });
 
-test('an async hook ends the call with a config error that says so, its rejection handled', async () => {
-  const unhandled = [];
-  const onUnhandled = (reason) => unhandled.push(reason);
-  process.on('unhandledRejection', onUnhandled);
-  try {
-    const fetch = async () => Response.json({ name: 'Fern' });
-    for (const hook of ['beforeAttempt', 'afterAttempt']) {
-      const options = { baseUrl: 'https://plants.example', fetch };
-      const seen = await outcome({
-        ...options,
-        [hook]: async () => Promise.reject(new Error('late')),
-      });
-      assert.equal(seen.kind, 'config', hook);
-      assert.equal(
-        seen.message,
-        `options.${hook} returned a promise: a hook runs synchronously, and what it does after ` +
-          'an await is lost; make it a plain function; the call was stopped',
-      );
-    }
-    await new Promise((resolve) => setImmediate(resolve));
-    assert.deepEqual(unhandled, []);
-  } finally {
-    process.off('unhandledRejection', onUnhandled);
+test('an async hook ends the call with a config error that says so', async () => {
+  const fetch = async () => Response.json({ name: 'Fern' });
+  for (const hook of ['beforeAttempt', 'afterAttempt']) {
+    const options = { baseUrl: 'https://plants.example', fetch };
+    const seen = await outcome({ ...options, [hook]: async () => {} });
+    assert.equal(seen.kind, 'config', hook);
+    assert.equal(
+      seen.message,
+      `options.${hook} returned a promise: hooks run synchronously, so make it a plain function; ` +
+        'the call was stopped',
+    );
   }
 });
 
-test("a before hook may not change the call's Idempotency-Key (two plants would share one)", async () => {
-  let calls = 0;
-  const fetch = async () => {
-    calls++;
+test("a before hook cannot change the call's Idempotency-Key (two plants would share one)", async () => {
+  const sent = [];
+  const fetch = async (_url, init) => {
+    sent.push(init.headers.get('idempotency-key'));
     return Response.json({ name: 'Fern' });
   };
   const beforeAttempt = ({ headers }) => headers.set('Idempotency-Key', '"request-1"');
   const options = { baseUrl: 'https://plants.example', fetch, beforeAttempt };
-  const keyed = await outcome({ ...options, idempotencyKey: true });
-  assert.equal(keyed.kind, 'config');
-  assert.equal(
-    keyed.message,
-    "options.beforeAttempt may not set Authorization, nor change Content-Type or the call's Idempotency-Key",
-  );
-  assert.equal(calls, 0);
-  assert.ok((await outcome(options)).plant, 'a call without a key may be given one');
+  assert.ok((await outcome({ ...options, idempotencyKey: true })).plant);
+  assert.match(sent[0], /^"[0-9a-f-]{36}"$/, "the call's key");
+  assert.ok((await outcome(options)).plant);
+  assert.equal(sent[1], '"request-1"', "a call without a key sends the hook's");
 });
 
 test("the outbox's options: each message names its option, and a platform API of the wrong kind", async () => {

@@ -733,6 +733,22 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
     await page.close();
   });
 
+  it('its database deleted: the outbox closes, and says the database is being deleted', async () => {
+    const page = await chromium.tab();
+    await open(page, 'deleted');
+    const deleted = await page.evaluate(
+      () =>
+        new Promise((resolve) => {
+          const request = indexedDB.deleteDatabase('plant-store-outbox:deleted');
+          request.onsuccess = () => resolve('deleted');
+          request.onblocked = () => resolve('blocked');
+        }),
+    );
+    assert.equal(deleted, 'deleted');
+    assert.deepEqual(await page.evaluate(() => closes), ["the outbox's database is being deleted"]);
+    await page.close();
+  });
+
   it('a server whose CORS allows Authorization and Content-Type only: createPlant works, the outbox says why it waits', async () => {
     // A page served from loopback, in a context without Playwright's routing (which answers the
     // preflights itself): the browser asks the server's own CORS.
