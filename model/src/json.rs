@@ -21,7 +21,7 @@ pub enum Member {
     Str(String),
     /// A string holding an escaped lone surrogate: not well-formed Unicode.
     LoneSurrogate,
-    /// An integer written without fraction or exponent, inside the `i64` range.
+    /// A number with no fractional part (`3`, `3.0`, `3e2`), inside the `i64` range.
     Int(i64),
     /// Any other value, by its JSON type: "number", "boolean", "null", "array" or "object".
     Other(&'static str),
@@ -259,34 +259,25 @@ impl Reader<'_> {
         }
     }
 
-    /// A number; its value when it is an integer without fraction or exponent that fits an `i64`.
+    /// A number; its value when it is an integer (JSON Schema's: no fractional part once its
+    /// exponent applies, so `3.0` and `3e2` are integers too) that fits an `i64`.
     fn number(&mut self) -> Result<Option<i64>, BodyError> {
-        let negative = self.eat(b'-');
-        // Accumulated negatively so that i64::MIN fits; `None` once it overflows.
-        let mut n = Some(0i64);
+        let start = self.at;
+        let _ = self.eat(b'-');
         match self.peek() {
             Some(b'0') => self.at += 1,
-            Some(b'1'..=b'9') => {
-                while let Some(d @ b'0'..=b'9') = self.peek() {
-                    n = n.and_then(|n| n.checked_mul(10)?.checked_sub(i64::from(d - b'0')));
-                    self.at += 1;
-                }
-            }
+            Some(b'1'..=b'9') => self.digits()?,
             _ => return self.fail(),
         }
-        let mut plain = true;
         if self.eat(b'.') {
-            plain = false;
             self.digits()?;
         }
         if matches!(self.peek(), Some(b'e' | b'E')) {
-            plain = false;
             self.at += 1;
             let _ = self.eat(b'+') || self.eat(b'-');
             self.digits()?;
         }
-        let n = if negative { n } else { n.and_then(i64::checked_neg) };
-        Ok(n.filter(|_| plain))
+        Ok(integral(&self.text.as_bytes()[start..self.at]))
     }
 
     /// One or more digits.
@@ -431,7 +422,39 @@ pub fn string_of(raw: &str) -> Option<String> {
     (!lone && r.at == raw.len()).then_some(out)
 }
 
-/// A JSON integer's value (the member [`raw_members`] gave): written without fraction or exponent,
+/// The value of a well-formed JSON number when it has no fractional part and fits an `i64`.
+fn integral(text: &[u8]) -> Option<i64> {
+    let (negative, text) = text.strip_prefix(b"-").map_or((false, text), |rest| (true, rest));
+    let e = text.iter().position(|b| matches!(b, b'e' | b'E')).unwrap_or(text.len());
+    let (mantissa, exponent) = (&text[..e], text.get(e + 1..).unwrap_or_default());
+    // Where the point falls among the mantissa's digits once the exponent applies (far past any
+    // digit an i64 holds, the exponent is held at a million).
+    let ten = |n: i64, d: &u8| (n * 10 + i64::from(d - b'0')).min(1_000_000);
+    let shift = exponent.iter().filter(|d| d.is_ascii_digit()).fold(0, ten);
+    let dot = mantissa.iter().position(|b| *b == b'.').unwrap_or(mantissa.len());
+    let point = dot as i64 + if exponent.first() == Some(&b'-') { -shift } else { shift };
+    let count = (mantissa.len() - usize::from(dot < mantissa.len())) as i64;
+    // Accumulated negatively so that i64::MIN fits: the digits before the point, then the zeros
+    // the exponent appends (19 overflow any i64 but 0).
+    let mut n = 0i64;
+    for (at, d) in (0..).zip(mantissa.iter().filter(|d| d.is_ascii_digit())) {
+        match at < point {
+            true => n = n.checked_mul(10)?.checked_sub(i64::from(d - b'0'))?,
+            false if *d != b'0' => return None,
+            false => {}
+        }
+    }
+    for _ in count..point.min(count + 19) {
+        n = n.checked_mul(10)?;
+    }
+    if negative {
+        Some(n)
+    } else {
+        n.checked_neg()
+    }
+}
+
+/// A JSON integer's value (the member [`raw_members`] gave): a number with no fractional part,
 /// inside the `i64` range; `None` for anything else.
 pub fn integer_of(raw: &str) -> Option<i64> {
     let mut r = Reader { text: raw, at: 0 };
@@ -518,9 +541,21 @@ mod tests {
             (r#"{"error":-9223372036854775808}"#, Member::Int(i64::MIN)),
             (r#"{"error":9223372036854775807}"#, Member::Int(i64::MAX)),
             (r#"{"error":9223372036854775808}"#, Member::Other("number")),
-            (r#"{"error":1.0}"#, Member::Other("number")),
-            (r#"{"error":1e3}"#, Member::Other("number")),
             (r#"{"error":-0}"#, Member::Int(0)),
+            // JSON Schema's integers (OpenAPI 3.1's): no fractional part once the exponent applies.
+            (r#"{"error":1.0}"#, Member::Int(1)),
+            (r#"{"error":1e3}"#, Member::Int(1000)),
+            (r#"{"error":-2.50E+1}"#, Member::Int(-25)),
+            (r#"{"error":1500e-2}"#, Member::Int(15)),
+            (r#"{"error":0.1e1}"#, Member::Int(1)),
+            (r#"{"error":-0.0e-7}"#, Member::Int(0)),
+            (r#"{"error":0e999999999999}"#, Member::Int(0)),
+            (r#"{"error":9.223372036854775807e18}"#, Member::Int(i64::MAX)),
+            (r#"{"error":-92233720368547758.08e2}"#, Member::Int(i64::MIN)),
+            (r#"{"error":1.5}"#, Member::Other("number")),
+            (r#"{"error":15e-1}"#, Member::Other("number")),
+            (r#"{"error":1e19}"#, Member::Other("number")),
+            (r#"{"error":1e999999999999}"#, Member::Other("number")),
         ] {
             assert_eq!(members(text.as_bytes(), ["error"]), Ok([member]), "{text}");
         }
@@ -540,7 +575,8 @@ mod tests {
             [integer_of("7"), integer_of("-0"), integer_of("-9223372036854775808")],
             [Some(7), Some(0), Some(i64::MIN)]
         );
-        for not in ["-12.5", "1e3", "1.", "7 ", "x", "true", r#""7""#, "9223372036854775808"] {
+        assert_eq!([integer_of("1e3"), integer_of("7.00")], [Some(1000), Some(7)]);
+        for not in ["-12.5", "1.", "7 ", "x", "true", r#""7""#, "9223372036854775808", "1e-3"] {
             assert_eq!(integer_of(not), None, "{not}");
         }
         for not in ["7", r#""\ud800""#, r#""a" "#, "null"] {
