@@ -151,7 +151,9 @@ pub(crate) fn outcome(
             }
             None => [" with a body over ", &decimal(limit as i64), " bytes, not a Plant"].concat(),
         };
-        return Err(Draft::new(Kind::InvalidResponse, [answered, why].concat()).with_status(200));
+        return Err(
+            Draft::new(Kind::InvalidResponse, [answered.as_str(), &why].concat()).with_status(200)
+        );
     }
     let hint = match status {
         404 => {

@@ -259,7 +259,8 @@ impl Call {
             }
             (At::Before(token), Input::Hooked(Some(headers))) => self.send(token, Some(headers)),
             (At::Before(_), Input::Hooked(None)) => {
-                let rule = " may not set Authorization or change Content-Type";
+                let rule = " may not set Authorization or the connection's and framing's headers, \
+                            nor change Content-Type";
                 self.end(Draft::config([self.settings.config.names.before, rule].concat()))
             }
             (At::Before(_), Input::Threw(cause, _)) => {
@@ -403,8 +404,8 @@ impl Call {
 
     /// The attempt's request, with `token` when it is a source's (else the fixed one): the
     /// client's headers (`Accept`, `Content-Type`, the extra ones, which `Config::check` checked),
-    /// the `Idempotency-Key`, or the `headers` the before hook was given; then `Authorization`,
-    /// which the before hook does not see.
+    /// or the `headers` the before hook was given; then the `Idempotency-Key` and `Authorization`,
+    /// which the before hook cannot change.
     fn send(&mut self, token: Option<Token>, headers: Option<JsValue>) -> Action {
         let bearer = match (&token, &self.settings.credential) {
             (Some(token), _) | (None, Credential::Fixed(token)) => token.expose(),
@@ -937,7 +938,7 @@ mod tests {
         assert_eq!(said(c.step(Input::Start)), "before");
         assert_eq!(
             said(c.step(Input::Hooked(None))),
-            "error config 0 false: options.beforeAttempt may not set Authorization or change Content-Type"
+            "error config 0 false: options.beforeAttempt may not set Authorization or the connection's and framing's headers, nor change Content-Type"
         );
         let mut c = call(hooked(), &CallOptions::new());
         let steps = run_on(
@@ -1041,7 +1042,7 @@ mod tests {
             call(hooked(), &CallOptions::new()),
             Vec::from([Input::Start, Input::Hooked(None)]),
         );
-        assert_eq!(steps[1], "error config 0 false: the hook of Config::before_attempt(..) may not set Authorization or change Content-Type");
+        assert_eq!(steps[1], "error config 0 false: the hook of Config::before_attempt(..) may not set Authorization or the connection's and framing's headers, nor change Content-Type");
         let threw = Input::Threw(JsValue::UNDEFINED, Said::default());
         let steps = run(call(hooked(), &CallOptions::new()), Vec::from([Input::Start, threw]));
         assert_eq!(steps[1], "error config 0 false: the hook of Config::before_attempt(..) returned an Err; the call was stopped");

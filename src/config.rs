@@ -164,8 +164,8 @@ impl Config {
         self
     }
 
-    /// An extra request header. It cannot be `Authorization`, `Content-Type` or one of the
-    /// connection or the message's framing (`Content-Length`, `Connection`, `Host`, …).
+    /// An extra request header. It cannot be `Authorization`, `Content-Type`, `Idempotency-Key` or
+    /// one of the connection or the message's framing (`Content-Length`, `Connection`, `Host`, …).
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Config {
         self.headers.push((name.into(), value.into()));
         self
@@ -287,13 +287,15 @@ pub(crate) struct Settings {
 }
 
 /// An extra header, checked by fetch's `Headers` rules (by hand: the `http` crate's are stricter, a
-/// dependency for ten lines): a `config` error names `Authorization`, `Content-Type` (the client's),
+/// dependency for ten lines): a `config` error names `Authorization`, `Content-Type` and
+/// `Idempotency-Key` (the client's),
 /// one of the connection or the message's framing (the runtime's), a name that is no RFC 9110
 /// token, or a value that, trimmed, holds NUL, CR, LF or a char > U+00FF.
 fn check_header(names: &Names, name: &str, value: &str) -> Result<(), Draft> {
     let shown = theirs(&name.chars().take(40).collect::<String>());
     let [before, after] = names.header;
-    if name.eq_ignore_ascii_case("authorization") || name.eq_ignore_ascii_case("content-type") {
+    let client = ["authorization", "content-type", "idempotency-key"];
+    if client.iter().any(|own| own.eq_ignore_ascii_case(name)) {
         let message = [names.headers, " cannot set ", &shown, ": the client sets it"];
         return Err(Draft::config(message.concat()));
     }
@@ -313,7 +315,7 @@ fn check_header(names: &Names, name: &str, value: &str) -> Result<(), Draft> {
 
 /// The headers of the connection and the message's framing (RFC 9110 7.6.1, 8.6, 6.5), which the
 /// runtime sets: Node's fetch fails or hangs a request that sets one, a browser drops it.
-const FRAMING: [&str; 9] = [
+pub(crate) const FRAMING: [&str; 9] = [
     "connection",
     "content-length",
     "expect",
@@ -622,6 +624,8 @@ mod tests {
         let [rust, js] = both("https://h.example").map(|c| message(c.header("content-TYPE", "x")));
         assert_eq!(rust, "Config::header(..) cannot set content-TYPE: the client sets it");
         assert_eq!(js, "options.headers cannot set content-TYPE: the client sets it");
+        let [_, js] = both("https://h.example").map(|c| message(c.header("Idempotency-Key", "k")));
+        assert_eq!(js, "options.headers cannot set Idempotency-Key: the client sets it");
         for name in ["Content-Length", "expect", "Transfer-Encoding", "upgrade", "Host"] {
             let [_, js] = both("https://h.example").map(|c| message(c.header(name, "5")));
             assert_eq!(js, ["options.headers cannot set ", name, FRAMED].concat());

@@ -11,7 +11,7 @@
 //! exception must never unwind wasm.
 
 use crate::call::{Action, Call, Head, Input, Said, Seen, Stop, Value};
-use crate::config::Settings;
+use crate::config::{Settings, FRAMING};
 use crate::error::{Draft, Error, Kind};
 use crate::hooks::{Attempt, AttemptOutcome};
 use crate::names::Names;
@@ -147,7 +147,8 @@ impl Running {
 
 /// Runs the hooks call number `at` asked for, once its step has returned (the shell calls this):
 /// the after hooks, or the before hook, which gives back a copy of its headers when the copy keeps
-/// its rules (no `Authorization`, `Content-Type` unchanged), else null; what a hook threw. The copy
+/// its rules (no `Authorization` nor a header of the connection or the framing, `Content-Type`
+/// unchanged), else null; what a hook threw. The copy
 /// is what is sent, with the call's `Idempotency-Key` and `Authorization` set on it: a hook that
 /// keeps its headers never holds the token.
 fn hooks(at: u32) -> Result<JsValue, JsValue> {
@@ -166,7 +167,9 @@ fn hooks(at: u32) -> Result<JsValue, JsValue> {
             }
             let sent = Headers::new_with_headers(&headers)?;
             let content_type = sent.get("content-type").ok().flatten();
-            let kept = !sent.has("authorization").unwrap_or(true)
+            let set = |name: &str| sent.has(name).unwrap_or(true);
+            let kept = !set("authorization")
+                && !FRAMING.iter().any(|name| set(name))
                 && content_type.as_deref() == Some("application/json");
             Ok(if kept { sent.into() } else { JsValue::NULL })
         }

@@ -61,7 +61,7 @@ export interface AttemptInfo {
   url: string;
   /** 1 for the first request of the call. */
   attempt: number;
-  /** The headers to send, without Authorization; add to them (not Authorization, not Content-Type; the call's Idempotency-Key is set after). */
+  /** The headers to send, without Authorization; add to them (not Authorization nor Content-Length, Host, …; Content-Type unchanged; the call's Idempotency-Key is set after). */
   headers: Headers;
 }
 
@@ -88,7 +88,7 @@ export type PlantStoreOptions = PlantStoreAuth & {
   signal?: AbortSignal;
   /** Timeout of one call in milliseconds, from 1 to 2147483647 (default 10000). */
   timeoutMs?: number;
-  /** Extra request headers; they cannot set Authorization, Content-Type or the connection's and framing's (Content-Length, Host, …). */
+  /** Extra request headers; they cannot set Authorization, Content-Type, Idempotency-Key or the connection's and framing's (Content-Length, Host, …). */
   headers?: Record<string, string>;
   /** Retries of every call; off unless given (it is a POST). `timeoutMs` bounds the call, waits included. */
   retry?: RetryOptions;
@@ -101,9 +101,9 @@ export type PlantStoreOptions = PlantStoreAuth & {
    * does not send its key again once its first request that may have reached the store is older.
    */
   keyLifetimeMs?: number;
-  /** Called before each attempt (synchronously); may add headers. What it throws ends the call (`config`). */
+  /** Called before each attempt (synchronously); may add headers. What it throws, or a promise it returns, ends the call (`config`). */
   beforeAttempt?: (attempt: AttemptInfo) => void;
-  /** Called after each attempt that sent a request (synchronously). What it throws ends the call (`config`). */
+  /** Called after each attempt that sent a request (synchronously). What it throws, or a promise it returns, ends the call (`config`). */
   afterAttempt?: (outcome: AttemptOutcome) => void;
 };
 

@@ -80,8 +80,9 @@ pub(crate) fn apply<V>(held: Option<Record<V>>, event: Event, cx: &Context<'_>) 
         // Maybe a newer release's entry of that plant: it stands until the app removes it.
         (Some(Record::Aside { key, reason, .. }), Event::Add(_)) => {
             let message = "a record of this plant's id that the outbox cannot read is in the way (";
-            let fix = "); remove it (outbox.remove(\"";
-            return Step::Refused([message, &reason, fix, &key, "\")) to add the plant"].concat());
+            let key: String = key.chars().take(100).collect();
+            let fix = "); remove it, by its key (";
+            return Step::Refused([message, &reason, fix, &key, "), to add the plant"].concat());
         }
         (Some(Record::Aside { reason, .. }), _) => {
             let message = "it is a record the outbox cannot read (";
@@ -210,7 +211,7 @@ fn created(entry: &mut Entry, plant: Plant, cx: &Context<'_>) {
 /// - a refusal (a 400, or another 4xx that waiting cannot change): `rejected`, or `uncertain` when
 ///   this call or an earlier one may have created the plant;
 /// - anything else (no answer, a timeout, 401 after the refresh, 408, 409, 425, 429, 5xx, an answer
-///   outside the contract, a token source that failed, the app's signal): `pending` again, next
+///   outside the contract, a token source that failed): `pending` again, next
 ///   sent after the backoff or the `Retry-After` (up to [`RETRY_AFTER_CEILING_MS`]), whichever is
 ///   longer.
 fn failed(entry: &mut Entry, sent: &Sent, cx: &Context<'_>, taken_at: f64) {
@@ -497,8 +498,8 @@ mod tests {
         fourth.attempts = 40;
         let most = put(apply(held_entry(fourth), timeout(1), &at(0.0, 1.0))).next_attempt_at;
         assert_eq!(most, Some(BACKOFF_MAX_MS), "at most 5 minutes");
-        let e = put(apply(held_entry(entry(State::Sending)), timeout(1), &at(1_000.0, 0.3)));
-        assert_eq!(e.next_attempt_at, Some(2_300.0), "whole milliseconds");
+        let e = put(apply(held_entry(entry(State::Sending)), timeout(1), &at(1_000.0, 0.3337)));
+        assert_eq!(e.next_attempt_at, Some(2_333.0), "whole milliseconds");
         // No request went out (the token source failed): the wait still doubles, try after try.
         let mut unsent = entry(State::Sending);
         unsent.attempts = 0;

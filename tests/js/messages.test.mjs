@@ -288,7 +288,7 @@ test('an async hook ends the call with a config error that says so', async () =>
   }
 });
 
-test("a before hook cannot change the call's Idempotency-Key (two plants would share one)", async () => {
+test("the call's Idempotency-Key is set after the before hook, and headers cannot set one", async () => {
   const sent = [];
   const fetch = async (_url, init) => {
     sent.push(init.headers.get('idempotency-key'));
@@ -297,9 +297,22 @@ test("a before hook cannot change the call's Idempotency-Key (two plants would s
   const beforeAttempt = ({ headers }) => headers.set('Idempotency-Key', '"request-1"');
   const options = { baseUrl: 'https://plants.example', fetch, beforeAttempt };
   assert.ok((await outcome({ ...options, idempotencyKey: true })).plant);
-  assert.match(sent[0], /^"[0-9a-f-]{36}"$/, "the call's key");
+  assert.match(sent[0], /^"[0-9a-f-]{36}"$/, "the call's key, not the hook's");
   assert.ok((await outcome(options)).plant);
   assert.equal(sent[1], '"request-1"', "a call without a key sends the hook's");
+  const headers = { 'Idempotency-Key': 'order-1' };
+  const refused = await outcome({ baseUrl: 'https://plants.example', fetch, headers });
+  assert.equal(refused.message, 'options.headers cannot set Idempotency-Key: the client sets it');
+  const framing = await outcome({
+    ...options,
+    beforeAttempt: ({ headers }) => headers.set('Content-Length', '5'),
+  });
+  assert.equal(
+    framing.message,
+    "options.beforeAttempt may not set Authorization or the connection's and framing's headers, " +
+      'nor change Content-Type',
+  );
+  assert.equal(sent.length, 2, 'neither refused call sent anything');
 });
 
 test("the outbox's options: each message names its option, and a platform API of the wrong kind", async () => {

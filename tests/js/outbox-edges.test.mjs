@@ -939,7 +939,7 @@ describe('the outbox at its edges, in Chromium with IndexedDB', { timeout: 240_0
     assert.equal(said[0], 'config');
     assert.match(
       said[1],
-      /^a record of this plant's id that the outbox cannot read is in the way \(it was written by a newer release of plant-store-client \(schema 4\).*\); remove it \(outbox\.remove\("future-9931"\)\) to add the plant$/,
+      /^a record of this plant's id that the outbox cannot read is in the way \(it was written by a newer release of plant-store-client \(schema 4\).*\); remove it, by its key \(future-9931\), to add the plant$/,
     );
     assert.deepEqual(await page.evaluate(() => outbox.unreadable().map((u) => u.key)), [
       'future-9931',
