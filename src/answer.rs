@@ -134,27 +134,20 @@ pub(crate) fn outcome(
     limit: usize,
     (url, base): (&str, &str),
 ) -> Result<Plant, Draft> {
-    let not_a_plant = match (status, complete) {
-        (200, true) => match Plant::from_json(body) {
-            Ok(plant) => return Ok(plant),
-            Err(e) => Some(e),
-        },
-        _ => None,
-    };
-    let mut answered = ["the Plant Store answered ", &decimal(status.into())].concat();
     if status == 200 {
-        let why = match not_a_plant {
-            Some(e) => {
+        let why = match complete.then(|| Plant::from_json(body)) {
+            Some(Ok(plant)) => return Ok(plant),
+            Some(Err(e)) => {
                 let mut why = String::from(" but the body is not a Plant: ");
                 e.describe(&mut why);
                 why
             }
             None => [" with a body over ", &decimal(limit as i64), " bytes, not a Plant"].concat(),
         };
-        return Err(
-            Draft::new(Kind::InvalidResponse, [answered.as_str(), &why].concat()).with_status(200)
-        );
+        let message = ["the Plant Store answered 200", &why].concat();
+        return Err(Draft::new(Kind::InvalidResponse, message).with_status(200));
     }
+    let mut answered = ["the Plant Store answered ", &decimal(status.into())].concat();
     let hint = match status {
         404 => {
             answered.push_str(&[" for POST ", url].concat());
@@ -163,10 +156,7 @@ pub(crate) fn outcome(
         _ => String::new(),
     };
     let api_error = complete.then(|| ApiError::from_json(body).ok()).flatten();
-    let other = match status {
-        401 => Kind::Unauthorized,
-        _ => Kind::UnexpectedStatus,
-    };
+    let other = if status == 401 { Kind::Unauthorized } else { Kind::UnexpectedStatus };
     let draft = match (status, api_error) {
         (400, Some(e)) => {
             Draft::new(Kind::Rejected, theirs(&message(&e.message))).with_code(e.error)
@@ -236,8 +226,6 @@ fn body_excerpt(body: &[u8], complete: bool) -> String {
 /// What one attempt learnt, as the decision reads it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Learnt {
-    /// fetch was called: the request may have reached the store.
-    pub(crate) sent: bool,
     /// The runtime said that no connection was made: nothing reached the store.
     pub(crate) refused: bool,
     /// The answer's status, when one came.
@@ -311,9 +299,8 @@ pub(crate) fn next(error: &Draft, learnt: &Learnt, budget: &Budget, clock: &Cloc
     let retried = match (error.kind(), learnt.status) {
         (Kind::Aborted, _) => false,
         (Kind::Timeout, _) => learnt.timed_out,
-        (_, Some(429 | 503)) => true,
+        (_, Some(429 | 503)) | (Kind::Network, None) => true,
         (_, Some(502 | 504)) => retry.gateway_errors,
-        (Kind::Network, None) => learnt.sent,
         _ => false,
     };
     // What the server asked for counts whether or not the call waits for it.
@@ -546,7 +533,7 @@ mod tests {
     }
 
     fn answered(status: u16) -> Learnt {
-        Learnt { sent: true, status: Some(status), ..Learnt::default() }
+        Learnt { status: Some(status), ..Learnt::default() }
     }
 
     fn budget(attempts: u32, sent: u32) -> Budget {
@@ -591,12 +578,11 @@ mod tests {
             let e = error(Kind::UnexpectedStatus, Some(status));
             assert_eq!(decide(e, &answered(status), &gateways).0, "wait");
         }
-        // No answer: retried only when fetch was called.
-        let sent = Learnt { sent: true, ..Learnt::default() };
+        // No answer: retried.
+        let sent = Learnt::default();
         assert_eq!(decide(error(Kind::Network, None), &sent, &b).0, "wait");
-        assert_eq!(decide(error(Kind::Network, None), &Learnt::default(), &b).0, "stop");
         // The attempt's own timer: retried; the call's timeout or an abort: never.
-        let timed_out = Learnt { sent: true, timed_out: true, ..Learnt::default() };
+        let timed_out = Learnt { timed_out: true, ..Learnt::default() };
         assert_eq!(decide(error(Kind::Timeout, None), &timed_out, &b).0, "wait");
         assert_eq!(decide(error(Kind::Timeout, None), &sent, &b).0, "stop");
         assert_eq!(decide(error(Kind::Aborted, None), &timed_out, &b).0, "stop");

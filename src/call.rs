@@ -277,7 +277,7 @@ impl Call {
                     said.offline,
                     preflight.as_deref(),
                 );
-                let learnt = Learnt { sent: true, refused, ..Learnt::default() };
+                let learnt = Learnt { refused, ..Learnt::default() };
                 self.attempted(Err(draft), learnt, JsValue::UNDEFINED, token, began)
             }
             (At::Fetch(token, began), Input::Answer(head))
@@ -287,13 +287,13 @@ impl Call {
                 // if fetch rejected, the request may have gone out.
                 let why = "fetch resolved to Response.error()";
                 let draft = answer::unreachable(&url, why, None, false, None);
-                let learnt = Learnt { sent: true, ..Learnt::default() };
+                let learnt = Learnt::default();
                 self.attempted(Err(draft), learnt, JsValue::UNDEFINED, token, began)
             }
             (At::Fetch(token, began), Input::Answer(head)) => {
                 let valid = |n: &f64| (0.0..=999.0).contains(n) && *n == f64::from(*n as u16);
                 let Some(head) = Some(head).filter(|head| valid(&head.status)) else {
-                    let learnt = Learnt { sent: true, ..Learnt::default() };
+                    let learnt = Learnt::default();
                     let draft = answer::not_a_response();
                     return self.attempted(Err(draft), learnt, JsValue::UNDEFINED, token, began);
                 };
@@ -301,12 +301,7 @@ impl Call {
                 let retry_after = head.retry_after.filter(|_| matches!(status, 429 | 503));
                 let opaque = status == 0 && head.kind.as_deref() == Some("opaqueredirect");
                 if (300..400).contains(&status) || opaque {
-                    let learnt = Learnt {
-                        sent: true,
-                        status: Some(status),
-                        retry_after,
-                        ..Learnt::default()
-                    };
+                    let learnt = Learnt { status: Some(status), retry_after, ..Learnt::default() };
                     let draft = answer::redirect(status);
                     return self.attempted(Err(draft), learnt, head.headers, token, began);
                 }
@@ -315,8 +310,7 @@ impl Call {
                 Action::Read(limit)
             }
             (At::Body(token, began, status, headers, retry_after, limit), input) => {
-                let mut learnt =
-                    Learnt { sent: true, status: Some(status), retry_after, ..Learnt::default() };
+                let mut learnt = Learnt { status: Some(status), retry_after, ..Learnt::default() };
                 let outcome = match input {
                     Input::Body(bytes, complete) => {
                         let base = self.settings.config.names.base_url;
@@ -336,9 +330,8 @@ impl Call {
             }
             (At::Fetch(token, began), Input::Stopped(stop)) => {
                 let timed_out = matches!(stop, Stop::AttemptTimedOut);
-                let learnt = Learnt { sent: true, timed_out, ..Learnt::default() };
-                let draft = self.stopped(stop);
-                self.attempted(Err(draft), learnt, JsValue::UNDEFINED, token, began)
+                let learnt = Learnt { timed_out, ..Learnt::default() };
+                self.attempted(Err(self.stopped(stop)), learnt, JsValue::UNDEFINED, token, began)
             }
             (At::After(outcome, next, token), Input::Hooked(_)) => self.then(outcome, next, token),
             (At::After(outcome, _, _), Input::Threw(cause, _)) => {
@@ -356,13 +349,9 @@ impl Call {
             }
             (At::After(Err(error), ..), Input::Stopped(stop)) => {
                 self.last = Some(error);
-                let draft = self.stopped(stop);
-                self.end(draft)
+                self.end(self.stopped(stop))
             }
-            (_, Input::Stopped(stop)) => {
-                let draft = self.stopped(stop);
-                self.end(draft)
-            }
+            (_, Input::Stopped(stop)) => self.end(self.stopped(stop)),
             (At::Done, _) => Action::Done(Err(Draft::config("the call is over").redact(&[]))),
             _ => self.end(Draft::config("the call was told what it did not ask for")),
         }
@@ -432,13 +421,11 @@ impl Call {
         token: Option<Token>,
         began: f64,
     ) -> Action {
-        self.sent += u32::from(learnt.sent);
+        self.sent += 1;
         // Only a 4xx or a connection never made says that the store did not create it: any 5xx
         // may come after the write (a proxy whose upstream reset once it had the request).
-        let maybe = learnt.sent
-            && !learnt.refused
-            && outcome.is_err()
-            && !matches!(learnt.status, Some(400..=499));
+        let maybe =
+            !learnt.refused && outcome.is_err() && !matches!(learnt.status, Some(400..=499));
         self.maybe_created |= maybe;
         if maybe {
             self.maybe_since = self.maybe_since.min(began);
@@ -446,22 +433,23 @@ impl Call {
         let (next, outcome) = match outcome {
             Ok(plant) => (Next::Stop(None), Ok(plant)),
             Err(draft) => {
+                let keyed = self.key != IdempotencyKey::Off;
                 let lifetime =
-                    self.settings.key_lifetime_ms.filter(|_| self.key != IdempotencyKey::Off);
+                    if keyed { self.settings.config.key_lifetime_ms } else { f64::INFINITY };
                 let budget = Budget {
                     retry: self.retry,
                     sent: self.sent,
                     refreshable: matches!(self.settings.credential, Credential::Source(_)),
                     refreshed: self.refreshed,
                     ends_at: self.ends_at,
-                    key_ends_at: self.maybe_since + lifetime.unwrap_or(f64::INFINITY),
+                    key_ends_at: self.maybe_since + lifetime,
                 };
                 let next = answer::next(&draft, &learnt, &budget, self.clock);
                 let asked = if let Next::Stop(asked) = next { asked } else { None };
                 (next, Err(self.fail(draft.with_retry_after(asked))))
             }
         };
-        if learnt.sent && (self.settings.config.after.is_some() || self.after.is_some()) {
+        if self.settings.config.after.is_some() || self.after.is_some() {
             let seen = Seen {
                 number: self.sent,
                 duration_ms: (self.clock.now)() - began,
@@ -516,7 +504,13 @@ impl Call {
     /// The error of a call, or an attempt, that stopped.
     fn stopped(&self, stop: Stop) -> Draft {
         let message = match stop {
-            Stop::Aborted(reason) => return aborted(reason),
+            Stop::Aborted(reason) => {
+                let draft = Draft::new(Kind::Aborted, "the call was aborted by its AbortSignal");
+                return match reason {
+                    Some(reason) => draft.with_cause(reason),
+                    None => draft,
+                };
+            }
             Stop::TimedOut => {
                 let ms = decimal(self.settings.config.timeout_ms.into());
                 ["no answer from the Plant Store within ", &ms, " ms"].concat()
@@ -558,15 +552,6 @@ impl Call {
         }
         let error = draft.redact(&secrets);
         error.in_call(self.sent, self.maybe_created, self.last.take())
-    }
-}
-
-/// The error of a call a signal aborted, with its reason as the cause.
-pub(crate) fn aborted(reason: Option<JsValue>) -> Draft {
-    let draft = Draft::new(Kind::Aborted, "the call was aborted by its AbortSignal");
-    match reason {
-        Some(reason) => draft.with_cause(reason),
-        None => draft,
     }
 }
 

@@ -232,8 +232,7 @@ impl Config {
     pub(crate) fn check(mut self) -> Result<Settings, Error> {
         let (url, credential) = self.checked().map_err(|draft| draft.redact(&[self.secret()]))?;
         self.auth = None;
-        let key_lifetime_ms = Some(self.key_lifetime_ms).filter(|ms| ms.is_finite());
-        Ok(Settings { url, credential, key_lifetime_ms, config: self, reach: OnceCell::new() })
+        Ok(Settings { url, credential, config: self, reach: OnceCell::new() })
     }
 
     /// What checking makes of the base URL and the token; an error names the first wrong setting.
@@ -277,8 +276,6 @@ pub(crate) struct Settings {
     /// `{baseUrl}/plants`.
     pub(crate) url: String,
     pub(crate) credential: Credential,
-    /// How long the server keeps an idempotency key, in milliseconds; `None`: for ever.
-    pub(crate) key_lifetime_ms: Option<f64>,
     /// The settings, without the token (`auth`), which is in `credential`.
     pub(crate) config: Config,
     /// What the client's calls read of the world once (`shell::reach`): the request they send,
@@ -683,8 +680,11 @@ mod tests {
             assert_eq!(js, ["options.keyLifetimeMs", rule, "Infinity"].concat(), "{ms}");
         }
         let settings = |ms| Config::new("https://h.example").token("t").key_lifetime_ms(ms).check();
-        assert_eq!(settings(5.0).ok().and_then(|s| s.key_lifetime_ms), Some(5.0));
-        assert_eq!(settings(f64::INFINITY).ok().map(|s| s.key_lifetime_ms), Some(None));
+        assert_eq!(settings(5.0).ok().map(|s| s.config.key_lifetime_ms), Some(5.0));
+        assert_eq!(
+            settings(f64::INFINITY).ok().map(|s| s.config.key_lifetime_ms),
+            Some(f64::INFINITY)
+        );
     }
 
     #[test]

@@ -148,9 +148,9 @@ impl Running {
 /// Runs the hooks call number `at` asked for, once its step has returned (the shell calls this):
 /// the after hooks, or the before hook, which gives back a copy of its headers when the copy keeps
 /// its rules (no `Authorization` nor a header of the connection or the framing, `Content-Type`
-/// unchanged), else null; what a hook threw. The copy
-/// is what is sent, with the call's `Idempotency-Key` and `Authorization` set on it: a hook that
-/// keeps its headers never holds the token.
+/// unchanged), else null; what a hook threw. The copy is what is sent, with the call's
+/// `Idempotency-Key` and `Authorization` set on it: a hook that keeps its headers never holds the
+/// token.
 fn hooks(at: u32) -> Result<JsValue, JsValue> {
     let asked = CALLS.with(|calls| {
         let mut calls = calls.borrow_mut();
@@ -363,12 +363,11 @@ extern "C" {
     /// What the shells tell Rust, each with their call's number: the call `started` (no signal had
     /// aborted it); the token source `returned` a value; `hooks` runs the hooks the call asked for,
     /// which ran (`hooked`: the before hook gives the headers, or null when they break its rules);
-    /// what it asked to await
-    /// `settled` with a value; what was called or awaited `threw`; a signal `aborted` the call (its
-    /// reason); fetch `answered` (the head: its status, NaN for what is not a Response, its type,
-    /// headers and `Retry-After`); the `body` was read (its bytes, and whether that is all of it);
-    /// a wait is over (`waited`); the call's deadline passed (`timed_out`) or the attempt's
-    /// (`attempt_timed_out`).
+    /// what it asked to await `settled` with a value; what was called or awaited `threw`; a signal
+    /// `aborted` the call (its reason); fetch `answered` (the head: its status, NaN for what is not
+    /// a Response, its type, headers and `Retry-After`); the `body` was read (its bytes, and
+    /// whether that is all of it); a wait is over (`waited`); the call's deadline passed
+    /// (`timed_out`) or the attempt's (`attempt_timed_out`).
     type Told;
     #[allow(clippy::too_many_arguments)]
     #[wasm_bindgen(constructor)]

@@ -12,12 +12,12 @@ use crate::config::{Auth, CallOptions, Config, IdempotencyKey, KeyFormat, Retry}
 use crate::config::{DEFAULT_KEY_LIFETIME_MS, DEFAULT_TIMEOUT_MS};
 use crate::error::{Draft, Error};
 use crate::js::callbacks;
-use crate::js::error::issues_to_js;
+use crate::js::error::{issues_to_js, object};
 use crate::names::JS;
 use crate::redact::theirs;
 use alloc::string::String;
 use alloc::vec::Vec;
-use js_sys::{Array, Function, JsString, Object, Promise, Reflect};
+use js_sys::{Array, Function, JsString, Promise, Reflect};
 use plant_store_model::{suggest, validate, Field, Issue, IssueCode, NewPlant, Plant, RawNewPlant};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -50,10 +50,7 @@ pub fn validate_new_plant(plant: JsValue) -> JsValue {
         }
         Err(issues) => (false, "issues", issues_to_js(&issues)),
     };
-    let result = Object::new();
-    let _ = Reflect::set(&result, &"ok".into(), &ok.into());
-    let _ = Reflect::set(&result, &key.into(), &value);
-    result.into()
+    object(&[("ok", ok.into()), (key, value)]).into()
 }
 
 /// A client with checked options, for many calls.
@@ -392,16 +389,9 @@ fn type_name(value: &JsValue) -> &'static str {
     if value.is_object() {
         return if is_array(value).unwrap_or(false) { "array" } else { "object" };
     }
-    match value.js_typeof().as_string().as_deref() {
-        Some("undefined") => "undefined",
-        Some("boolean") => "boolean",
-        Some("number") => "number",
-        Some("bigint") => "bigint",
-        Some("string") => "string",
-        Some("symbol") => "symbol",
-        Some("function") => "function",
-        _ => "object",
-    }
+    let types = ["undefined", "boolean", "number", "bigint", "string", "symbol", "function"];
+    let name = value.js_typeof().as_string();
+    types.into_iter().find(|&t| name.as_deref() == Some(t)).unwrap_or("object")
 }
 
 /// Whether `value` is a plain object (its prototype `null` or a realm's `Object.prototype`), or

@@ -3,8 +3,9 @@
 
 use crate::error::Error;
 use crate::hooks::{After, Attempt, AttemptOutcome, Before, Callback, RETURNED_A_PROMISE};
+use crate::js::error::object;
 use alloc::rc::Rc;
-use js_sys::{Function, Object, Reflect};
+use js_sys::{Function, Reflect};
 use wasm_bindgen::JsValue;
 
 /// A JS `beforeAttempt(attempt)`, called with `{ url, attempt, headers }`.
@@ -42,13 +43,4 @@ fn done(returned: JsValue) -> Result<(), JsValue> {
         Ok(then) if then.is_function() => Err(RETURNED_A_PROMISE.into()),
         _ => Ok(()),
     }
-}
-
-/// A fresh plain object of `fields`, leaving out the undefined ones.
-fn object(fields: &[(&str, JsValue)]) -> Object {
-    let object = Object::new();
-    for (key, value) in fields.iter().filter(|(_, value)| !value.is_undefined()) {
-        let _ = Reflect::set(&object, &(*key).into(), value);
-    }
-    object
 }

@@ -36,15 +36,23 @@ impl Error {
 pub(crate) fn issues_to_js(issues: &[Issue]) -> JsValue {
     let array = Array::new();
     for issue in issues {
-        let object = Object::new();
-        let code = issue.code.as_str();
-        let fields = [("path", &*issue.path), ("code", code), ("message", &*issue.message)];
-        for (key, value) in fields {
-            let _ = Reflect::set(&object, &key.into(), &value.into());
-        }
-        array.push(&object);
+        let (path, code, message) = (&*issue.path, issue.code.as_str(), &*issue.message);
+        array.push(&object(&[
+            ("path", path.into()),
+            ("code", code.into()),
+            ("message", message.into()),
+        ]));
     }
     array.into()
+}
+
+/// A fresh plain object of `fields`, leaving out the undefined ones.
+pub(crate) fn object(fields: &[(&str, JsValue)]) -> Object {
+    let object = Object::new();
+    for (key, value) in fields.iter().filter(|(_, value)| !value.is_undefined()) {
+        let _ = Reflect::set(&object, &(*key).into(), value);
+    }
+    object
 }
 
 #[wasm_bindgen(module = "/js/error.js")]

@@ -71,7 +71,7 @@ pub(crate) fn settings(options: &JsValue) -> Result<Settings, Error> {
         concurrency: concurrency as usize,
         send_ms,
         retention_ms: retention_ms.into(),
-        key_lifetime_ms: client.0.key_lifetime_ms.unwrap_or(f64::INFINITY),
+        key_lifetime_ms: client.0.config.key_lifetime_ms,
         worker: false,
     };
     Ok(Settings { client, name, rules, platform })
