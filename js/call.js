@@ -146,7 +146,7 @@ export class Shell {
       Shell.#keep(this, endsAt);
       const answer = settled(() => {
         const headers = prepared ?? new Headers(request.headers);
-        if (key !== undefined) headers.set(request.key, key); // after a before hook: it keeps the call's
+        if (key !== undefined) headers.set(request.key, key); // over a before hook's: the call's key stays
         headers.set(request.authorization, authorization);
         const { url, method, credentials, redirect } = request;
         const { controller } = attempt;

@@ -285,9 +285,9 @@ pub(crate) struct Settings {
 
 /// An extra header, checked by fetch's `Headers` rules (by hand: the `http` crate's are stricter, a
 /// dependency for ten lines): a `config` error names `Authorization`, `Content-Type` and
-/// `Idempotency-Key` (the client's),
-/// one of the connection or the message's framing (the runtime's), a name that is no RFC 9110
-/// token, or a value that, trimmed, holds NUL, CR, LF or a char > U+00FF.
+/// `Idempotency-Key` (the client's), one of the connection or the message's framing (the
+/// runtime's), a name that is no RFC 9110 token, or a value that, trimmed, holds NUL, CR, LF or a
+/// char > U+00FF.
 fn check_header(names: &Names, name: &str, value: &str) -> Result<(), Draft> {
     let shown = theirs(&name.chars().take(40).collect::<String>());
     let [before, after] = names.header;

@@ -34,8 +34,8 @@ pub struct Attempt<'a> {
     pub number: u32,
     /// The headers to send, without `Authorization`. The hook may add some; it may not set
     /// `Authorization` or the connection's and framing's headers (`Content-Length`, `Host`, …), nor
-    /// change `Content-Type`. A copy of them as the hook left them is sent, with
-    /// the call's `Idempotency-Key` and `Authorization` set on the copy: these never hold the token.
+    /// change `Content-Type`. A copy of them as the hook left them is sent, with the call's
+    /// `Idempotency-Key` and `Authorization` set on the copy: these never hold the token.
     pub headers: &'a web_sys::Headers,
 }
 
