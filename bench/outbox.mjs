@@ -3,6 +3,7 @@
 // - drain: 1,000 entries added while paused, then resumed, the server answering each after 20 ms,
 //   concurrency 4 (the bound: 1,000 × 20 ms / 4 = 5 s); beside it, the same 1,000 plain createPlant
 //   calls, 4 at a time, in the same page: what the network and the call cost without the outbox;
+//   and those calls each after a transaction like a take's: what a durable take per entry costs;
 // - 1,000 adds, one after another, while the outbox sends them (issue 51): the median add of the
 //   last 100 against the first 100's;
 // - open, then one round (a flush with nothing due), with 100 and with 10,000 created entries kept
@@ -23,16 +24,36 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
 
 // The drain's three steps, run in the page (bench/outbox-profile.mjs profiles the first and the last).
-/** 1,000 plain createPlant calls, 4 at a time: how long they took. */
-export const plainCalls = async ({ base, token }) => {
+/**
+ * 1,000 plain createPlant calls, 4 at a time: how long they took. With `take`, each call comes
+ * after a `readwrite` transaction (relaxed, as the outbox's) that gets and puts one record, as a
+ * take does: the floor of a durable take per entry, without the outbox's own work.
+ */
+export const plainCalls = async ({ base, token, take }) => {
   window.ids ??= { next: Date.now() * 1000 };
+  const db = await new Promise((resolve) => {
+    const request = indexedDB.open(`floor-${Date.now()}`);
+    request.onupgradeneeded = () => request.result.createObjectStore('entries', { keyPath: 'key' });
+    request.onsuccess = () => resolve(request.result);
+  });
+  const taken = (key) =>
+    new Promise((resolve) => {
+      const tx = db.transaction('entries', 'readwrite', { durability: 'relaxed' });
+      const entries = tx.objectStore('entries');
+      entries.get(key).onsuccess = () => entries.put({ key, state: 'sending', at: Date.now() });
+      tx.oncomplete = resolve;
+    });
   const t = performance.now();
   await Promise.all(
     [0, 1, 2, 3].map(async () => {
-      for (let i = 0; i < 250; i++)
-        await createPlant({ id: ids.next++, name: 'Plain' }, { baseUrl: base, token });
+      for (let i = 0; i < 250; i++) {
+        const id = ids.next++;
+        if (take) await taken(String(id));
+        await createPlant({ id, name: 'Plain' }, { baseUrl: base, token });
+      }
     }),
   );
+  db.close();
   return performance.now() - t;
 };
 /** A paused outbox (`window.outbox`) that 1,000 entries are added to. */
@@ -137,6 +158,7 @@ export const outboxRows = (pkg) =>
   inPage(pkg, SCRIPT, async ({ page, server }) => {
     const base = `${server.url}/__test/delay/20`;
     const drain = { plain: await page.evaluate(plainCalls, { base, token: TOKEN }) };
+    drain.taken = await page.evaluate(plainCalls, { base, token: TOKEN, take: true });
     await page.evaluate(queued, { base, token: TOKEN });
     drain.drained = await page.evaluate(drained);
     const adds = await page.evaluate(addsWhileDraining, { base, token: TOKEN });
@@ -204,7 +226,7 @@ export const outboxRows = (pkg) =>
       [
         section,
         'drain: 1,000 entries, answers after 20 ms, concurrency 4 (bound 5 s)',
-        `${s(drain.drained)}; the same 1,000 plain createPlant calls, 4 at a time: ${s(drain.plain)} (${(drain.drained / drain.plain).toFixed(2)}x)`,
+        `${s(drain.drained)}; the same 1,000 plain createPlant calls, 4 at a time: ${s(drain.plain)} (${(drain.drained / drain.plain).toFixed(2)}x); those calls each after a take's transaction alone: ${s(drain.taken)} (${(drain.taken / drain.plain).toFixed(2)}x)`,
       ],
       [
         section,
