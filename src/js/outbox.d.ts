@@ -5,12 +5,32 @@
 /** Where an outbox entry stands. */
 export type OutboxEntryState = 'pending' | 'sending' | 'created' | 'rejected' | 'uncertain';
 
-/** One plant in an outbox. Times are ms since the epoch. */
-export interface OutboxEntry {
+/**
+ * One plant in an outbox, told apart by `state`: a created one has its Plant, a refused one its
+ * error. Times are ms since the epoch. Frozen: the outbox's own view, the same object until it
+ * changes.
+ */
+export type OutboxEntry = OutboxEntryFields &
+  (
+    | {
+        readonly state: 'pending' | 'sending';
+        readonly error?: OutboxEntryError;
+        readonly created?: undefined;
+      }
+    | { readonly state: 'created'; readonly created: Plant; readonly error?: undefined }
+    | {
+        readonly state: 'rejected' | 'uncertain';
+        readonly error: OutboxEntryError;
+        readonly created?: undefined;
+      }
+  );
+
+/** What every entry has. */
+export interface OutboxEntryFields {
   /** A UUID v4: also the `Idempotency-Key` of every request that sends it. */
-  key: string;
+  readonly key: string;
   /** The plant as it was added, its `id` of the type it was given. */
-  plant: NewPlant;
+  readonly plant: Readonly<NewPlant>;
   /**
    * - `pending`: waits to be sent (now, or at `nextAttemptAt`);
    * - `sending`: a request is out from a tab (no other takes it while that tab lives), or was when its tab went: sent
@@ -21,23 +41,27 @@ export interface OutboxEntry {
    *   answer, from a server that ignores `Idempotency-Key`): the plant most likely exists. Look for it in your
    *   store, then `markCreated(key)` if it is there, else `retry(key)` or `remove(key)`.
    */
-  state: OutboxEntryState;
+  readonly state: OutboxEntryState;
   /** The tries made for it: each request sent, a send cut short by its tab, a send that failed before its request. */
-  attempts: number;
+  readonly attempts: number;
   /** A request may have created the plant unseen; never true of a created entry. */
-  maybeCreated: boolean;
-  addedAt: number;
-  updatedAt: number;
+  readonly maybeCreated: boolean;
+  readonly addedAt: number;
+  readonly updatedAt: number;
   /** How many times it changed since it was added (1 when added). */
-  revision: number;
+  readonly revision: number;
   /** When it is next sent, after a failed attempt. */
-  nextAttemptAt?: number;
+  readonly nextAttemptAt?: number;
   /** Until when the server asked it to wait (`Retry-After`, at most an hour): only `retry(key)` sends it earlier. */
-  notBefore?: number;
-  /** The last failed attempt's error. */
-  error?: { kind: PlantStoreErrorKind; status?: number; code?: number; message: string };
-  /** The Plant the store created. */
-  created?: Plant;
+  readonly notBefore?: number;
+}
+
+/** An entry's last failed attempt (never `validation`: an add is validated first). */
+export interface OutboxEntryError {
+  readonly kind: Exclude<PlantStoreErrorKind, 'validation'>;
+  readonly status?: number;
+  readonly code?: number;
+  readonly message: string;
 }
 
 /** A record of the store the outbox cannot read (written by a newer release, or not by the outbox): kept, listed, removable. */

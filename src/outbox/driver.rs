@@ -195,7 +195,7 @@ impl Driver {
         let kept = held.position(entry).ok().map(|at| &mut held.entries[at]);
         match kept.filter(|kept| kept.entry.revision == entry.revision) {
             Some(kept) => shown(kept),
-            None => record::view::<Object>(entry).into(),
+            None => frozen(record::view::<Object>(entry)),
         }
     }
 
@@ -213,7 +213,16 @@ impl Driver {
 
 /// The view of `kept`, made once.
 fn shown(kept: &mut Kept<JsValue>) -> JsValue {
-    kept.view.get_or_insert_with(|| record::view::<Object>(&kept.entry).into()).clone()
+    kept.view.get_or_insert_with(|| frozen(record::view::<Object>(&kept.entry))).clone()
+}
+
+/// A view the app cannot change, as its objects are shared (`add`, `get`, `entries()`, events).
+/// `Object.freeze` of what is not an object (an entry's missing `error`) returns it unchanged.
+fn frozen(view: Object) -> JsValue {
+    for name in ["plant", "error", "created"] {
+        Object::freeze(record::field(&view, name).unchecked_ref::<Object>());
+    }
+    Object::freeze(&view).into()
 }
 
 /// The error of a store that could not be opened, in words that name the cause and the fix.

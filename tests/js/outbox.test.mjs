@@ -407,6 +407,13 @@ describe('the outbox, in headless Chromium and in Node, against the reference se
       'bigint',
       'an id given as a BigInt comes back as one',
     );
+    // The views are shared (add, get, entries(), events) and frozen: no app changes what another reads.
+    const [first] = outbox.entries();
+    assert.equal(await outbox.get(first.key), first);
+    for (const view of [first, first.plant, first.created]) assert.ok(Object.isFrozen(view));
+    assert.throws(() => {
+      first.state = 'pending';
+    }, TypeError);
     assert.deepEqual((await records()).map((r) => [r.state, r.plant.id]).sort(), [
       ['created', '5000'],
       ['created', '5001'],
