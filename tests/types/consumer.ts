@@ -310,6 +310,19 @@ async function outboxes(): Promise<void> {
   outbox.resume();
   outbox.close();
   void [entries, reason, held];
+  // An entry narrows on its state: a created one has its Plant, a refused one its error.
+  const said = (e: OutboxEntry): string =>
+    e.state === 'created'
+      ? e.created.name
+      : e.state === 'rejected' || e.state === 'uncertain'
+        ? e.error.message
+        : (e.error?.message ?? e.state);
+  void said;
+  // @ts-expect-error: a pending entry has no Plant yet
+  const early = (e: OutboxEntry): string => e.created.name;
+  void early;
+  // @ts-expect-error: an entry is the outbox's view, not to be changed
+  entry.state = 'created';
   // @ts-expect-error: the entries are the outbox's snapshot, not to be changed
   outbox.entries().push(entry);
   // @ts-expect-error: an outbox needs a name
