@@ -39,25 +39,17 @@ impl<V: Clone> Tab<V> {
                 self.out.push(Action::Lock { tab: false });
             }
             Round::Idle => self.begin(plan),
-            Round::Asking(asked) => {
-                asked.force |= plan.force;
-                asked.flushes.extend(plan.flushes);
-            }
+            Round::Asking(asked) => asked.join(plan),
             // An entry this round took counts as tried for a flush that comes meanwhile: it is
             // not sent again at once, before its backoff.
             Round::Sending { plan: sending, feeding, .. } => {
-                sending.force |= plan.force;
-                sending.flushes.extend(plan.flushes);
+                sending.join(plan);
                 match feeding {
                     Some(again) => *again = true,
                     None => self.feed(),
                 }
             }
-            _ => {
-                let wanted = self.wanted.get_or_insert_with(Plan::default);
-                wanted.force |= plan.force;
-                wanted.flushes.extend(plan.flushes);
-            }
+            _ => self.wanted.get_or_insert_with(Plan::default).join(plan),
         }
     }
 

@@ -123,6 +123,14 @@ pub(crate) struct Plan {
     pub(crate) flushes: Vec<u32>,
 }
 
+impl Plan {
+    /// Takes `plan` in: a round asked for while this one asks, sends or waits.
+    pub(crate) fn join(&mut self, plan: Plan) {
+        self.force |= plan.force;
+        self.flushes.extend(plan.flushes);
+    }
+}
+
 /// Where a tab's round stands.
 #[derive(Debug, Default)]
 pub(crate) enum Round {
