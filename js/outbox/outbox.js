@@ -1,8 +1,10 @@
 // `PlantOutbox`, the app's outbox: each call told to Rust's `core` (src/outbox/seam.rs), each
 // change told to the app, over the shell (shell.js) that does what Rust asks.
 import { Shell } from './shell.js';
+import { fromCall, fromCaller, PlantStoreError } from '../entries/api.js';
 
 const OPENING = Symbol('PlantOutbox.open');
+const config = (message) => new PlantStoreError('config', message);
 const report =
   globalThis.reportError ??
   ((error) =>
@@ -40,27 +42,38 @@ export function start(core, closed) {
 export class PlantOutbox extends EventTarget {
   #core;
   #listeners;
+  #call;
 
   constructor(opening, core, listeners) {
     if (opening !== OPENING)
-      throw new TypeError('PlantOutbox: use `await PlantOutbox.open(options)`');
+      throw fromCaller(
+        PlantOutbox,
+        config('new PlantOutbox(): use `await PlantOutbox.open(options)`'),
+      );
     super();
     [this.#core, this.#listeners] = [core, listeners];
+    // Its error has the frame of the line that awaited the call, as createPlant's.
+    this.#call = (type, key) => fromCall(core.input(type, 0, key));
   }
 
-  add = (plant) => this.#core.input('add', 0, plant);
+  add = (plant) => this.#call('add', plant);
   entries = () => this.#core.entries();
   subscribe = (listener) => {
+    if (typeof listener !== 'function')
+      throw fromCaller(
+        this.subscribe,
+        config('outbox.subscribe(listener): listener must be a function'),
+      );
     const subscription = { listener };
     this.#listeners.add(subscription);
     return () => this.#listeners.delete(subscription);
   };
-  get = (key) => this.#core.input('get', 0, String(key));
+  get = (key) => this.#call('get', String(key));
   unreadable = () => this.#core.unreadable();
-  flush = () => this.#core.input('flush').then(() => {});
-  retry = (key) => this.#core.input('retry', 0, String(key));
-  markCreated = (key) => this.#core.input('markCreated', 0, String(key));
-  remove = (key) => this.#core.input('remove', 0, String(key));
+  flush = () => this.#call('flush').then(() => {});
+  retry = (key) => this.#call('retry', String(key));
+  markCreated = (key) => this.#call('markCreated', String(key));
+  remove = (key) => this.#call('remove', String(key));
   pause = () => void this.#core.input('pause');
   resume = () => void this.#core.input('resume');
   close = () => void this.#core.input('close');

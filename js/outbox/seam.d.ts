@@ -56,9 +56,9 @@ export type OutboxAction =
   | ['changed', 0, object | undefined]
   | ['closed', 0, string];
 
-/** The shell, as Rust holds it. */
+/** The shell, as Rust holds it: `sync` gives the promise of the registration, which an app's call waits for. */
 export interface Shell {
-  perform(...action: OutboxAction): void;
+  perform(...action: OutboxAction): Promise<void> | undefined | void;
 }
 
 /** Rust's side, as the shell and the app hold it (`openOutbox(options, worker)` checks the options and makes it). */

@@ -38,6 +38,8 @@ pub(crate) struct Driver {
     list: RefCell<(u64, JsValue)>,
     pub(crate) online: Cell<bool>,
     pub(crate) last_added: Cell<f64>,
+    /// What the page's last request for Background Sync gave (a promise, where it asked one).
+    pub(crate) synced: RefCell<JsValue>,
 }
 
 impl Driver {
@@ -54,7 +56,7 @@ impl Driver {
                 drop(answers);
                 driver.tell(Input::Answered { n, sent, left });
             });
-            let (inputs, working, shell, replies, answers, last_added) = Default::default();
+            let (inputs, working, shell, replies, answers, last_added, synced) = Default::default();
             let calls = RefCell::new(controller());
             let list = RefCell::new((u64::MAX, JsValue::UNDEFINED));
             let tab = RefCell::new(tab);
@@ -71,6 +73,7 @@ impl Driver {
                 list,
                 online,
                 last_added,
+                synced,
             }
         })
     }
@@ -161,10 +164,15 @@ impl Driver {
                 Err(failure.cause.into_iter().fold(draft, Draft::with_cause))
             }
         };
-        let _ = match value {
-            Ok(value) => resolve.call1(&JsValue::UNDEFINED, &value),
-            Err(draft) => reject.call1(&JsValue::UNDEFINED, &self.redact(draft).to_js()),
-        };
+        match value {
+            // Once the page's service worker was asked to deliver: a page that closes as soon as
+            // its add resolves leaves the plant to the worker.
+            Ok(value) => {
+                let synced = Promise::resolve(&*self.synced.borrow()).unchecked_into::<Then>();
+                synced.then(&resolve.bind1(&JsValue::UNDEFINED, &value).into());
+            }
+            Err(draft) => drop(reject.call1(&JsValue::UNDEFINED, &self.redact(draft).to_js())),
+        }
     }
 
     /// `draft` as an error of this outbox's client: redacted against its fixed token.
@@ -256,7 +264,13 @@ extern "C" {
     #[derive(Clone)]
     pub(crate) type Shell;
     #[wasm_bindgen(method)]
-    pub(crate) fn perform(this: &Shell, kind: &str, n: u32, a: &JsValue, b: &JsValue);
+    pub(crate) fn perform(this: &Shell, kind: &str, n: u32, a: &JsValue, b: &JsValue) -> JsValue;
+
+    /// A promise, whose `then` takes a function of JavaScript's (js-sys's takes a closure).
+    #[wasm_bindgen(js_name = Promise)]
+    type Then;
+    #[wasm_bindgen(method)]
+    fn then(this: &Then, f: &JsValue);
 
     #[wasm_bindgen(js_namespace = console, js_name = warn)]
     pub(crate) fn console_warn(message: &str);

@@ -253,7 +253,10 @@ impl Driver {
         };
         let shell = self.shell.borrow().clone();
         if let Some(shell) = shell {
-            shell.perform(kind, n, &a, &b);
+            let done = shell.perform(kind, n, &a, &b);
+            if kind == "sync" {
+                self.synced.replace(done);
+            }
         }
         if kind == "shut" {
             // The shell holds the app's outbox: let go of it, so that both can be collected.

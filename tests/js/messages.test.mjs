@@ -397,16 +397,36 @@ for (const { what, baseUrl, first, most, client, outbox } of [
     first: 'PlantStoreError: this runtime has no IndexedDB: pass options.platform',
     most: 18,
   },
+  {
+    what: "an outbox's call refused",
+    outbox: (options) => `await (await open(${options})).remove('no-such-key');`,
+    baseUrl: () => server.url,
+    first: 'PlantStoreError: outbox.remove: not now, the outbox holds no entry of this key',
+    most: 18,
+  },
+  {
+    what: "an outbox's subscribe without a function",
+    outbox: (options) => `(await open(${options})).subscribe('render');`,
+    baseUrl: () => server.url,
+    first: 'PlantStoreError: outbox.subscribe(listener): listener must be a function',
+    most: 18,
+  },
 ]) {
   test(`an uncaught PlantStoreError in Node (${what}): the caller's line under the caret and as its frame, no line of the package`, async () => {
     const options = `{ baseUrl: ${JSON.stringify(await baseUrl())}, token: ${JSON.stringify(TOKEN)} }`;
-    const call = outbox
-      ? `await api.PlantOutbox.open({ ...${options}, name: 'plants' });`
-      : client
-        ? `await new api.PlantStoreClient(${options}).createPlant({ id: 1, name: 'x' });`
-        : `await api.createPlant({ id: 1, name: 'x' }, ${options});`;
+    const call =
+      typeof outbox === 'function'
+        ? outbox(options)
+        : outbox
+          ? `await api.PlantOutbox.open({ ...${options}, name: 'plants' });`
+          : client
+            ? `await new api.PlantStoreClient(${options}).createPlant({ id: 1, name: 'x' });`
+            : `await api.createPlant({ id: 1, name: 'x' }, ${options});`;
     const entry = outbox ? 'package/outbox/node.mjs' : 'package/node.mjs';
-    const source = `import * as api from ${JSON.stringify(pathToFileURL(join(dir, entry)).href)};
+    // The outbox's calls: on fake-indexeddb, opened on the caller's line.
+    const fake = pathToFileURL(join(ROOT, 'node_modules/fake-indexeddb/build/esm/index.js')).href;
+    const open = `const open = (o) => api.PlantOutbox.open({ ...o, name: 'n', platform: { indexedDB: new IDBFactory() } });`;
+    const source = `import * as api from ${JSON.stringify(pathToFileURL(join(dir, entry)).href)}; import { IDBFactory } from '${fake}'; ${open}
 ${call}
 `;
     if (what === 'a 400')

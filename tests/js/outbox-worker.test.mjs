@@ -66,6 +66,31 @@ describe('a service worker that delivers, on a platform of fakes', { timeout: 60
     assert.equal(store.requests.length, 3);
   });
 
+  it('an add resolves once the page asked its worker to deliver: a page that closes at once leaves the plant to it', async () => {
+    const [site, store, name] = [origin(), plantStore(), `asked-${n++}`];
+    const tab = site.tab();
+    tab.offline();
+    const asked = [];
+    tab.platform.navigator.serviceWorker = {
+      getRegistration: async () => ({
+        sync: { register: (tag) => new Promise((registered) => asked.push([tag, registered])) },
+      }),
+    };
+    const outbox = await PlantOutbox.open(options(tab.platform, store, name));
+    let added = false;
+    const adding = outbox.add({ id: 1, name: 'Fern' }).then(() => {
+      added = true;
+    });
+    const stored = async () => (await site.records(name)).length === 1 && asked.length === 1;
+    await until(stored, 'the plant stored and Background Sync asked for');
+    assert.equal(added, false, 'not before the sync is registered');
+    const [[tag, registered]] = asked;
+    assert.equal(tag, `plant-store-outbox:${name}`);
+    registered();
+    await adding;
+    outbox.close();
+  });
+
   it('entries still due reject the sync, so that the browser fires it again; its last chance leaves them to the pages', async () => {
     const [site, store, name] = [origin(), plantStore({ auto: false }), `again-${n++}`];
     await leftOffline(site, store, name, 1);
@@ -303,6 +328,10 @@ describe('a service worker that delivers, in Chromium', { timeout: 300_000 }, ()
           const outbox = await PlantOutbox.open(options);
           for (const id of added) await outbox.add({ id, name: `Kept ${id}` });
           outbox.close();
+          const registration = await navigator.serviceWorker.ready;
+          const t0 = performance.now();
+          while (registration.sync && !(await registration.sync.getTags()).length) await new Promise((r) => setTimeout(r, 5));
+          console.log('DEBUG waited', performance.now() - t0);
         },
         { options, added },
       );
