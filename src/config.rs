@@ -261,7 +261,7 @@ impl Config {
             && !((1.0..=MAX_SAFE_INTEGER).contains(&ms) && ms == ms as u64 as f64)
         {
             let message = [names.key_lifetime_ms, " must be a whole number of milliseconds from 1"];
-            let message = [&message.concat(), " on, or ", names.infinity].concat();
+            let message = [&message.concat(), " to 9007199254740991, or ", names.infinity].concat();
             return Err(Draft::config(message));
         }
         Ok((url, credential))
@@ -671,7 +671,7 @@ mod tests {
         }
         for ms in [0.0, 0.5, -1.0, 1.5, f64::NAN, f64::NEG_INFINITY, MAX_SAFE_INTEGER + 2.0] {
             let [rust, js] = both("https://h.example").map(|c| message(c.key_lifetime_ms(ms)));
-            let rule = " must be a whole number of milliseconds from 1 on, or ";
+            let rule = " must be a whole number of milliseconds from 1 to 9007199254740991, or ";
             assert_eq!(
                 rust,
                 ["Config::key_lifetime_ms(..)", rule, "f64::INFINITY"].concat(),

@@ -97,7 +97,7 @@ export type PlantStoreOptions = PlantStoreAuth & {
   /** How `Idempotency-Key` carries the key: `'quoted'` (default), a Structured Fields string `"key"`, or `'bare'`, the key's bytes alone. */
   idempotencyKeyFormat?: 'quoted' | 'bare';
   /**
-   * How long the server keeps a key, in whole ms from 1, or `Infinity` (default 86400000, 24 h): a call
+   * How long the server keeps a key, in whole ms from 1 to 2^53 - 1, or `Infinity` (default 86400000, 24 h): a call
    * does not send its key again once its first request that may have reached the store is older.
    */
   keyLifetimeMs?: number;

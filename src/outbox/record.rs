@@ -140,9 +140,9 @@ fn entry<F: Fields>(r: &F, key: &str) -> Result<Entry, &'static str> {
     let name = plant.text("name").ok_or("its plant has no name")?;
     let tag = plant.has("tag").then(|| plant.text("tag").ok_or("its plant's tag is not a string"));
     let tag = tag.transpose()?;
-    let state =
-        r.text("state").and_then(|name| State::ALL.into_iter().find(|s| s.as_str() == name));
-    let state = state.ok_or("it has no state")?;
+    let state = r.text("state").ok_or("it has no state")?;
+    let state = State::ALL.into_iter().find(|s| s.as_str() == state);
+    let state = state.ok_or("its state is none of the outbox's")?;
     let error = r.object("error").map(|e| read_error(&e).ok_or("its error has no kind"));
     let made = |c: F| Some(Plant { name: c.text("name")?, tag: c.text("tag") });
     let created = r.object("created").map(|c| made(c).ok_or("its created plant has no name"));
@@ -457,7 +457,8 @@ mod tests {
             (with(&[("plant", plant(text("x"), None))]), "its plant has no id"),
             (with(&[("plant", plant(Number(1.0), None))]), "its plant has no id"),
             (with(&[("plant", plant(text("1"), Some(Null)))]), "its plant's tag is not a string"),
-            (with(&[("state", text("flying"))]), "it has no state"),
+            (with(&[("state", Null)]), "it has no state"),
+            (with(&[("state", text("flying"))]), "its state is none of the outbox's"),
             (with(&[("state", text("created"))]), "its state and its created plant disagree"),
             (with(&[("attempts", Number(-1.0))]), "it has no attempts"),
             (with(&[("revision", Number(1.5))]), "it has no revision"),

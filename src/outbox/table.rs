@@ -178,6 +178,7 @@ fn sent_by(entry: &mut Entry, cx: &Context<'_>) {
         let (kind, status) = last.map_or((Kind::Timeout, None), |e| (e.kind, e.status));
         entry.error = Some(EntryError { kind, status, code: None, message: why.into() });
         (entry.state, entry.sending_until, entry.sender) = (State::Uncertain, None, None);
+        (entry.next_attempt_at, entry.not_before) = (None, None);
         return;
     }
     (entry.state, entry.sending_until) = (State::Sending, Some(cx.now + cx.rules.send_ms));
@@ -584,6 +585,18 @@ mod tests {
         // Its first call's failure comes late: the second send stands.
         let late = settled(Err(failure(Kind::Network, None)), false);
         assert!(matches!(apply(held_entry(e), late, &LATER), Step::Refused(_)));
+    }
+
+    #[test]
+    fn a_key_past_its_lifetime_is_not_sent_again_and_the_entry_is_due_never() {
+        // Its first request may have reached the store two days ago (the lifetime), its backoff ahead.
+        let mut e = entry(State::Pending);
+        (e.maybe_created, e.first_sent_at) = (true, Some(NOW - DAY));
+        (e.next_attempt_at, e.not_before) = (Some(LATER.now + 5_000.0), Some(NOW));
+        let e = put(apply(held_entry(e), Event::Take { lock: true, force: true }, &LATER));
+        assert_eq!((e.state, e.sender.as_deref(), e.sending_until), (State::Uncertain, None, None));
+        assert_eq!((e.next_attempt_at, e.not_before, e.due_at()), (None, None, Some(NEVER)));
+        assert!(e.error.is_some_and(|error| error.message.starts_with("not sent again")));
     }
 
     #[test]

@@ -476,7 +476,7 @@ const CASES = [
           ['config', "options.idempotencyKeyFormat must be 'quoted' or 'bare', got 'plain'"],
           [
             'config',
-            'options.keyLifetimeMs must be a whole number of milliseconds from 1 on, or Infinity',
+            'options.keyLifetimeMs must be a whole number of milliseconds from 1 to 9007199254740991, or Infinity',
           ],
         ],
       );
