@@ -261,8 +261,9 @@ pub fn suggest<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> {
     known.iter().copied().find(|k| is_near(key, k))
 }
 
-/// A likely typo: equal ignoring ASCII case, or one edit (insert, delete, substitute) apart. Past
-/// the longest common start and end, each side has at most one character left.
+/// A likely typo, ignoring ASCII case: past the longest common start and end, what is left of each
+/// side is one edit (insert, delete, substitute), two letters swapped, or, after four letters in
+/// common, a unit or a plural (`timeout` for `timeoutMs`, `retries` for `retry`).
 fn is_near(key: &str, known: &str) -> bool {
     let same = |(a, b): (&u8, &u8)| a.eq_ignore_ascii_case(b);
     let (key, known) = (key.as_bytes(), known.as_bytes());
@@ -270,7 +271,13 @@ fn is_near(key: &str, known: &str) -> bool {
     let (key, known) = (key.get(start..), known.get(start..));
     let (key, known) = (key.unwrap_or_default(), known.unwrap_or_default());
     let end = key.iter().rev().zip(known.iter().rev()).take_while(|&pair| same(pair)).count();
-    key.len() - end <= 1 && known.len() - end <= 1
+    let (key, known) = (&key[..key.len() - end], &known[..known.len() - end]);
+    let longer = start >= 4 && key.len().min(known.len()) == 0 && key.len().max(known.len()) <= 2;
+    let swapped = matches!((key, known), ([a, b], [c, d]) if same((a, d)) && same((b, c)));
+    (key.len() <= 1 && known.len() <= 1)
+        || swapped
+        || longer
+        || (start >= 4 && key == b"ies" && known == b"y")
 }
 
 #[cfg(feature = "json-value")]
@@ -597,8 +604,26 @@ mod tests {
             ("color", false),
             ("", false),
             ("nametag", false),
+            ("nmae", true),
+            ("naem", true),
+            ("tga", true),
+            ("tagg", true),
+            ("tagss", false),
         ] {
             assert_eq!(KNOWN_FIELDS.iter().any(|k| is_near(key, k)), near, "{key}");
+        }
+        let options = ["timeoutMs", "retry", "keyLifetimeMs", "baseUrl"];
+        for (key, near) in [
+            ("timeout", Some("timeoutMs")),
+            ("tiemoutMs", Some("timeoutMs")),
+            ("retries", Some("retry")),
+            ("keyLifetime", Some("keyLifetimeMs")),
+            ("baseURL", Some("baseUrl")),
+            ("time", None),
+            ("retryAfter", None),
+            ("timeoutMsecs", None),
+        ] {
+            assert_eq!(suggest(key, &options), near, "{key}");
         }
     }
 }

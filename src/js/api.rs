@@ -189,7 +189,15 @@ pub(crate) fn config(o: &Options, more: &[&str]) -> Result<Config, Error> {
         if let Some(retry_options) = o.value("retry")? {
             config.retry = Some(retry(&Options::of(retry_options, "options.retry")?)?);
         }
-        if o.get::<bool>("idempotencyKey")? == Some(true) {
+        // A key of the app's own is a call's option.
+        let own = |draft| match o.value("idempotencyKey") {
+            Ok(Some(key)) if key.is_string() => Draft::config(
+                "options.idempotencyKey must be a boolean; a key of your own is a call's: \
+                 client.createPlant(plant, { idempotencyKey })",
+            ),
+            _ => draft,
+        };
+        if o.get::<bool>("idempotencyKey").map_err(own)? == Some(true) {
             config.idempotency_key = IdempotencyKey::Generated;
         }
         config.key_format = match o.get::<String>("idempotencyKeyFormat")?.as_deref() {
@@ -263,6 +271,8 @@ impl Options {
         };
         let shown = theirs(&key.chars().take(40).collect::<String>());
         let near = suggest(key, known).map(|near| [" (did you mean \"", near, "\"?)"].concat());
+        let client = REACH.contains(&key.as_str()) || ATTEMPT.contains(&key.as_str());
+        let near = near.or_else(|| client.then(|| " (an option of new PlantStoreClient)".into()));
         let message =
             ["unknown option \"", &shown, "\" in ", &self.name, &near.unwrap_or_default()];
         Err(Draft::config(message.concat()))
@@ -425,7 +435,7 @@ fn own(object: &JsValue, key: &str) -> Result<Option<JsValue>, JsValue> {
 }
 
 /// The own enumerable string keys of `value`; what listing them threw.
-fn keys(value: &JsValue) -> Result<Vec<String>, JsValue> {
+pub(crate) fn keys(value: &JsValue) -> Result<Vec<String>, JsValue> {
     Ok(object_keys(value)?.iter().map(|key| key.as_string().unwrap_or_default()).collect())
 }
 

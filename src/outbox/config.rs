@@ -4,9 +4,10 @@
 
 use super::record::{field, set};
 use crate::error::Draft;
-use crate::js::api::{config, Options};
+use crate::js::api::{config, keys, Options};
 use crate::{Client, Error, MAX_TIMEOUT_MS};
 use alloc::string::String;
+use plant_store_model::suggest;
 use wasm_bindgen::JsValue;
 
 /// An open outbox's settings.
@@ -85,6 +86,14 @@ fn resolve(given: Option<JsValue>) -> Result<JsValue, Draft> {
     let given = given.unwrap_or_default();
     if !given.is_undefined() && !given.is_object() {
         return Err(Draft::config("options.platform must be an object of platform APIs"));
+    }
+    let names = ["indexedDB", "navigator", "BroadcastChannel", "document", LISTENS[0], LISTENS[1]];
+    for key in keys(&given).unwrap_or_default() {
+        if let Some(near) = suggest(&key, &names).filter(|near| *near != key) {
+            let key: String = key.chars().take(40).collect();
+            let message = ["options.platform.", &key, " is none of its APIs (did you mean \""];
+            return Err(Draft::config([&message.concat(), near, "\"?)"].concat()));
+        }
     }
     let out = js_sys::Object::new();
     let kinds = [

@@ -315,6 +315,37 @@ test("the call's Idempotency-Key is set after the before hook, and headers canno
   assert.equal(sent.length, 2, 'neither refused call sent anything');
 });
 
+test('a misspelt option, a client option given to a call, a key of your own given to createPlant: each message says where it goes', async () => {
+  const { createPlant, PlantStoreClient } = await import(
+    pathToFileURL(join(dir, 'package/node.mjs')).href
+  );
+  const base = { baseUrl: server.url, token: TOKEN };
+  const plant = { id: 1, name: 'Fern' };
+  const said = (call) =>
+    call.then(
+      () => 'sent',
+      (e) => `${e.kind}: ${e.message}`,
+    );
+  const client = new PlantStoreClient(base);
+  assert.deepEqual(
+    [
+      await said(createPlant(plant, { ...base, timeout: 5 })),
+      await said(createPlant(plant, { ...base, retries: 3 })),
+      await said(createPlant(plant, { ...base, tiemoutMs: 5 })),
+      await said(client.createPlant(plant, { timeoutMs: 5 })),
+      await said(createPlant(plant, { ...base, idempotencyKey: 'order-42' })),
+    ],
+    [
+      'config: unknown option "timeout" in options (did you mean "timeoutMs"?)',
+      'config: unknown option "retries" in options (did you mean "retry"?)',
+      'config: unknown option "tiemoutMs" in options (did you mean "timeoutMs"?)',
+      'config: unknown option "timeoutMs" in call options (an option of new PlantStoreClient)',
+      "config: options.idempotencyKey must be a boolean; a key of your own is a call's: " +
+        'client.createPlant(plant, { idempotencyKey })',
+    ],
+  );
+});
+
 test("the outbox's options: each message names its option, and a platform API of the wrong kind", async () => {
   const { PlantOutbox } = await import(pathToFileURL(join(dir, 'package/outbox/node.mjs')).href);
   const base = { baseUrl: server.url, token: TOKEN };
@@ -337,6 +368,7 @@ test("the outbox's options: each message names its option, and a platform API of
     [{ name: 'n', platform: { addEventListener: 5 } }, 'platform.addEventListener'],
     [{ name: 'n', platform: { addEventListener() {} } }, 'platform.addEventListener'],
     [{ name: 'n', signal: new AbortController().signal }, 'signal'],
+    [{ name: 'n', platform: { indexDB: new IDBFactory() } }, 'platform.indexDB'],
   ]) {
     const error = await PlantOutbox.open({ ...base, ...options }).catch((e) => e);
     assert.equal(error.kind, 'config', JSON.stringify(options));
