@@ -202,11 +202,18 @@ fn excerpt(text: &str) -> (String, bool) {
 /// An Error's message (decoded by the JSON reader): its excerpt, `…` when cut.
 fn message(text: &str) -> String {
     let (mut shown, whole) = excerpt(text);
-    if !whole {
-        shown.push('…');
+    match (whole, shown.is_empty()) {
+        (false, true) => NOT_WHOLE.into(),
+        (false, false) => {
+            shown.push('…');
+            shown
+        }
+        (true, _) => shown,
     }
-    shown
 }
+
+/// What is said of server text whose start cannot be shown whole (a word over the excerpt).
+const NOT_WHOLE: &str = "[a start that cannot be shown whole]";
 
 /// A body for a message, quoted: the excerpt of its text up to the first byte that is not UTF-8.
 fn body_excerpt(body: &[u8], complete: bool) -> String {
@@ -219,7 +226,8 @@ fn body_excerpt(body: &[u8], complete: bool) -> String {
     match (whole && complete && valid.len() == body.len(), shown.is_empty()) {
         (true, true) => "an empty body".into(),
         (true, false) => ["body \"", &theirs(&shown), "\""].concat(),
-        (false, _) => ["body starting \"", &theirs(&shown), "\""].concat(),
+        (false, true) => ["body ", NOT_WHOLE].concat(),
+        (false, false) => ["body starting \"", &theirs(&shown), "\""].concat(),
     }
 }
 
@@ -447,6 +455,15 @@ mod tests {
     }
 
     #[test]
+    fn server_text_whose_start_is_one_word_past_the_excerpt_says_so() {
+        let word = "E".repeat(EXCERPT_CHARS + 1);
+        let said = "the Plant Store answered 500: body [a start that cannot be shown whole]";
+        assert_eq!(failure(500, &word).message(), said);
+        let e = failure(400, &[r#"{"error":3,"message":""#, &word, r#""}"#].concat());
+        assert_eq!(e.message(), "[a start that cannot be shown whole]");
+    }
+
+    #[test]
     fn other_statuses_are_unexpected_with_code_or_excerpt() {
         let e = failure(401, r#"{"error":4,"message":"missing or invalid bearer token"}"#);
         assert_eq!((e.kind(), e.status(), e.code()), (Kind::Unauthorized, Some(401), Some(4)));
@@ -476,7 +493,7 @@ mod tests {
 
     #[test]
     fn excerpts_are_bounded() {
-        let huge = "E".repeat(ERROR_BODY_LIMIT);
+        let huge = "Error! ".repeat(ERROR_BODY_LIMIT / 7);
         let e = super::outcome(500, huge.as_bytes(), false, ERROR_BODY_LIMIT, URL)
             .unwrap_err()
             .redact(&[]);

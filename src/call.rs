@@ -12,6 +12,7 @@ use crate::answer::{self, Budget, Clock, Learnt, Next};
 use crate::config::{IdempotencyKey, KeyFormat, Retry, Settings};
 use crate::error::{decimal, Draft, Error, Kind};
 use crate::hooks::{self, After, Callback};
+use crate::redact::theirs;
 use crate::token::{self, Credential};
 use alloc::rc::Rc;
 use alloc::string::String;
@@ -318,7 +319,11 @@ impl Call {
                     }
                     Input::Threw(cause, said) => {
                         let (why, _) = answer::why(said.chain.as_deref());
-                        Err(answer::unreachable(&url, &why, Some(cause), said.offline, None))
+                        let broke =
+                            ["the answer broke off after its status, ", &decimal(status.into())];
+                        let draft = Draft::new(Kind::Network, broke.concat()).with_status(status);
+                        let message = [": ", &theirs(&why), " (", &url, ")"].concat();
+                        Err(draft.append(&message).with_cause(cause))
                     }
                     Input::Stopped(stop) => {
                         learnt.timed_out = matches!(stop, Stop::AttemptTimedOut);
@@ -742,6 +747,13 @@ mod tests {
         );
         let steps = run(call(fixed(), &CallOptions::new()), Vec::from([Input::Start, refused]));
         assert!(steps[1].starts_with("error network 1 false: "), "{}", steps[1]);
+        // The store answered, and the body broke off: that is said, with the status.
+        let broke = Input::Threw(JsValue::UNDEFINED, said(&[("terminated", "")]));
+        let mut c = call(fixed(), &CallOptions::new());
+        let steps = run_on(&mut c, Vec::from([Input::Start, answer(200.0), broke]));
+        let said = "error network 1 true: the answer broke off after its status, 200: terminated \
+                    (https://plants.example/api/plants)";
+        assert_eq!(steps[2], said);
     }
 
     #[test]

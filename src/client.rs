@@ -56,7 +56,7 @@ impl Client {
     /// Sends `plant` to `POST {baseUrl}/plants` and returns the Plant the store created.
     ///
     /// Dropping the future before it is done aborts the call, and its request. With a token
-    /// source, a 401 makes the client ask it once for a new token (`{ refresh: true }`), shared by
+    /// source, a 401 makes the client ask it once for a new token (called with `true`), shared by
     /// every call of the client refused with the same token, and send the request once more with
     /// it.
     ///

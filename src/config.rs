@@ -303,11 +303,14 @@ fn check_header(names: &Names, name: &str, value: &str) -> Result<(), Draft> {
     let tchar = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
     let value = value.trim_matches(|c| matches!(c, ' ' | '\t' | '\r' | '\n'));
     let byte = |c: char| c <= '\u{ff}' && !matches!(c, '\0' | '\r' | '\n');
-    if name.is_empty() || !name.bytes().all(tchar) || !value.chars().all(byte) {
-        let message = [before, &shown, after, " is not a valid header name and value"];
-        return Err(Draft::config(message.concat()));
-    }
-    Ok(())
+    let wrong = if name.is_empty() || !name.bytes().all(tchar) {
+        " has a name that is not a header's (letters, digits and !#$%&'*+-.^_`|~)"
+    } else if !value.chars().all(byte) {
+        " has a value that is not a header's (Latin-1 without NUL, CR or LF)"
+    } else {
+        return Ok(());
+    };
+    Err(Draft::config([before, &shown, after, wrong].concat()))
 }
 
 /// The headers of the connection and the message's framing (RFC 9110 7.6.1, 8.6, 6.5), which the
@@ -603,20 +606,21 @@ mod tests {
         {
             assert_eq!(with(name, value), "ok", "{name}: {value:?}");
         }
-        for (name, value) in [
-            ("bad name", "x"),
-            ("", "x"),
-            ("X-Ü", "x"),
-            ("X-A", "a\r\nX-Evil: 1"),
-            ("X-A", "\0"),
-            ("X-A", "🌿"),
+        for (name, value, wrong) in [
+            ("bad name", "x", "name"),
+            ("", "x", "name"),
+            ("X-Ü", "x", "name"),
+            ("X-A", "a\r\nX-Evil: 1", "value"),
+            ("X-A", "\0", "value"),
+            ("X-A", "🌿", "value"),
         ] {
             let e = with(name, value);
-            assert!(e.ends_with("is not a valid header name and value"), "{name}: {e}");
+            assert!(e.contains(&[" has a ", wrong, " that is not a header's"].concat()), "{e}");
         }
         assert_eq!(
             with("bad name", "x"),
-            "Config::header(\"bad name\", ..) is not a valid header name and value"
+            "Config::header(\"bad name\", ..) has a name that is not a header's (letters, digits \
+             and !#$%&'*+-.^_`|~)"
         );
         let [rust, js] = both("https://h.example").map(|c| message(c.header("content-TYPE", "x")));
         assert_eq!(rust, "Config::header(..) cannot set content-TYPE: the client sets it");

@@ -24,12 +24,15 @@ pub enum Kind {
     /// The NewPlant broke a rule of the contract; nothing was sent.
     Validation,
     /// The options are wrong (base URL, token, fetch, headers, timeout, retries), or a function of
-    /// the caller's failed (`getToken`, a hook, no fetch). [`Error::attempts`] says what was sent:
-    /// nothing, unless `afterAttempt` threw after its request or `getToken` failed before a retry.
+    /// the caller's failed (the token source, a hook; JS: `getToken`, no fetch).
+    /// [`Error::attempts`] says what was sent: nothing, unless an after hook failed after its
+    /// request or the token source failed before a retry.
     Config,
-    /// `fetch` rejected, or the connection broke while the body was read.
+    /// `fetch` rejected, or the connection broke while the body was read ([`Error::status`] then
+    /// says the answer's).
     Network,
-    /// No complete answer within `timeoutMs`.
+    /// No complete answer within the call's timeout ([`Config::timeout_ms`](crate::Config::timeout_ms);
+    /// JS: `timeoutMs`).
     Timeout,
     /// The caller's `AbortSignal` aborted the call.
     Aborted,
@@ -77,6 +80,14 @@ impl Kind {
 /// A name that is no kind's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UnknownKind;
+
+impl fmt::Display for UnknownKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("not a kind of plant_store_client::Error (see Kind::as_str)")
+    }
+}
+
+impl core::error::Error for UnknownKind {}
 /// The kind `err.kind` names (an error kept as text, as an outbox entry's).
 impl core::str::FromStr for Kind {
     type Err = UnknownKind;
@@ -143,8 +154,8 @@ impl Error {
         &self.0.message
     }
 
-    /// The original JavaScript failure: what fetch, getToken or a hook threw, or the signal's
-    /// reason.
+    /// The original JavaScript failure: what fetch or (JS) `getToken` or a hook threw, or the
+    /// signal's reason.
     pub fn cause(&self) -> Option<&JsValue> {
         self.0.cause.as_ref()
     }
@@ -163,8 +174,8 @@ impl Error {
     }
 
     /// The wait, in milliseconds, that the `Retry-After` of the answer the call ended on (a 429 or
-    /// a 503) asked for: set whenever the server asked, retries on or off. Wait at least this
-    /// long before sending again.
+    /// a 503) asked for (at most `u32::MAX`, about 49 days): set whenever the server asked, retries
+    /// on or off. Wait at least this long before sending again.
     pub fn retry_after_ms(&self) -> Option<u32> {
         self.0.retry_after_ms
     }

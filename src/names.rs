@@ -4,7 +4,6 @@
 //! npm package, which never calls `Config::new`, holds no Rust name.
 
 /// What messages call each setting: a JS option, or the Rust API that set it.
-#[derive(Debug)]
 pub(crate) struct Names {
     pub(crate) base_url: &'static str,
     pub(crate) token: &'static str,
@@ -66,7 +65,7 @@ pub(crate) const RUST: Names = Names {
     headers: "Config::header(..)",
     header: ["Config::header(\"", "\", ..)"],
     before: "the hook of Config::before_attempt(..)",
-    after: "an after_attempt(..) hook",
+    after: "an after_attempt(..) hook (Config::after_attempt or CallOptions::after_attempt)",
     failed: "returned an Err",
     attempts: "the attempts of Retry::new(..)",
     base_delay_ms: "Retry::base_delay_ms(..)",
@@ -76,3 +75,10 @@ pub(crate) const RUST: Names = Names {
     key_lifetime_ms: "Config::key_lifetime_ms(..)",
     infinity: "f64::INFINITY",
 };
+
+/// Whose names, in a `Config`'s `Debug`: not the table of them.
+impl core::fmt::Debug for Names {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(if self.timeout_ms.starts_with("options.") { "JavaScript's" } else { "Rust's" })
+    }
+}

@@ -36,14 +36,15 @@ export type OutboxAction =
   // the newest `created` created ones); the keys due by `until` (and the Web Locks held); delete
   // the created records expired by `now`; a write: read the records of `keys` (by plant id for an
   // add) in one transaction, then put what `apply` gives (a record, null to delete, undefined to
-  // leave); an insert, committed as it is made; abort the transactions but inserts; close.
+  // leave); an insert, committed as it is made (with the tag: and the worker asked to deliver it);
+  // abort the transactions but inserts; close.
   | ['open', number, string]
   | ['read', number, Key[] | undefined, number]
   | ['feed', number, number, boolean]
   | ['purge', number, number]
   | ['write', number, Key[], boolean]
   | ['apply', number, (OutboxRecord | null | undefined)[]]
-  | ['insert', number, OutboxRecord]
+  | ['insert', number, OutboxRecord, string | undefined]
   | ['abandon' | 'shut', 0]
   // A Web Lock (n = 1: the tab's own, while it lives and hears the hints) asked or given back; a hint
   // posted; Background Sync asked of the page's service worker (the tag); the timer armed

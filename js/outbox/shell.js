@@ -45,7 +45,7 @@ export class Shell {
       case 'apply':
         return this.#apply(this.#writes.get(n), a);
       case 'insert':
-        return this.#insert(n, a);
+        return this.#insert(n, a, b);
       case 'abandon':
         for (const tx of this.#open) abort(tx);
         return;
@@ -65,11 +65,8 @@ export class Shell {
         if (channel !== this.#channel) channel?.close();
         return;
       }
-      case 'sync': // the page's service worker, where one is registered, delivers (Background Sync)
-        return navigator?.serviceWorker
-          ?.getRegistration?.()
-          .then((registration) => registration?.sync?.register(a))
-          .catch(noop);
+      case 'sync':
+        return this.#sync(a);
       case 'arm':
         clearTimeout(this.#timer);
         if (a === undefined) return;
@@ -168,16 +165,49 @@ export class Shell {
     }
   }
 
-  /** A new record, written and committed as it is made: `abandon` never aborts it (a page that leaves keeps it). */
-  #insert(n, record) {
+  /**
+   * A new record, written and committed as it is made: `abandon` never aborts it (a page that
+   * leaves keeps it). With `tag`, the page's service worker is asked to deliver it before it is told
+   * written, so that a page closed as soon as its add resolves leaves the plant to the worker (whose
+   * transactions come after this one).
+   */
+  #insert(n, record, tag) {
     this.#transaction(n, 'readwrite', 'strict', true, (entries, done, tx) => {
       const request = entries.add(record);
       request.onerror = (event) => event.preventDefault();
       tx.commit?.();
+      const asked = tag && this.#sync(tag);
       // Chromium aborts an add that breaks the id's index with an UnknownError: the request's own
       // error says why.
-      done.then(noop, (c) => c).then((cause) => this.#tell('written', n, [request.error ?? cause]));
+      done
+        .then(noop, (c) => c)
+        .then(async (cause) => {
+          await asked;
+          this.#tell('written', n, [request.error ?? cause]);
+        });
     });
+  }
+
+  /**
+   * Registers `tag` with Background Sync on the page's service worker, where one is registered: a
+   * promise that settles once it is, or after a second (a registration may never settle).
+   */
+  #sync(tag) {
+    let registration;
+    try {
+      registration = this.#platform.navigator?.serviceWorker?.getRegistration?.();
+    } catch {
+      return undefined; // a SecurityError: no service worker here
+    }
+    if (!registration) return undefined;
+    let timer;
+    const late = new Promise((resolve) => {
+      timer = setTimeout(resolve, 1000);
+    });
+    const asked = registration.then((it) => it?.sync?.register(tag));
+    return Promise.race([asked, late])
+      .catch(noop)
+      .finally(() => clearTimeout(timer));
   }
 
   /** Listens to the page and the network: what each event means is Rust's. */

@@ -52,7 +52,7 @@ impl BaseUrlError {
             BaseUrlError::UserInfo => {
                 "must not contain user info (user:password@); pass the token instead"
             }
-            BaseUrlError::Host => "must name a host, with an optional numeric port",
+            BaseUrlError::Host => "must name a host, with an optional port from 1 to 65535",
             BaseUrlError::Query => "must not contain a query (?…); /plants is appended to its path",
             BaseUrlError::Fragment => "must not contain a fragment (#…)",
             BaseUrlError::Backslash => "must not contain a backslash",
@@ -131,7 +131,8 @@ fn check_authority(authority: &str) -> Result<(), BaseUrlError> {
         && host.chars().all(|c| {
             c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | ':') || !c.is_ascii()
         });
-    let port_ok = port.is_none_or(|p| !p.is_empty() && p.len() <= 5 && p.parse::<u16>().is_ok());
+    // A port from 1: fetch refuses 0.
+    let port_ok = port.is_none_or(|p| p.len() <= 5 && p.parse::<u16>().is_ok_and(|p| p > 0));
     if host_ok && port_ok {
         Ok(())
     } else {
@@ -184,6 +185,7 @@ mod tests {
             ("http://[::1", Host),
             ("http://[zz]", Host),
             ("https://h<.example", Host),
+            ("http://h.example:0", Host),
             ("https://user:pw@h.example", UserInfo),
             ("https://tok@h.example/api", UserInfo),
             ("https://h.example?x=1", Query),
@@ -205,7 +207,7 @@ mod tests {
             (Scheme, "must start with http:// or https://"),
             (Whitespace, "must not contain white space or control characters"),
             (UserInfo, "must not contain user info (user:password@); pass the token instead"),
-            (Host, "must name a host, with an optional numeric port"),
+            (Host, "must name a host, with an optional port from 1 to 65535"),
             (Query, "must not contain a query (?…); /plants is appended to its path"),
             (Fragment, "must not contain a fragment (#…)"),
             (Backslash, "must not contain a backslash"),

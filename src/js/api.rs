@@ -189,15 +189,7 @@ pub(crate) fn config(o: &Options, more: &[&str]) -> Result<Config, Error> {
         if let Some(retry_options) = o.value("retry")? {
             config.retry = Some(retry(&Options::of(retry_options, "options.retry")?)?);
         }
-        // A key of the app's own is a call's option.
-        let own = |draft| match o.value("idempotencyKey") {
-            Ok(Some(key)) if key.is_string() => Draft::config(
-                "options.idempotencyKey must be a boolean; a key of your own is a call's: \
-                 client.createPlant(plant, { idempotencyKey })",
-            ),
-            _ => draft,
-        };
-        if o.get::<bool>("idempotencyKey").map_err(own)? == Some(true) {
+        if o.get::<bool>("idempotencyKey")? == Some(true) {
             config.idempotency_key = IdempotencyKey::Generated;
         }
         config.key_format = match o.get::<String>("idempotencyKeyFormat")?.as_deref() {
@@ -271,7 +263,8 @@ impl Options {
         };
         let shown = theirs(&key.chars().take(40).collect::<String>());
         let near = suggest(key, known).map(|near| [" (did you mean \"", near, "\"?)"].concat());
-        let client = REACH.contains(&key.as_str()) || ATTEMPT.contains(&key.as_str());
+        let client = self.name == "call options"
+            && (REACH.contains(&key.as_str()) || ATTEMPT.contains(&key.as_str()));
         let near = near.or_else(|| client.then(|| " (an option of new PlantStoreClient)".into()));
         let message =
             ["unknown option \"", &shown, "\" in ", &self.name, &near.unwrap_or_default()];

@@ -141,10 +141,10 @@ export interface PlantOutboxEventMap {
 export declare class PlantOutbox extends EventTarget {
   private constructor();
   /**
-   * Validates `plant` (a `validation` error stores nothing), then resolves once its entry is durably stored and the
-   * page's service worker, where it has one, asked to deliver it. A plant whose id the outbox holds (in any tab, within
-   * the retention) is not added twice: the same plant resolves to its entry as it is, another one with that id is a
-   * `config` error (as is one whose id a record set aside holds).
+   * Validates `plant` (a `validation` error stores nothing), then resolves once its entry is durably stored and, unless
+   * paused, the page's service worker asked to deliver it (where it has one; a second at most). A plant whose id the
+   * outbox holds (in any tab, within the retention) is not added twice: the same plant resolves to its entry as it is,
+   * another one with that id is a `config` error (as is one whose id a record set aside holds).
    */
   add(plant: NewPlant): Promise<OutboxEntry>;
   /**

@@ -5,6 +5,7 @@
 use super::record::{field, set};
 use crate::error::Draft;
 use crate::js::api::{config, keys, Options};
+use crate::redact::theirs;
 use crate::{Client, Error, MAX_TIMEOUT_MS};
 use alloc::string::String;
 use plant_store_model::suggest;
@@ -88,9 +89,12 @@ fn resolve(given: Option<JsValue>) -> Result<JsValue, Draft> {
         return Err(Draft::config("options.platform must be an object of platform APIs"));
     }
     let names = ["indexedDB", "navigator", "BroadcastChannel", "document", LISTENS[0], LISTENS[1]];
-    for key in keys(&given).unwrap_or_default() {
-        if let Some(near) = suggest(&key, &names).filter(|near| *near != key) {
-            let key: String = key.chars().take(40).collect();
+    // Not a key of another case (a window's `Navigator` class), nor one beside its right name.
+    let keys = keys(&given).unwrap_or_default();
+    for key in &keys {
+        let near = suggest(key, &names).filter(|near| !near.eq_ignore_ascii_case(key));
+        if let Some(near) = near.filter(|near| !keys.iter().any(|key| key == near)) {
+            let key = theirs(&key.chars().take(40).collect::<String>());
             let message = ["options.platform.", &key, " is none of its APIs (did you mean \""];
             return Err(Draft::config([&message.concat(), near, "\"?)"].concat()));
         }

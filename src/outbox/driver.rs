@@ -38,8 +38,6 @@ pub(crate) struct Driver {
     list: RefCell<(u64, JsValue)>,
     pub(crate) online: Cell<bool>,
     pub(crate) last_added: Cell<f64>,
-    /// What the page's last request for Background Sync gave (a promise, where it asked one).
-    pub(crate) synced: RefCell<JsValue>,
 }
 
 impl Driver {
@@ -56,7 +54,7 @@ impl Driver {
                 drop(answers);
                 driver.tell(Input::Answered { n, sent, left });
             });
-            let (inputs, working, shell, replies, answers, last_added, synced) = Default::default();
+            let (inputs, working, shell, replies, answers, last_added) = Default::default();
             let calls = RefCell::new(controller());
             let list = RefCell::new((u64::MAX, JsValue::UNDEFINED));
             let tab = RefCell::new(tab);
@@ -73,7 +71,6 @@ impl Driver {
                 list,
                 online,
                 last_added,
-                synced,
             }
         })
     }
@@ -164,15 +161,10 @@ impl Driver {
                 Err(failure.cause.into_iter().fold(draft, Draft::with_cause))
             }
         };
-        match value {
-            // Once the page's service worker was asked to deliver: a page that closes as soon as
-            // its add resolves leaves the plant to the worker.
-            Ok(value) => {
-                let synced = Promise::resolve(&*self.synced.borrow()).unchecked_into::<Then>();
-                synced.then(&resolve.bind1(&JsValue::UNDEFINED, &value).into());
-            }
-            Err(draft) => drop(reject.call1(&JsValue::UNDEFINED, &self.redact(draft).to_js())),
-        }
+        let _ = match value {
+            Ok(value) => resolve.call1(&JsValue::UNDEFINED, &value),
+            Err(draft) => reject.call1(&JsValue::UNDEFINED, &self.redact(draft).to_js()),
+        };
     }
 
     /// `draft` as an error of this outbox's client: redacted against its fixed token.
@@ -196,12 +188,13 @@ impl Driver {
         gone.into()
     }
 
-    /// The view of `entry`: the one held beside it when it is held at its revision, made once.
+    /// The view of `entry`: the one held beside it when it is held at its revision or a later one
+    /// (an add answered once its entry was sent already), made once.
     pub(crate) fn view(&self, entry: &Entry) -> JsValue {
         let mut tab = self.tab.borrow_mut();
         let held = &mut tab.held;
         let kept = held.position(entry).ok().map(|at| &mut held.entries[at]);
-        match kept.filter(|kept| kept.entry.revision == entry.revision) {
+        match kept.filter(|kept| kept.entry.revision >= entry.revision) {
             Some(kept) => shown(kept),
             None => frozen(record::view::<Object>(entry)),
         }
@@ -264,13 +257,7 @@ extern "C" {
     #[derive(Clone)]
     pub(crate) type Shell;
     #[wasm_bindgen(method)]
-    pub(crate) fn perform(this: &Shell, kind: &str, n: u32, a: &JsValue, b: &JsValue) -> JsValue;
-
-    /// A promise, whose `then` takes a function of JavaScript's (js-sys's takes a closure).
-    #[wasm_bindgen(js_name = Promise)]
-    type Then;
-    #[wasm_bindgen(method)]
-    fn then(this: &Then, f: &JsValue);
+    pub(crate) fn perform(this: &Shell, kind: &str, n: u32, a: &JsValue, b: &JsValue);
 
     #[wasm_bindgen(js_namespace = console, js_name = warn)]
     pub(crate) fn console_warn(message: &str);

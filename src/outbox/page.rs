@@ -172,11 +172,15 @@ impl<V: Clone> Tab<V> {
         }
     }
 
-    /// A page asks its service worker to deliver (Background Sync, where one does): after an add
-    /// and a failed send, so that a plant left waiting when the page goes is sent with none open.
-    /// Not while paused: `pause()` holds the sending back.
+    /// Whether a page asks its service worker to deliver (Background Sync, where one does): with
+    /// an add and after a failed send, so that a plant left waiting when the page goes is sent with
+    /// none open. Not while paused: `pause()` holds the sending back.
+    pub(crate) fn syncs(&self) -> bool {
+        !self.rules.worker && !self.paused
+    }
+
     pub(crate) fn sync(&mut self) {
-        if !self.rules.worker && !self.paused {
+        if self.syncs() {
             self.out.push(Action::Sync);
         }
     }

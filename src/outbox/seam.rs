@@ -219,8 +219,9 @@ impl Driver {
                 });
                 ("apply", n, records.collect::<Array>().into(), NONE)
             }
-            Action::Insert { n, entry } => {
-                ("insert", n, record::write::<Object>(&entry).into(), NONE)
+            Action::Insert { n, entry, sync } => {
+                let tag = if sync { self.settings.named("").into() } else { NONE };
+                ("insert", n, record::write::<Object>(&entry).into(), tag)
             }
             Action::Lock { tab } => {
                 let id =
@@ -253,10 +254,7 @@ impl Driver {
         };
         let shell = self.shell.borrow().clone();
         if let Some(shell) = shell {
-            let done = shell.perform(kind, n, &a, &b);
-            if kind == "sync" {
-                self.synced.replace(done);
-            }
+            shell.perform(kind, n, &a, &b);
         }
         if kind == "shut" {
             // The shell holds the app's outbox: let go of it, so that both can be collected.

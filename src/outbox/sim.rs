@@ -316,6 +316,7 @@ mod tests {
                 | Action::Purge { .. }
                 | Action::Write { .. }
                 | Action::Insert { .. } => {
+                    self.sync |= matches!(action, Action::Insert { sync: true, .. });
                     self.txs.push(Tx { t, life, action });
                     let after = self.rng.ms(0, 5);
                     self.at(after, Ev::Store);
@@ -503,7 +504,7 @@ mod tests {
                         .reduce(f64::min);
                     self.tell(t, after, Input::Purged { n, keys: expired, next });
                 }
-                Action::Insert { n, entry } => {
+                Action::Insert { n, entry, .. } => {
                     let held = self.store.contains_key(&entry.key)
                         || self.store.values().any(|e| e.plant.id == entry.plant.id);
                     let failure =

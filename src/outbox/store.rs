@@ -271,7 +271,7 @@ impl<V: Clone> Tab<V> {
         let events = Vec::from([(decimal(entry.plant.id), Event::Add(entry.clone()))]);
         let steps = Vec::from([Step::Put(entry.clone())]);
         let n = self.op(Op::Write { why: Why::Insert(reply), events, steps });
-        self.out.push(Action::Insert { n, entry });
+        self.out.push(Action::Insert { n, entry, sync: self.syncs() });
     }
 
     /// Writes `events` to the records of their keys, in one transaction.

@@ -60,8 +60,9 @@ pub(crate) enum Action<V> {
     // completes) in one transaction, tell them, put what the tab says (`Apply`), tell `Written`.
     Write { n: u32, keys: Vec<String>, by_id: bool },
     Apply { n: u32, steps: Vec<Step> },
-    // Add a new record, committed as it is made.
-    Insert { n: u32, entry: Entry },
+    // Add a new record, committed as it is made (`sync`: and ask the page's service worker to
+    // deliver it, as below).
+    Insert { n: u32, entry: Entry, sync: bool },
     // A Web Lock (`tab`: this tab's own, while it lives and hears the hints; else the one of
     // rounds) asked, given back.
     Lock { tab: bool },
@@ -232,10 +233,7 @@ impl<V: Clone> Tab<V> {
                 self.closed(input);
                 self.shut();
             }
-            Input::Add { reply, entry } => {
-                self.add(reply, entry);
-                self.sync();
-            }
+            Input::Add { reply, entry } => self.add(reply, entry),
             Input::Get { reply, key } => self.read(Some(reply), Some(Vec::from([key]))),
             Input::Act { reply, key, event, name } => {
                 self.write(Why::Act(reply, name), Vec::from([(key, event)]))
@@ -371,7 +369,7 @@ mod tests {
                         }
                     }
                     Action::Purge { n, .. } => Input::Purged { n, keys: Vec::new(), next: None },
-                    Action::Insert { n, entry } => {
+                    Action::Insert { n, entry, .. } => {
                         self.store.push(entry);
                         Input::Written { n, failures: Vec::from([None]) }
                     }
@@ -457,6 +455,7 @@ mod tests {
             Action::Feed { .. } => "feed".into(),
             Action::Write { keys, .. } => format!("write {}", keys.len()),
             Action::Call { .. } => "call".into(),
+            Action::Insert { sync: true, .. } => "insert, sync".into(),
             Action::Insert { .. } => "insert".into(),
             Action::Purge { .. } => "purge".into(),
             Action::Abort => "abort".into(),
@@ -680,11 +679,11 @@ mod tests {
 
     #[test]
     fn an_add_under_way_as_the_store_closes_under_it_is_answered() {
-        let mut h = Harness::new(&[], &["insert"]);
+        let mut h = Harness::new(&[], &["insert, sync"]);
         h.tell(Input::Add { reply: 5, entry: entry("c", 9) });
         h.event("versionchange", false);
         assert_eq!(h.said, ["abort", "unlive"].map(String::from), "no shut before the insert");
-        h.go("insert");
+        h.go("insert, sync");
         assert_eq!(h.replied, [1, 5], "the add answered once its insert is written");
     }
 

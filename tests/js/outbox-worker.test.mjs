@@ -91,6 +91,38 @@ describe('a service worker that delivers, on a platform of fakes', { timeout: 60
     outbox.close();
   });
 
+  it('a registration that never settles holds an add back a second at most; a service worker the page may not use, not at all', async (t) => {
+    const [site, store, name] = [origin(), plantStore(), `hung-${n++}`];
+    const tab = site.tab();
+    tab.offline();
+    let asked = 0;
+    tab.platform.navigator.serviceWorker = {
+      getRegistration: async () => ({
+        sync: { register: () => new Promise(() => asked++) },
+      }),
+    };
+    const outbox = await PlantOutbox.open(options(tab.platform, store, name));
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    let added = false;
+    const adding = outbox.add({ id: 1, name: 'Fern' }).then(() => {
+      added = true;
+    });
+    await until(async () => (await site.records(name)).length === 1 && asked === 1, 'stored');
+    assert.equal(added, false);
+    t.mock.timers.tick(1000);
+    await adding;
+    t.mock.timers.reset();
+    Object.defineProperty(tab.platform.navigator, 'serviceWorker', {
+      get() {
+        throw new DOMException('not in this frame', 'SecurityError');
+      },
+    });
+    const second = await outbox.add({ id: 2, name: 'Ivy' });
+    assert.equal(second.state, 'pending');
+    assert.deepEqual((await site.records(name)).map((r) => r.id).sort(), ['1', '2']);
+    outbox.close();
+  });
+
   it('entries still due reject the sync, so that the browser fires it again; its last chance leaves them to the pages', async () => {
     const [site, store, name] = [origin(), plantStore({ auto: false }), `again-${n++}`];
     await leftOffline(site, store, name, 1);
