@@ -16,13 +16,14 @@ export type OutboxInput =
   | ['flush' | 'pause' | 'resume' | 'close']
   // The store's answers to action n: opened; the records read (undefined: none); a write's
   // failures, by record; the keys due and the Web Locks held; the expired keys deleted and the
-  // next expiry; or the failure of the whole action.
+  // next expiry; or the failure of the whole action; the worker asked to deliver what insert n added.
   | ['opened', number]
   | ['read', number, (OutboxRecord | undefined)[]]
   | ['written', number, unknown[]]
   | ['fed', number, Key[], string[] | undefined]
   | ['purged', number, Key[], number | undefined]
   | ['failed', number, unknown]
+  | ['synced', number]
   // A Web Lock (n = 1: the tab's own) held, or refused; the timer; an event of the page, the
   // network, the database or the channel (another tab's hint).
   | ['granted', 0 | 1]

@@ -167,9 +167,8 @@ export class Shell {
 
   /**
    * A new record, written and committed as it is made: `abandon` never aborts it (a page that
-   * leaves keeps it). With `tag`, the page's service worker is asked to deliver it before it is told
-   * written, so that a page closed as soon as its add resolves leaves the plant to the worker (whose
-   * transactions come after this one).
+   * leaves keeps it). With `tag`, the page's service worker is asked to deliver it, as it commits
+   * (the worker's transactions come after this one), and `synced` told once it was.
    */
   #insert(n, record, tag) {
     this.#transaction(n, 'readwrite', 'strict', true, (entries, done, tx) => {
@@ -182,8 +181,10 @@ export class Shell {
       done
         .then(noop, (c) => c)
         .then(async (cause) => {
-          await asked;
           this.#tell('written', n, [request.error ?? cause]);
+          if (!asked) return;
+          await asked;
+          this.#tell('synced', n);
         });
     });
   }
@@ -193,20 +194,19 @@ export class Shell {
    * promise that settles once it is, or after a second (a registration may never settle).
    */
   #sync(tag) {
-    let registration;
+    let asked;
     try {
-      registration = this.#platform.navigator?.serviceWorker?.getRegistration?.();
+      const registration = this.#platform.navigator?.serviceWorker?.getRegistration?.();
+      asked = Promise.resolve(registration).then((it) => it?.sync?.register(tag));
     } catch {
-      return undefined; // a SecurityError: no service worker here
+      return Promise.resolve(); // a SecurityError: no service worker here
     }
-    if (!registration) return undefined;
     let timer;
     const late = new Promise((resolve) => {
       timer = setTimeout(resolve, 1000);
     });
-    const asked = registration.then((it) => it?.sync?.register(tag));
     return Promise.race([asked, late])
-      .catch(noop)
+      .then(noop, noop)
       .finally(() => clearTimeout(timer));
   }
 

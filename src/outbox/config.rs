@@ -89,10 +89,12 @@ fn resolve(given: Option<JsValue>) -> Result<JsValue, Draft> {
         return Err(Draft::config("options.platform must be an object of platform APIs"));
     }
     let names = ["indexedDB", "navigator", "BroadcastChannel", "document", LISTENS[0], LISTENS[1]];
-    // Not a key of another case (a window's `Navigator` class), nor one beside its right name.
+    // Not a class of another case (a window's `Navigator`), nor a key beside its right name.
     let keys = keys(&given).unwrap_or_default();
     for key in &keys {
-        let near = suggest(key, &names).filter(|near| !near.eq_ignore_ascii_case(key));
+        let class =
+            |near: &&str| near.eq_ignore_ascii_case(key) && field(&given, key).is_function();
+        let near = suggest(key, &names).filter(|near| !class(near));
         if let Some(near) = near.filter(|near| !keys.iter().any(|key| key == near)) {
             let key = theirs(&key.chars().take(40).collect::<String>());
             let message = ["options.platform.", &key, " is none of its APIs (did you mean \""];

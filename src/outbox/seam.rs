@@ -163,6 +163,7 @@ fn read(
             Input::Fed { n, keys: strings(&a), live }
         }
         "purged" => Input::Purged { n, keys: strings(&a), next: b.as_f64() },
+        "synced" => Input::Synced { n },
         "failed" => Input::Failed {
             n,
             failure: failure(a).unwrap_or(Failure { said: String::new(), cause: None }),

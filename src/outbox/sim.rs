@@ -17,7 +17,7 @@ mod tests {
 
     use super::super::config::Rules;
     use super::super::entry::{Entry, EntryError, Record, Sent, State};
-    use super::super::tab::{Action, Answer, Failure, Input, Tab};
+    use super::super::tab::{Action, Answer, Failure, Input, Page, Tab};
     use super::super::table::{Event, Step};
     use crate::Kind;
     use alloc::collections::{BTreeMap, BTreeSet};
@@ -504,7 +504,7 @@ mod tests {
                         .reduce(f64::min);
                     self.tell(t, after, Input::Purged { n, keys: expired, next });
                 }
-                Action::Insert { n, entry, .. } => {
+                Action::Insert { n, entry, sync } => {
                     let held = self.store.contains_key(&entry.key)
                         || self.store.values().any(|e| e.plant.id == entry.plant.id);
                     let failure =
@@ -513,6 +513,11 @@ mod tests {
                         self.store.insert(entry.key.clone(), entry);
                     }
                     self.tell(t, after, Input::Written { n, failures: Vec::from([failure]) });
+                    if sync {
+                        // The registration, a round trip to the browser (a second at most).
+                        let synced = after + self.rng.ms(0, 1_000);
+                        self.tell(t, synced, Input::Synced { n });
+                    }
                 }
                 Action::Write { n, keys, by_id } => {
                     let records: Vec<Option<Record<()>>> = keys
@@ -872,6 +877,19 @@ mod tests {
                     let (adds, removes, flushes) = (&tab.adds, &tab.removes, &tab.flushes);
                     let calls = format!("{adds:?} {removes:?} {flushes:?}");
                     return Err(format!("tab {t}: app calls never answered: {calls}"));
+                }
+            }
+            // A page open and awake holds no entry waiting that the store no longer has (a created
+            // one may stay until it reloads: a tab that removed it may have gone before its hint).
+            let awake = |s: &&SimTab| s.state == Life::Open && s.tab.page == Page::Shown;
+            for (t, tab) in self.tabs.iter().enumerate().filter(|(_, s)| awake(s)) {
+                let mut held = tab.tab.held.entries.iter().map(|kept| &kept.entry);
+                let waiting = |e: &&Entry| matches!(e.state, State::Pending | State::Sending);
+                if let Some(e) = held.find(|e| waiting(e) && !self.store.contains_key(&e.key)) {
+                    return Err(format!(
+                        "tab {t} holds {} {:?}, gone from the store",
+                        e.key, e.state
+                    ));
                 }
             }
             for (id, plant) in self.added.iter().filter(|(id, _)| !self.removing.contains(id)) {

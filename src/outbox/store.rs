@@ -50,7 +50,8 @@ impl<V: Clone> Tab<V> {
         | Input::Written { n, .. }
         | Input::Fed { n, .. }
         | Input::Purged { n, .. }
-        | Input::Failed { n, .. }) = input
+        | Input::Failed { n, .. }
+        | Input::Synced { n }) = input
         else {
             return;
         };
@@ -101,7 +102,10 @@ impl<V: Clone> Tab<V> {
                 self.ops.push((n, Op::Write { why, events, steps }));
             }
             (Op::Write { why, events, steps }, Input::Written { failures, .. }) => {
-                self.written(why, events, steps, failures)
+                self.written(n, why, events, steps, failures)
+            }
+            (Op::Added { reply, entry }, Input::Synced { .. }) => {
+                self.reply(reply, Answer::Entry(Some(entry)))
             }
             (Op::Feed, Input::Fed { keys, live, .. }) => self.fed(keys, live),
             (Op::Purge, Input::Purged { keys, next, .. }) => {
@@ -114,13 +118,13 @@ impl<V: Clone> Tab<V> {
                 }
                 self.purged();
             }
-            (op, Input::Failed { failure, .. }) => self.failed(op, failure),
+            (op, Input::Failed { failure, .. }) => self.failed(n, op, failure),
             _ => {}
         }
     }
 
     /// What an action that failed was for.
-    fn failed(&mut self, op: Op, failure: Failure<V>) {
+    fn failed(&mut self, n: u32, op: Op, failure: Failure<V>) {
         // What a tab that let go aborted is no failure to warn of.
         let quiet = !matches!(self.page, Page::Shown | Page::Hidden(_));
         let warn = |what: &str| {
@@ -141,7 +145,7 @@ impl<V: Clone> Tab<V> {
             }
             Op::Write { why, events, steps } => {
                 let failures = events.iter().map(|_| Some(failure.clone())).collect();
-                self.written(why, events, steps, failures);
+                self.written(n, why, events, steps, failures);
             }
             Op::Read { reply: None, keys } => {
                 self.out.extend(warn("read its store"));
@@ -157,14 +161,16 @@ impl<V: Clone> Tab<V> {
                 self.out.extend(warn("remove the created entries past their retention"));
                 self.purged();
             }
-            Op::Call { .. } => {}
+            Op::Call { .. } | Op::Added { .. } => {}
         }
     }
 
-    /// A write is over: what it changed is held and told, the other tabs hinted; then what it was
-    /// for: the answer of an app's call, the sender's call or next take.
+    /// Write `n` is over: what it changed is held and told, the other tabs hinted; then what it was
+    /// for: the answer of an app's call (an add's once the page's worker was asked to deliver it),
+    /// the sender's call or next take.
     fn written(
         &mut self,
+        n: u32,
         why: Why,
         events: Vec<(String, Event)>,
         steps: Vec<Step>,
@@ -173,7 +179,7 @@ impl<V: Clone> Tab<V> {
         let held = |f: &Option<Failure<V>>| {
             f.as_ref().is_some_and(|f| f.said.starts_with("ConstraintError"))
         };
-        if let (Why::Insert(reply), Some(true)) = (why, failures.first().map(held)) {
+        if let (Why::Insert(reply, _), Some(true)) = (why, failures.first().map(held)) {
             // The store holds the key or the plant's id: the add is applied to what it holds.
             let keys = events.iter().map(|(id, _)| id.clone()).collect();
             let n = self.op(Op::Write { why: Why::Add(reply), events, steps: Vec::new() });
@@ -203,7 +209,11 @@ impl<V: Clone> Tab<V> {
                         hinted.push(entry.key.clone());
                     }
                 }
-                Step::Delete if self.told(&key, None) => hinted.push(key),
+                // Told the other tabs even when this one held no record of it.
+                Step::Delete => {
+                    self.told(&key, None);
+                    hinted.push(key);
+                }
                 _ => {}
             }
             outcome = Some(Ok(step));
@@ -224,6 +234,10 @@ impl<V: Clone> Tab<V> {
                 }
                 Answer::Done
             }
+            (Why::Insert(reply, true), Some(Ok(Step::Put(entry)))) => {
+                self.added(entry.key.clone());
+                return self.ops.push((n, Op::Added { reply, entry }));
+            }
             (_, Some(Ok(Step::Put(entry)))) => {
                 self.added(entry.key.clone());
                 Answer::Entry(Some(entry))
@@ -233,7 +247,7 @@ impl<V: Clone> Tab<V> {
             (_, Some(Ok(Step::Delete))) => return,
             (_, Some(Err(failure))) => Answer::Failed { what: "store the entry", failure },
         };
-        if let Why::Insert(reply) | Why::Add(reply) | Why::Act(reply, _) = why {
+        if let Why::Insert(reply, _) | Why::Add(reply) | Why::Act(reply, _) = why {
             self.reply(reply, answer);
         }
     }
@@ -270,8 +284,9 @@ impl<V: Clone> Tab<V> {
     pub(crate) fn add(&mut self, reply: u32, entry: Entry) {
         let events = Vec::from([(decimal(entry.plant.id), Event::Add(entry.clone()))]);
         let steps = Vec::from([Step::Put(entry.clone())]);
-        let n = self.op(Op::Write { why: Why::Insert(reply), events, steps });
-        self.out.push(Action::Insert { n, entry, sync: self.syncs() });
+        let sync = self.syncs();
+        let n = self.op(Op::Write { why: Why::Insert(reply, sync), events, steps });
+        self.out.push(Action::Insert { n, entry, sync });
     }
 
     /// Writes `events` to the records of their keys, in one transaction.

@@ -32,6 +32,8 @@ pub(crate) enum Input<V> {
     Fed { n: u32, keys: Vec<String>, live: Option<Vec<String>> },
     Purged { n: u32, keys: Vec<String>, next: Option<f64> },
     Failed { n: u32, failure: Failure<V> },
+    // The page's service worker was asked to deliver what insert `n` added (or a second went by).
+    Synced { n: u32 },
     // A Web Lock (`tab`: this tab's own, else the one of rounds) held, or refused.
     Granted { tab: bool },
     Refused { tab: bool, why: String },
@@ -151,6 +153,7 @@ pub(crate) enum Round {
 
 /// What an action under way is for.
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)] // a few live at a time
 pub(crate) enum Op {
     Open { reply: u32 },
     Read { reply: Option<u32>, keys: Option<Vec<String>> },
@@ -159,6 +162,8 @@ pub(crate) enum Op {
     Call { key: String, taken: u32 },
     Feed,
     Purge,
+    // An add's entry, held and answered once its insert's `Synced` comes.
+    Added { reply: u32, entry: Entry },
 }
 
 /// What a write is for: an add (inserted at once, or applied to the record of its plant's id the
@@ -166,7 +171,7 @@ pub(crate) enum Op {
 /// frozen page could not write.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Why {
-    Insert(u32),
+    Insert(u32, bool),
     Add(u32),
     Act(u32, &'static str),
     Send,
@@ -369,9 +374,14 @@ mod tests {
                         }
                     }
                     Action::Purge { n, .. } => Input::Purged { n, keys: Vec::new(), next: None },
-                    Action::Insert { n, entry, .. } => {
+                    Action::Insert { n, entry, sync } => {
                         self.store.push(entry);
-                        Input::Written { n, failures: Vec::from([None]) }
+                        let written = Input::Written { n, failures: Vec::from([None]) };
+                        queue.extend(self.tab.handle(written, self.now));
+                        if !sync {
+                            continue;
+                        }
+                        Input::Synced { n }
                     }
                     Action::Write { n, keys, .. } => {
                         let records = keys.iter().map(|k| self.record(k)).collect();

@@ -368,6 +368,7 @@ test("the outbox's options: each message names its option, and a platform API of
     [{ name: 'n', platform: { addEventListener() {} } }, 'platform.addEventListener'],
     [{ name: 'n', signal: new AbortController().signal }, 'signal'],
     [{ name: 'n', platform: { indexDB: new IDBFactory() } }, 'platform.indexDB'],
+    [{ name: 'n', platform: { indexeddb: new IDBFactory() } }, 'platform.indexeddb'],
   ]) {
     const error = await PlantOutbox.open({ ...base, ...options }).catch((e) => e);
     assert.equal(error.kind, 'config', JSON.stringify(options));
