@@ -1,8 +1,12 @@
 //! The life of a tab's page: what each event of the page, the network and the store means (hidden,
-//! shown, frozen or cached, back, gone, offline, online), when a round may begin, the timer, and
-//! how a tab lets go and closes.
+//! shown, frozen or cached, back, gone, offline, online), when a round may begin, what becomes of
+//! an answer the store could not record, the timer, and how a tab lets go and closes.
 
-use super::tab::{Action, Answer, Input, Op, Page, Plan, Round, Tab, Why, AGAIN_MS, YIELD_MS};
+use super::tab::{
+    Action, Answer, Failure, Input, Op, Page, Plan, Round, Tab, Why, AGAIN_MS, YIELD_MS,
+};
+use super::table::Event;
+use alloc::string::String;
 use alloc::vec::Vec;
 
 impl<V: Clone> Tab<V> {
@@ -148,6 +152,25 @@ impl<V: Clone> Tab<V> {
         }
         self.own_lock = false;
         self.out.push(Action::Release { tab: true });
+    }
+
+    /// An answer the store could not record: the entry stays `sending`, to be sent again with its
+    /// key. A frozen page writes it once back; a page that left, never.
+    pub(crate) fn unrecorded(&mut self, key: String, event: Event, failure: &Failure<V>) {
+        match self.page {
+            Page::Frozen => self.left.push((key, event)),
+            Page::Gone | Page::Closed | Page::Shut => {}
+            _ => {
+                let message = [
+                    "plant-store-client/outbox: its store could not record the answer to entry ",
+                    &key,
+                    ": it stays sending, and is sent again with the same Idempotency-Key (",
+                    &failure.said,
+                    ")",
+                ];
+                self.out.push(Action::Warn(message.concat()));
+            }
+        }
     }
 
     /// Arms the timer for the next round, when none runs and one may (never in a service worker,

@@ -252,25 +252,6 @@ impl<V: Clone> Tab<V> {
         }
     }
 
-    /// An answer the store could not record: the entry stays `sending`, to be sent again with its
-    /// key. A frozen page writes it once back; a page that left, never.
-    fn unrecorded(&mut self, key: String, event: Event, failure: &Failure<V>) {
-        match self.page {
-            Page::Frozen => self.left.push((key, event)),
-            Page::Gone | Page::Closed | Page::Shut => {}
-            _ => {
-                let message = [
-                    "plant-store-client/outbox: its store could not record the answer to entry ",
-                    &key,
-                    ": it stays sending, and is sent again with the same Idempotency-Key (",
-                    &failure.said,
-                    ")",
-                ];
-                self.out.push(Action::Warn(message.concat()));
-            }
-        }
-    }
-
     /// Holds what the store holds under `key` now, and tells the app when it changed.
     fn told(&mut self, key: &str, record: Option<Record<V>>) -> bool {
         let changed = self.held.hold(key, record);
