@@ -58,9 +58,9 @@ export type OutboxAction =
   | ['changed', 0, object | undefined]
   | ['closed', 0, string];
 
-/** The shell, as Rust holds it: `sync` gives the promise of the registration, which an app's call waits for. */
+/** The shell, as Rust holds it. */
 export interface Shell {
-  perform(...action: OutboxAction): Promise<void> | undefined | void;
+  perform(...action: OutboxAction): void;
 }
 
 /** Rust's side, as the shell and the app hold it (`openOutbox(options, worker)` checks the options and makes it). */
