@@ -175,8 +175,8 @@ impl<V: Clone> Tab<V> {
 
     /// Arms the timer for the next round, when none runs and one may (never in a service worker,
     /// whose rounds are its events'): at the earliest entry due or created entry expiring (one due
-    /// already, a second on: a round left it, or another tab is sending it), and on a hidden page
-    /// not before the end of its second.
+    /// already, a second on at the latest: a round left it, another tab is sending it or told of
+    /// it), and on a hidden page not before the end of its second.
     pub(crate) fn arm(&mut self) {
         let may = self.awake() && !self.rules.worker;
         let at = match (&self.round, self.held.next_due(), self.page) {
@@ -185,7 +185,9 @@ impl<V: Clone> Tab<V> {
             _ => None,
         };
         let at = match (at, self.timer) {
-            (Some(at), Some(armed)) if at <= self.now && armed > self.now => Some(armed),
+            (Some(at), Some(armed)) if at <= self.now && armed > self.now => {
+                Some(armed.min(self.now + AGAIN_MS))
+            }
             (Some(at), _) if at <= self.now => Some(self.now + AGAIN_MS),
             (at, _) => at,
         };

@@ -6,7 +6,6 @@
 use super::entry::{Entry, Sent, NEVER};
 use super::tab::{Action, Answer, Op, Page, Plan, Round, Tab, Why};
 use super::table::Event;
-use crate::Kind;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -150,12 +149,11 @@ impl<V: Clone> Tab<V> {
     }
 
     /// Call number `n` ended: its answer is written with the sender's next take; one that failed
-    /// asks for Background Sync (`sync`). In a worker, a call that sent nothing for want of a token
-    /// leaves the entry to the pages, counting no try.
+    /// asks for Background Sync (`sync`). In a worker, a call that failed before its request went
+    /// out (its `getToken` failed or never answered) leaves the entry to the pages, counting no try.
     pub(crate) fn answered(&mut self, n: u32, sent: Sent, left: bool) {
-        let tokenless =
-            matches!(&sent.outcome, Err(e) if e.kind == Kind::Config) && sent.requests == 0;
-        let left = left || (self.rules.worker && tokenless);
+        let unsent = sent.outcome.is_err() && sent.requests == 0;
+        let left = left || (self.rules.worker && unsent);
         if let Some(Op::Call { key, taken }) = self.done(n) {
             if sent.outcome.is_err() {
                 self.sync();

@@ -17,7 +17,7 @@ mod tests {
 
     use super::super::config::Rules;
     use super::super::entry::{Entry, EntryError, Record, Sent, State};
-    use super::super::tab::{Action, Answer, Failure, Input, Page, Tab};
+    use super::super::tab::{Action, Answer, Failure, Input, Page, Round, Tab, AGAIN_MS};
     use super::super::table::{Event, Step};
     use crate::Kind;
     use alloc::collections::{BTreeMap, BTreeSet};
@@ -296,6 +296,15 @@ mod tests {
                 }
             }
             let actions = self.tabs[t].tab.handle(input, self.now);
+            // A page shown, awake and idle with an entry due waits a second at most.
+            let tab = &self.tabs[t].tab;
+            let idle = matches!(tab.round, Round::Idle) && tab.page == Page::Shown;
+            let idle = idle && !tab.rules.worker;
+            let awake = idle && !tab.paused && tab.online && self.tabs[t].state == Life::Open;
+            let due = tab.held.next_due().is_some_and(|at| at <= self.now);
+            if awake && due && tab.timer.is_none_or(|at| at > self.now + AGAIN_MS) {
+                panic!("tab {t} holds an entry due, its timer {:?}", tab.timer);
+            }
             for action in actions {
                 if self.tabs[t].state == Life::Dead {
                     break; // its page went as it worked: nothing more of it runs

@@ -648,6 +648,40 @@ mod tests {
     }
 
     #[test]
+    fn a_service_worker_that_sent_nothing_leaves_the_entry_to_the_pages_counting_no_try() {
+        let rules = Rules { worker: true, ..RULES.clone() };
+        for kind in [Kind::Config, Kind::Timeout] {
+            // Its getToken failed, or never settled.
+            let mut h = Harness::with(rules.clone(), &["a"], &[]);
+            h.tell(Input::Flush { reply: 5 });
+            let error = EntryError { kind, status: None, code: None, message: "no token".into() };
+            let sent = Sent { outcome: Err(error), ..Sent::unsent() };
+            h.tell(Input::Answered { n: h.calls[0].0, sent, left: false });
+            let a = h.stored("a");
+            assert_eq!(
+                (a.state, a.attempts, a.next_attempt_at),
+                (State::Pending, 0, None),
+                "{kind:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_entry_due_read_from_another_tab_is_not_left_to_a_far_timer() {
+        let mut h = Harness::new(&["a"], &["purge"]);
+        h.answer();
+        let n = h.tab.ops.iter().find(|(_, op)| matches!(op, Op::Purge)).unwrap().0;
+        h.tell(Input::Purged { n, keys: Vec::new(), next: Some(1e9) });
+        assert_eq!(h.tab.timer, Some(1e9), "armed for the next created entry's expiry");
+        h.store.push(entry("b", 1)); // added by a tab that left as it added
+        h.tell(Input::Hint { keys: Vec::from(["b".into()]), released: false });
+        assert_eq!(h.tab.timer, Some(h.now + AGAIN_MS), "a second on");
+        h.now += AGAIN_MS;
+        h.tell(Input::Timer);
+        assert_eq!(h.calls.len(), 1, "sent");
+    }
+
+    #[test]
     fn a_record_set_aside_is_told_as_it_comes_and_goes_not_at_each_reload() {
         let mut tab = Tab::new(RULES.clone(), true, true, false, 7);
         let aside = Record::Aside { key: "x".into(), reason: "a newer schema".into(), raw: () };

@@ -21,7 +21,8 @@ use plant_store_model::Plant;
 /// under its plant's id); a round offers it to be sent (`lock`: the round holds the Web Lock;
 /// `force`: for `flush()` and `online`, whatever its wait but the server's); the call that took it
 /// at revision `taken` ended (`left`: its tab cut it short); the app's `retry` (with `key`, drawn
-/// for it, if its own key's lifetime is over), `markCreated`, `remove`.
+/// for it, for an entry `uncertain` because its own key's lifetime is over), `markCreated`,
+/// `remove`.
 #[derive(Clone, Debug)]
 #[allow(clippy::large_enum_variant)] // one lives at a time
 pub(crate) enum Event {
@@ -153,7 +154,9 @@ pub(crate) fn apply<V>(held: Option<Record<V>>, event: Event, cx: &Context<'_>) 
             return refused("it is being sent: wait for its answer")
         }
         (_, Event::Retry { key }) => {
-            if expired(&entry, cx) {
+            // A new key only for an entry set `uncertain` for its key's age: an app's retry of a
+            // pending one sends nothing that the take would not.
+            if entry.state == Uncertain && expired(&entry, cx) {
                 (next.sent_key, next.first_sent_at) = (Some(key), None);
             }
             (next.state, next.next_attempt_at, next.not_before) = (Pending, None, None)
@@ -597,6 +600,21 @@ mod tests {
         assert_eq!((e.state, e.sender.as_deref(), e.sending_until), (State::Uncertain, None, None));
         assert_eq!((e.next_attempt_at, e.not_before, e.due_at()), (None, None, Some(NEVER)));
         assert!(e.error.is_some_and(|error| error.message.starts_with("not sent again")));
+    }
+
+    #[test]
+    fn a_retry_draws_a_new_key_only_for_an_entry_the_app_was_told_to_look_at() {
+        // Its first request may have reached the store two days ago (the lifetime).
+        let mut e = entry(State::Pending);
+        (e.maybe_created, e.first_sent_at) = (true, Some(NOW - DAY));
+        let retry = || Event::Retry { key: "fresh".into() };
+        let pending = put(apply(held_entry(e.clone()), retry(), &LATER));
+        assert_eq!((&pending.sent_key, pending.first_sent_at), (&None, Some(NOW - DAY)), "its key");
+        let taken =
+            put(apply(held_entry(pending), Event::Take { lock: true, force: true }, &LATER));
+        assert_eq!(taken.state, State::Uncertain, "not sent: for the app to look");
+        let drawn = put(apply(held_entry(taken), retry(), &LATER));
+        assert_eq!((drawn.state, drawn.sent_key.as_deref()), (State::Pending, Some("fresh")));
     }
 
     #[test]
