@@ -174,8 +174,10 @@ impl<V: Clone> Tab<V> {
     }
 
     /// The round takes nothing more and gives the lock back at once, telling the other tabs; its
-    /// calls finish. The round wanted after it is dropped.
+    /// calls finish. The round wanted after it is dropped, and its feed under way: what it read
+    /// under the lock may be stale once the lock is given back.
     pub(crate) fn stop(&mut self) {
+        self.ops.retain(|(_, op)| !matches!(op, Op::Feed));
         let round = core::mem::take(&mut self.round);
         let held = matches!(round, Round::Sending { .. } | Round::Purging(_)) && self.locks;
         if held || matches!(round, Round::Asking(_)) {

@@ -667,6 +667,22 @@ mod tests {
     }
 
     #[test]
+    fn a_feed_of_a_round_stopped_is_not_taken_by_the_next_round() {
+        let mut h = Harness::new(&["a"], &["feed"]);
+        let feed = |h: &Harness| {
+            h.tab.ops.iter().rev().find(|(_, op)| matches!(op, Op::Feed)).map(|(n, _)| *n)
+        };
+        let old = feed(&h).unwrap();
+        h.tell(Input::Paused(true)).tell(Input::Paused(false));
+        assert_ne!(feed(&h), Some(old), "the next round's feed under way");
+        // Read while another tab, not yet alive then, could take it since.
+        h.tell(Input::Fed { n: old, keys: Vec::from(["a".into()]), live: Some(Vec::new()) });
+        assert!(h.calls.is_empty(), "nothing taken on the stopped round's word");
+        h.go("feed");
+        assert_eq!(h.calls.len(), 1, "the next round's own feed");
+    }
+
+    #[test]
     fn an_entry_due_read_from_another_tab_is_not_left_to_a_far_timer() {
         let mut h = Harness::new(&["a"], &["purge"]);
         h.answer();
