@@ -26,7 +26,7 @@ const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
 // The drain's three steps, run in the page (bench/outbox-profile.mjs profiles the first and the last).
 /**
  * 1,000 plain createPlant calls, 4 at a time: how long they took. With `take`, each call comes
- * after a `readwrite` transaction (relaxed, as the outbox's) that gets and puts one record, as a
+ * after a `readwrite` transaction (strict, as the outbox's) that gets and puts one record, as a
  * take does: the floor of a durable take per entry, without the outbox's own work.
  */
 export const plainCalls = async ({ base, token, take }) => {
@@ -38,7 +38,7 @@ export const plainCalls = async ({ base, token, take }) => {
   });
   const taken = (key) =>
     new Promise((resolve) => {
-      const tx = db.transaction('entries', 'readwrite', { durability: 'relaxed' });
+      const tx = db.transaction('entries', 'readwrite', { durability: 'strict' });
       const entries = tx.objectStore('entries');
       entries.get(key).onsuccess = () => entries.put({ key, state: 'sending', at: Date.now() });
       tx.oncomplete = resolve;

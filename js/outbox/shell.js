@@ -128,9 +128,9 @@ export class Shell {
     });
   }
 
-  /** Reads each record a write names (by key, or an add's by plant id) and tells them: `apply` puts what Rust makes of them. */
+  /** Reads each record a write names (by key, or an add's by plant id) and tells them: `apply` puts what Rust makes of them, on disk when it completes. */
   #write(n, keys, byId) {
-    this.#transaction(n, 'readwrite', byId ? 'strict' : 'relaxed', false, (entries, done) => {
+    this.#transaction(n, 'readwrite', 'strict', false, (entries, done) => {
       const write = { entries, failures: keys.map(() => undefined) };
       this.#writes.set(n, write);
       // A read that fails is the write's failure, told when the transaction ends.
