@@ -113,7 +113,7 @@ impl<V: Clone> Tab<V> {
         if matches!(self.page, Page::Closed | Page::Shut) {
             return;
         }
-        if !matches!(self.page, Page::Opening(_) | Page::Frozen) {
+        if !matches!(self.page, Page::Opening | Page::Frozen) {
             // The app's own writes under way end before the store shuts; the calls do not.
             self.let_go(false);
         }

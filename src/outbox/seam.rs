@@ -45,8 +45,7 @@ pub fn open_outbox(options: JsValue, worker: bool) -> Result<OutboxCore, JsValue
     let mut seed = [0u8; 8];
     let _ = random_values(&mut seed); // without it, no add succeeds either (uuid)
     let seed = u64::from_le_bytes(seed);
-    let mut tab =
-        Tab::new(settings.rules.clone(), locks, online(&platform), hidden(&document), seed);
+    let mut tab = Tab::new(settings.rules.clone(), locks, online(&platform), seed);
     // Where pages share the outbox (a document, the browser's own IndexedDB: not in Node, nor in an
     // app's tests on fake-indexeddb), each sends: it says so.
     let shared = field(&platform, "indexedDB") == field(&js_sys::global().into(), "indexedDB");
@@ -151,7 +150,10 @@ fn read(
         "flush" => Input::Flush { reply: 0 },
         "pause" | "resume" => Input::Paused(kind == "pause"),
         "close" => Input::Close,
-        "opened" => Input::Opened { n },
+        // The page's events are heard from now: how it is now.
+        "opened" => {
+            Input::Opened { n, hidden: hidden(&field(&driver.settings.platform, "document")) }
+        }
         "read" => Input::Read { n, records: records() },
         "written" => Input::Written { n, failures: list(&a).iter().map(failure).collect() },
         "fed" => {

@@ -228,7 +228,7 @@ mod tests {
             let t = self.tabs.len();
             let seed = self.rng.next();
             let rules = Rules { worker, ..self.rules.clone() };
-            let tab = Tab::new(rules, self.locks, true, false, seed);
+            let tab = Tab::new(rules, self.locks, true, seed);
             let state = Life::Open;
             let (waiting, adds, calls) = (Vec::new(), BTreeMap::new(), BTreeMap::new());
             let sim = SimTab {
@@ -319,7 +319,10 @@ mod tests {
             }
             let life = self.tabs[t].life;
             match action {
-                Action::Open { n } => self.tell(t, 1.0, Input::Opened { n }),
+                Action::Open { n } => {
+                    let hidden = self.tabs[t].hidden;
+                    self.tell(t, 1.0, Input::Opened { n, hidden })
+                }
                 Action::Read { .. }
                 | Action::Feed { .. }
                 | Action::Purge { .. }

@@ -45,7 +45,7 @@ impl<V: Clone> Tab<V> {
 
     /// What the store said of an action this tab asked for.
     pub(crate) fn store(&mut self, input: Input<V>) {
-        let (Input::Opened { n }
+        let (Input::Opened { n, .. }
         | Input::Read { n, .. }
         | Input::Written { n, .. }
         | Input::Fed { n, .. }
@@ -57,8 +57,8 @@ impl<V: Clone> Tab<V> {
         };
         let Some(op) = self.done(n) else { return };
         match (op, input) {
-            (Op::Open { reply }, Input::Opened { .. }) => {
-                let Page::Opening(hidden) = self.page else { return };
+            (Op::Open { reply }, Input::Opened { hidden, .. }) => {
+                let Page::Opening = self.page else { return };
                 self.page = if hidden { Page::Hidden(self.now + YIELD_MS) } else { Page::Shown };
                 self.out.push(Action::Lock { tab: true });
                 self.read(Some(reply), None);

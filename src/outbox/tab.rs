@@ -24,9 +24,9 @@ pub(crate) enum Input<V> {
     Flush { reply: u32 },
     Paused(bool),
     Close,
-    // The store's: opened; the records read (none: no record); a write's failures, by record; the
+    // The store's: opened (and the page hidden then, or not); the records read (none: no record); a write's failures, by record; the
     // keys due and the tabs alive; the created records expired and deleted, and the next expiry.
-    Opened { n: u32 },
+    Opened { n: u32, hidden: bool },
     Read { n: u32, records: Vec<Option<Record<V>>> },
     Written { n: u32, failures: Vec<Option<Failure<V>>> },
     Fed { n: u32, keys: Vec<String>, live: Option<Vec<String>> },
@@ -105,11 +105,11 @@ pub(crate) struct Failure<V> {
     pub(crate) cause: Option<V>,
 }
 
-/// Where the page stands: hidden, it leaves the sending to the visible tabs until `.0`; `Shut`:
-/// closed, its store shut.
+/// Where the page stands: its store opening; hidden, it leaves the sending to the visible tabs
+/// until `.0`; `Shut`: closed, its store shut.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) enum Page {
-    Opening(bool),
+    Opening,
     #[default]
     Shown,
     Hidden(f64),
@@ -212,13 +212,14 @@ pub(crate) struct Tab<V> {
 }
 
 impl<V: Clone> Tab<V> {
-    /// A tab, online or not, whose rounds hold the Web Lock when `locks`, on a page `hidden` or
-    /// not; `seed` draws the backoffs' jitter and the tab's ids.
-    pub(crate) fn new(rules: Rules, locks: bool, online: bool, hidden: bool, seed: u64) -> Self
+    /// A tab, online or not, whose rounds hold the Web Lock when `locks`; `seed` draws the
+    /// backoffs' jitter and the tab's ids. Whether its page is hidden is told once its store is
+    /// open, as its events are heard from then on.
+    pub(crate) fn new(rules: Rules, locks: bool, online: bool, seed: u64) -> Self
     where
         V: Default,
     {
-        let page = Page::Opening(hidden);
+        let page = Page::Opening;
         Tab { rules, page, online, locks, seed: seed | 1, ..Default::default() }
     }
 
@@ -322,7 +323,7 @@ mod tests {
         /// The same, of a tab with these rules.
         fn with(rules: Rules, keys: &[&str], hold: &[&'static str]) -> Harness {
             let store = keys.iter().enumerate().map(|(i, key)| entry(key, i as i64)).collect();
-            let tab = Tab::new(rules, true, true, false, 7);
+            let tab = Tab::new(rules, true, true, 7);
             let (hold, waiting, calls, replied, said) =
                 (hold.to_vec(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
             let mut h = Harness { tab, store, now: 1_000.0, hold, waiting, calls, replied, said };
@@ -356,7 +357,7 @@ mod tests {
                     continue;
                 }
                 let answer = match action {
-                    Action::Open { n } => Input::Opened { n },
+                    Action::Open { n } => Input::Opened { n, hidden: false },
                     Action::Read { n, keys: None } => {
                         let records = self.store.iter().map(|e| Some(Record::Entry(e.clone())));
                         Input::Read { n, records: records.collect() }
@@ -667,6 +668,17 @@ mod tests {
     }
 
     #[test]
+    fn a_page_hidden_while_its_store_opens_is_hidden_once_open() {
+        // The page's events are heard once the store is open: it says how the page is then.
+        let mut tab = Tab::<()>::new(RULES.clone(), true, true, 7);
+        let Some(Action::Open { n }) = tab.handle(Input::Open { reply: 1 }, 0.0).pop() else {
+            panic!()
+        };
+        tab.handle(Input::Opened { n, hidden: true }, 0.0);
+        assert_eq!(tab.page, Page::Hidden(YIELD_MS), "its second to yield");
+    }
+
+    #[test]
     fn a_feed_of_a_round_stopped_is_not_taken_by_the_next_round() {
         let mut h = Harness::new(&["a"], &["feed"]);
         let feed = |h: &Harness| {
@@ -699,13 +711,13 @@ mod tests {
 
     #[test]
     fn a_record_set_aside_is_told_as_it_comes_and_goes_not_at_each_reload() {
-        let mut tab = Tab::new(RULES.clone(), true, true, false, 7);
+        let mut tab = Tab::new(RULES.clone(), true, true, 7);
         let aside = Record::Aside { key: "x".into(), reason: "a newer schema".into(), raw: () };
         // Answers the full read that `input` asks with `records`: what changed.
         let mut load = |input: Input<()>, records: Vec<Option<Record<()>>>| {
             let mut actions = tab.handle(input, 0.0);
             if let Some(Action::Open { n }) = actions.first() {
-                actions = tab.handle(Input::Opened { n: *n }, 0.0);
+                actions = tab.handle(Input::Opened { n: *n, hidden: false }, 0.0);
             }
             let n = actions.iter().find_map(|a| match a {
                 Action::Read { n, keys: None } => Some(*n),
