@@ -66,8 +66,8 @@ impl<V: Clone> Tab<V> {
         }
     }
 
-    /// A request for a Web Lock failed: without the lock of rounds every tab sends; without its
-    /// own, what this tab sends is taken over only once its call has surely ended.
+    /// A request for a Web Lock failed: without the lock of rounds every tab sends; without either,
+    /// what this tab sends is taken over only once its call has surely ended.
     pub(crate) fn refused(&mut self, tab: bool, why: &str) {
         if tab {
             let message = [

@@ -5,8 +5,8 @@ mod tests {
     //! at a time, each whole), Web Locks, channel, network, Plant Store and clock, with answers
     //! lost, delayed and reordered, 503s before and after the write, 429s with Retry-After, servers
     //! that honour keys, ignore them or forget them, pages hidden, shown, frozen, resumed, cached,
-    //! closed, crashed and reloaded, stores closed under their tabs and entries removed by the app,
-    //! at random. After each run, with the faults over: every plant created exactly once against a
+    //! closed, crashed and reloaded, a tab's own lock or its round's lock refused, stores closed
+    //! under their tabs and entries removed by the app, at random. After each run, with the faults over: every plant created exactly once against a
     //! server that honours keys, none lost, none removed that comes back, none in flight twice
     //! among live tabs, none said rejected when a send may have created it, every app call of a tab
     //! still there answered.
@@ -369,6 +369,11 @@ mod tests {
                 }
                 Action::Lock { tab: true } => {}
                 Action::Release { tab: true } => drop(self.tab_locks.remove(&self.tabs[t].tab.id)),
+                // Now and then, the round's lock too: that tab's rounds go on without it.
+                Action::Lock { tab: false } if self.locks && self.rng.chance(5) => {
+                    let why = "InvalidStateError".into();
+                    self.tell(t, 0.0, Input::Refused { tab: false, why })
+                }
                 Action::Lock { tab: false } => {
                     if self.round_lock.is_none() {
                         self.round_lock = Some(t);

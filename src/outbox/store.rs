@@ -36,10 +36,12 @@ impl<V: Clone> Tab<V> {
         decimal(self.draw() as i64)
     }
 
-    /// What the table reads of the world now.
+    /// What the table reads of the world now. A tab names itself the sender of what it takes only
+    /// while its own lock shows it alive and its rounds hold the lock of rounds: a tab whose round
+    /// took an entry without it could be missing from the tabs alive that a round with it read.
     pub(crate) fn context(&mut self) -> Context<'_> {
         let random = self.draw() as f64 / (1u64 << 53) as f64;
-        let tab = self.own_lock.then_some(self.id.as_str());
+        let tab = (self.own_lock && self.locks).then_some(self.id.as_str());
         Context { now: self.now, random, rules: &self.rules, tab, live: &self.live }
     }
 

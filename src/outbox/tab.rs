@@ -679,6 +679,17 @@ mod tests {
     }
 
     #[test]
+    fn a_tab_whose_round_lock_was_refused_names_no_sender_its_entries_wait_for_their_time() {
+        let mut h = Harness::new(&["a"], &["lock"]);
+        h.tell(Input::Refused { tab: false, why: "InvalidStateError".into() });
+        assert_eq!(h.calls.len(), 1, "its rounds go on without the lock");
+        // A round with the lock, whose tabs alive were read before this tab opened, must not
+        // take it as its sender's.
+        let a = h.stored("a");
+        assert_eq!((a.sender.as_deref(), a.sending_until), (None, Some(h.now + RULES.send_ms)));
+    }
+
+    #[test]
     fn a_feed_of_a_round_stopped_is_not_taken_by_the_next_round() {
         let mut h = Harness::new(&["a"], &["feed"]);
         let feed = |h: &Harness| {
