@@ -290,6 +290,10 @@ mod tests {
             if self.trace {
                 println!("{:>9} tab {t}: {input:?}", self.now as u64);
             }
+            let input = match input {
+                Input::Opened { n, .. } => Input::Opened { n, hidden: self.tabs[t].hidden },
+                input => input,
+            };
             if let Input::Answered { n, .. } = &input {
                 if let Some(key) = self.tabs[t].calls.remove(n) {
                     self.out(&key);
@@ -319,10 +323,8 @@ mod tests {
             }
             let life = self.tabs[t].life;
             match action {
-                Action::Open { n } => {
-                    let hidden = self.tabs[t].hidden;
-                    self.tell(t, 1.0, Input::Opened { n, hidden })
-                }
+                // The page's visibility as the store opens: read as it is delivered.
+                Action::Open { n } => self.tell(t, 1.0, Input::Opened { n, hidden: false }),
                 Action::Read { .. }
                 | Action::Feed { .. }
                 | Action::Purge { .. }

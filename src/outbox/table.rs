@@ -141,10 +141,11 @@ pub(crate) fn apply<V>(held: Option<Record<V>>, event: Event, cx: &Context<'_>) 
         }
         (_, Event::Take { .. }) => return refused("it was refused"),
         (Sending, Event::Settled { taken, left: true, sent }) if taken == entry.revision => {
-            // Its tab let go: waiting for no backoff, and counting what went out.
+            // Its tab let go: due as it was before the take (no new backoff), counting what went
+            // out.
             next.attempts = entry.attempts.saturating_add(sent.requests);
             lost(&mut next, sent.maybe_created, entry.updated_at);
-            (next.state, next.next_attempt_at) = (Pending, None);
+            next.state = Pending;
         }
         (Sending, Event::Settled { taken, left: false, sent }) if taken == entry.revision => {
             failed(&mut next, &sent, cx, entry.updated_at)
@@ -600,6 +601,19 @@ mod tests {
         assert_eq!((e.state, e.sender.as_deref(), e.sending_until), (State::Uncertain, None, None));
         assert_eq!((e.next_attempt_at, e.not_before, e.due_at()), (None, None, Some(NEVER)));
         assert!(e.error.is_some_and(|error| error.message.starts_with("not sent again")));
+    }
+
+    #[test]
+    fn an_entry_its_tab_let_go_waits_as_it_did_before_its_take() {
+        // Taken by a flush before its backoff's end, then left unsent (a worker with no token).
+        let mut e = entry(State::Pending);
+        e.next_attempt_at = Some(LATER.now + 60_000.0);
+        let taken = put(apply(held_entry(e), Event::Take { lock: true, force: true }, &LATER));
+        let sent = Sent::unsent();
+        let left = Event::Settled { taken: taken.revision, left: true, sent };
+        let e = put(apply(held_entry(taken), left, &LATER));
+        assert_eq!((e.state, e.attempts), (State::Pending, 1), "no try counted");
+        assert_eq!(e.next_attempt_at, Some(LATER.now + 60_000.0), "its backoff kept");
     }
 
     #[test]
