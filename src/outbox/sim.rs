@@ -6,10 +6,11 @@ mod tests {
     //! lost, delayed and reordered, 503s before and after the write, 429s with Retry-After, servers
     //! that honour keys, ignore them or forget them, pages hidden, shown, frozen, resumed, cached,
     //! closed, crashed and reloaded, a tab's own lock or its round's lock refused, stores closed
-    //! under their tabs and entries removed by the app, at random. After each run, with the faults over: every plant created exactly once against a
-    //! server that honours keys, none lost, none removed that comes back, none in flight twice
-    //! among live tabs, none said rejected when a send may have created it, every app call of a tab
-    //! still there answered.
+    //! under their tabs and entries removed by the app, at random. After each run, with the faults
+    //! over: every plant created exactly once against a server that honours keys, none lost, none
+    //! removed that comes back, none in flight twice among live tabs, none said rejected when a
+    //! send may have created it, every app call of a tab still there answered. After every input:
+    //! no shown tab idle with an entry due and its timer more than a second away.
     //!
     //! `cargo test --features outbox sim` runs `SIM_RUNS` schedules (default 2,000) from seed
     //! `SIM_FROM` (default 0); a failure names its seed, and `SIM_SEED=<seed>` replays it alone

@@ -24,8 +24,9 @@ pub(crate) enum Input<V> {
     Flush { reply: u32 },
     Paused(bool),
     Close,
-    // The store's: opened (and the page hidden then, or not); the records read (none: no record); a write's failures, by record; the
-    // keys due and the tabs alive; the created records expired and deleted, and the next expiry.
+    // The store's: opened (and the page hidden then, or not); the records read (none: no
+    // record); a write's failures, by record; the keys due and the tabs alive; the created
+    // records expired and deleted, and the next expiry.
     Opened { n: u32, hidden: bool },
     Read { n: u32, records: Vec<Option<Record<V>>> },
     Written { n: u32, failures: Vec<Option<Failure<V>>> },
