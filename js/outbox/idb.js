@@ -38,8 +38,8 @@ export function upTo(index, until) {
   return walked.then(() => keys);
 }
 
-/** Deletes the records whose expiry is `now` or before: their keys, and the next expiry. */
-export function purge(entries, now) {
+/** Deletes the records of schema `v` whose expiry is `now` or before: their keys, and the next expiry. */
+export function purge(entries, now, v) {
   const keys = [];
   let next;
   const walked = walk(entries.index('expires').openCursor(), (cursor) => {
@@ -47,8 +47,10 @@ export function purge(entries, now) {
       next = cursor.key;
       return false;
     }
-    keys.push(cursor.primaryKey);
-    cursor.delete();
+    if (cursor.value.v === v) {
+      keys.push(cursor.primaryKey);
+      cursor.delete();
+    }
     return true;
   });
   return [walked.then(() => keys), walked.then(() => next)];

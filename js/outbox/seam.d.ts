@@ -35,14 +35,14 @@ export type OutboxInput =
 export type OutboxAction =
   // The store: open the database; read records by key (or, none given, every one not created and
   // the newest `created` created ones); the keys due by `until` (and the Web Locks held); delete
-  // the created records expired by `now`; a write: read the records of `keys` (by plant id for an
-  // add) in one transaction, then put what `apply` gives (a record, null to delete, undefined to
-  // leave); an insert, committed as it is made (with the tag: and the worker asked to deliver it);
-  // abort the transactions but inserts; close.
+  // the created records of schema `v` expired by `now` (another release's are its own); a write:
+  // read the records of `keys` (by plant id for an add) in one transaction, then put what `apply`
+  // gives (a record, null to delete, undefined to leave); an insert, committed as it is made (with
+  // the tag: and the worker asked to deliver it); abort the transactions but inserts; close.
   | ['open', number, string]
   | ['read', number, Key[] | undefined, number]
   | ['feed', number, number, boolean]
-  | ['purge', number, number]
+  | ['purge', number, number, number]
   | ['write', number, Key[], boolean]
   | ['apply', number, (OutboxRecord | null | undefined)[]]
   | ['insert', number, OutboxRecord, string | undefined]

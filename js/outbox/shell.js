@@ -39,7 +39,7 @@ export class Shell {
           b ? navigator.locks.query().then(({ held }) => held.map((lock) => lock.name)) : undefined,
         ]);
       case 'purge':
-        return this.#read(n, 'purged', (entries) => purge(entries, a), 'readwrite');
+        return this.#read(n, 'purged', (entries) => purge(entries, a, b), 'readwrite');
       case 'write':
         return this.#write(n, a, b);
       case 'apply':

@@ -212,7 +212,7 @@ impl Driver {
                 ("read", n, keys.map_or(NONE, |keys| to_js(keys).into()), SHOWN.into())
             }
             Action::Feed { n, until, locks } => ("feed", n, until.into(), locks.into()),
-            Action::Purge { n, now } => ("purge", n, now.into(), NONE),
+            Action::Purge { n, now } => ("purge", n, now.into(), record::SCHEMA.into()),
             Action::Write { n, keys, by_id } => ("write", n, to_js(keys).into(), by_id.into()),
             Action::Apply { n, steps } => {
                 let records = steps.iter().map(|step| match step {

@@ -52,7 +52,7 @@ pub(crate) enum Input<V> {
 pub(crate) enum Action<V> {
     // The store: open it; read the records of `keys` (none: each not created, and the newest
     // created); the keys due by `until` (with `locks`, the tabs alive); delete the created records
-    // expired by `now`; abort its transactions but inserts; shut it.
+    // of this schema expired by `now`; abort its transactions but inserts; shut it.
     Open { n: u32 },
     Read { n: u32, keys: Option<Vec<String>> },
     Feed { n: u32, until: f64, locks: bool },

@@ -255,29 +255,32 @@ describe('the outbox at its edges, in Node on fake-indexeddb', { timeout: 120_00
       restore();
     }
 
-    // A record of this schema it cannot read, and a newer release's, where a load finds them.
+    // A record of this schema it cannot read, and a newer release's, where a load finds them; one
+    // more of the newer release, past an `expiresAt` of its own, which the purge leaves.
     const { site, name } = await seeded([
       { v: 1, key: 'junk', state: 'flying', dueAt: 8.64e15 },
       { v: 4, key: 'newer', plant: { id: '1', name: 'x' }, dueAt: 8.64e15 },
+      { v: 4, key: 'newer-expiring', plant: { id: '2', name: 'y' }, expiresAt: 1 },
     ]);
     const opened = await outboxOf('ok', { site, name });
     const aside = opened.outbox.unreadable();
     assert.deepEqual(
       aside.map((u) => u.key),
-      ['junk', 'newer'],
+      ['junk', 'newer', 'newer-expiring'],
     );
     assert.match(aside[0].reason, /^it has no|its plant/);
     assert.match(aside[1].reason, /written by a newer release of plant-store-client \(schema 4\)/);
     assert.deepEqual(aside[0].record, { v: 1, key: 'junk', state: 'flying', dueAt: 8.64e15 });
     await opened.outbox.remove('junk');
+    await opened.outbox.flush(); // a round, and its purge
     assert.deepEqual(
       opened.outbox.unreadable().map((u) => u.key),
-      ['newer'],
+      ['newer', 'newer-expiring'],
     );
     assert.deepEqual(
       (await opened.records()).map((r) => r.key),
-      ['newer'],
-      'the newer record is kept for its release',
+      ['newer', 'newer-expiring'],
+      'the newer records are kept for their release',
     );
     opened.outbox.close();
   });
