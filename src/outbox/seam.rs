@@ -151,9 +151,7 @@ fn read(
         "pause" | "resume" => Input::Paused(kind == "pause"),
         "close" => Input::Close,
         // The page's events are heard from now: how it is now.
-        "opened" => {
-            Input::Opened { n, hidden: hidden(&field(&driver.settings.platform, "document")) }
-        }
+        "opened" => Input::Opened { n, hidden: hidden(&driver.settings.platform) },
         "read" => Input::Read { n, records: records() },
         "written" => Input::Written { n, failures: list(&a).iter().map(failure).collect() },
         "fed" => {
@@ -191,7 +189,7 @@ fn event(driver: &Driver, event: &JsValue) -> Option<Input<JsValue>> {
         return (data.number("v") == Some(1.0))
             .then(|| Input::Hint { keys: strings(&field(&data, "keys")), released });
     }
-    let hidden = hidden(&field(&driver.settings.platform, "document"));
+    let hidden = hidden(&driver.settings.platform);
     let persisted = event.flag("persisted") == Some(true);
     // A database deleted (`indexedDB.deleteDatabase`) asks for no newer version.
     let deleted = kind == "versionchange" && field(event, "newVersion").is_null();
@@ -271,8 +269,8 @@ fn online(platform: &JsValue) -> bool {
     field(&field(platform, "navigator"), "onLine").as_bool() != Some(false)
 }
 
-fn hidden(document: &JsValue) -> bool {
-    document.text("visibilityState").as_deref() == Some("hidden")
+fn hidden(platform: &JsValue) -> bool {
+    field(platform, "document").text("visibilityState").as_deref() == Some("hidden")
 }
 
 /// A failure the shell told (none: nothing failed).
