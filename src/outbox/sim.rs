@@ -303,11 +303,11 @@ mod tests {
             let actions = self.tabs[t].tab.handle(input, self.now);
             // A page shown, awake and idle with an entry due waits a second at most.
             let tab = &self.tabs[t].tab;
-            let idle = matches!(tab.round, Round::Idle) && tab.page == Page::Shown;
-            let idle = idle && !tab.rules.worker;
-            let awake = idle && !tab.paused && tab.online && self.tabs[t].state == Life::Open;
+            let shown =
+                tab.page == Page::Shown && !tab.rules.worker && self.tabs[t].state == Life::Open;
+            let idle = shown && !tab.paused && tab.online && matches!(tab.round, Round::Idle);
             let due = tab.held.next_due().is_some_and(|at| at <= self.now);
-            if awake && due && tab.timer.is_none_or(|at| at > self.now + AGAIN_MS) {
+            if idle && due && tab.timer.is_none_or(|at| at > self.now + AGAIN_MS) {
                 panic!("tab {t} holds an entry due, its timer {:?}", tab.timer);
             }
             for action in actions {
